@@ -1,0 +1,149 @@
+// apps/v1 Deployment, ReplicaSet, DaemonSet and batch/v1 Job, as upstream JSON.
+
+import type { IntOrString, LabelSelector, TypedObject } from './meta.js';
+import type { PodTemplateSpec } from './pod.js';
+
+export interface WorkloadCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  lastUpdateTime?: string;
+  lastTransitionTime?: string;
+  lastProbeTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface RollingUpdateDeployment {
+  maxUnavailable?: IntOrString;
+  maxSurge?: IntOrString;
+}
+
+export interface DeploymentStrategy {
+  type?: 'Recreate' | 'RollingUpdate';
+  rollingUpdate?: RollingUpdateDeployment;
+}
+
+export interface DeploymentSpec {
+  replicas?: number;
+  selector: LabelSelector;
+  template: PodTemplateSpec;
+  strategy?: DeploymentStrategy;
+  minReadySeconds?: number;
+  revisionHistoryLimit?: number;
+  paused?: boolean;
+  progressDeadlineSeconds?: number;
+}
+
+export interface DeploymentStatus {
+  observedGeneration?: number;
+  replicas?: number;
+  updatedReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  unavailableReplicas?: number;
+  terminatingReplicas?: number;
+  conditions?: WorkloadCondition[];
+  collisionCount?: number;
+}
+
+export interface Deployment extends TypedObject {
+  spec?: DeploymentSpec;
+  status?: DeploymentStatus;
+}
+
+export interface ReplicaSetSpec {
+  replicas?: number;
+  minReadySeconds?: number;
+  selector: LabelSelector;
+  template?: PodTemplateSpec;
+}
+
+export interface ReplicaSetStatus {
+  replicas: number;
+  fullyLabeledReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  terminatingReplicas?: number;
+  observedGeneration?: number;
+  conditions?: WorkloadCondition[];
+}
+
+export interface ReplicaSet extends TypedObject {
+  spec?: ReplicaSetSpec;
+  status?: ReplicaSetStatus;
+}
+
+export interface DaemonSetUpdateStrategy {
+  type?: 'RollingUpdate' | 'OnDelete';
+  rollingUpdate?: { maxUnavailable?: IntOrString; maxSurge?: IntOrString };
+}
+
+export interface DaemonSetSpec {
+  selector: LabelSelector;
+  template: PodTemplateSpec;
+  updateStrategy?: DaemonSetUpdateStrategy;
+  minReadySeconds?: number;
+  revisionHistoryLimit?: number;
+}
+
+export interface DaemonSetStatus {
+  currentNumberScheduled: number;
+  numberMisscheduled: number;
+  desiredNumberScheduled: number;
+  numberReady: number;
+  observedGeneration?: number;
+  updatedNumberScheduled?: number;
+  numberAvailable?: number;
+  numberUnavailable?: number;
+  collisionCount?: number;
+  conditions?: WorkloadCondition[];
+}
+
+export interface DaemonSet extends TypedObject {
+  spec?: DaemonSetSpec;
+  status?: DaemonSetStatus;
+}
+
+/** autoscaling/v1 Scale (the deployments/scale and replicasets/scale subresource body). */
+export interface Scale extends TypedObject {
+  spec?: { replicas?: number };
+  status?: { replicas: number; selector?: string };
+}
+
+export interface JobSpec {
+  parallelism?: number;
+  completions?: number;
+  activeDeadlineSeconds?: number;
+  podFailurePolicy?: Record<string, unknown>;
+  successPolicy?: Record<string, unknown>;
+  backoffLimit?: number;
+  backoffLimitPerIndex?: number;
+  maxFailedIndexes?: number;
+  selector?: LabelSelector;
+  manualSelector?: boolean;
+  template: PodTemplateSpec;
+  ttlSecondsAfterFinished?: number;
+  completionMode?: 'NonIndexed' | 'Indexed';
+  suspend?: boolean;
+  podReplacementPolicy?: 'TerminatingOrFailed' | 'Failed';
+  managedBy?: string;
+}
+
+export interface JobStatus {
+  conditions?: WorkloadCondition[];
+  startTime?: string;
+  completionTime?: string;
+  active?: number;
+  succeeded?: number;
+  failed?: number;
+  terminating?: number;
+  completedIndexes?: string;
+  failedIndexes?: string;
+  uncountedTerminatedPods?: { succeeded?: string[]; failed?: string[] };
+  ready?: number;
+}
+
+export interface Job extends TypedObject {
+  spec?: JobSpec;
+  status?: JobStatus;
+}

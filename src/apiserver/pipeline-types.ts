@@ -1,0 +1,82 @@
+// Contracts of the request pipeline: authentication → authorization → admission → storage.
+// Each stage is an interface so the API server is built from parts (and tests can swap them).
+
+import type { KubeObject } from '../client/types.js';
+
+/** Who is making the request (k8s.io/apiserver user.Info). */
+export interface UserInfo {
+  readonly name: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+}
+
+/** What the authenticator sees of a request. */
+export interface AuthnRequest {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** DER of the verified client certificate, when the TLS peer presented one the CA signed. */
+  readonly peerCertificate?: { readonly subjectCN: string; readonly subjectO: readonly string[] };
+}
+
+export interface Authenticator {
+  /** A user, or null when the request carries no credentials (anonymous decides next).
+   *  Throws KDP_UNAUTHORIZED for credentials that are present but wrong. */
+  authenticate(req: AuthnRequest): UserInfo | null;
+}
+
+/** k8s.io/apiserver authorizer.Attributes (resource and non-resource requests). */
+export interface AuthzAttributes {
+  readonly user: UserInfo;
+  /** get list watch create update patch delete deletecollection (or HTTP verb lowercased for
+   *  non-resource requests). */
+  readonly verb: string;
+  readonly resourceRequest: boolean;
+  readonly apiGroup?: string;
+  readonly resource?: string;
+  readonly subresource?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  /** For non-resource requests, e.g. `/healthz`. */
+  readonly path?: string;
+}
+
+export interface AuthzDecision {
+  readonly allowed: boolean;
+  /** Why, for the 403 message. */
+  readonly reason: string;
+}
+
+export interface Authorizer {
+  authorize(attrs: AuthzAttributes): Promise<AuthzDecision>;
+}
+
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+export interface AdmissionRequest {
+  readonly operation: AdmissionOperation;
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly subresource?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  /** The incoming object (after defaulting); mutating plugins change it in place. */
+  readonly object?: KubeObject;
+  readonly oldObject?: KubeObject;
+  readonly user: UserInfo;
+  readonly dryRun: boolean;
+}
+
+/**
+ * An admission plugin. `admit` may mutate `req.object`; `validate` may only reject.
+ * Both throw KdpError (KDP_FORBIDDEN, KDP_INVALID, ...) to reject.
+ * `committed`/`aborted` let allocators (ClusterIP, NodePort) release what a failed write took.
+ */
+export interface AdmissionPlugin {
+  readonly name: string;
+  admit?(req: AdmissionRequest): Promise<void>;
+  validate?(req: AdmissionRequest): Promise<void>;
+  /** The write this request made was stored (or, for DELETE, the object is gone). */
+  committed?(req: AdmissionRequest): Promise<void>;
+  /** The write failed after admit ran; undo any reservation. */
+  aborted?(req: AdmissionRequest): Promise<void>;
+}

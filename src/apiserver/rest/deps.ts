@@ -1,0 +1,52 @@
+// What the service layer is built from. Every stage is passed in (no singletons), so tests and
+// the two transports (HTTP, in-process) share one pipeline.
+
+import type { Cause } from '../../errors.js';
+import type { KubeObject } from '../../client/types.js';
+import type { StoreBackend } from '../../store/types.js';
+import type { AdmissionPlugin, Authorizer, UserInfo } from '../pipeline-types.js';
+import type { ResourceCatalog, ServedResource } from '../resource-types.js';
+
+/** Object-level rules from the api package, adapted to the served resource. */
+export interface ObjectRules {
+  /** Fills defaults in place (idempotent). */
+  applyDefaults(r: ServedResource, obj: KubeObject): void;
+  /** Every problem found; empty when valid. `old` is set on update. */
+  validate(r: ServedResource, obj: KubeObject, old?: KubeObject): Cause[];
+  /** Throws KDP_BAD_REQUEST on a malformed selector. */
+  compileLabelSelector(selector: string): (labels: Record<string, string>) => boolean;
+  /** Throws KDP_BAD_REQUEST (`field label not supported: f`) on an unknown field. */
+  compileFieldSelector(r: ServedResource, selector: string): (obj: KubeObject) => boolean;
+}
+
+export interface LogOptions {
+  readonly container?: string;
+  readonly follow?: boolean;
+  readonly tailLines?: number;
+  readonly previous?: boolean;
+  readonly sinceSeconds?: number;
+  readonly timestamps?: boolean;
+}
+
+/** Serves pods/log. Nodes register one later; without one, logs answer 400 (no container). */
+export interface LogProvider {
+  /** Text, or a stream of chunks when following. Throws KdpError (400 when not running). */
+  logs(pod: KubeObject, container: string, opts: LogOptions): Promise<string | AsyncIterable<string>>;
+}
+
+export interface ServiceDeps {
+  readonly store: StoreBackend;
+  readonly catalog: ResourceCatalog;
+  readonly rules: ObjectRules;
+  readonly authorizer: Authorizer;
+  readonly admission: readonly AdmissionPlugin[];
+  readonly now: () => Date;
+  readonly newUid: () => string;
+  /** Milliseconds between watch bookmarks (when a watcher asks for them). */
+  readonly bookmarkIntervalMs: number;
+  logProvider?: LogProvider;
+}
+
+export interface RequestContext {
+  readonly user: UserInfo;
+}

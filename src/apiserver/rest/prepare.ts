@@ -1,0 +1,140 @@
+// Server-owned fields: what create sets, what update keeps, and when generation moves.
+
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeObject } from '../../client/types.js';
+import type { ServedResource } from '../resource-types.js';
+import { groupVersion } from '../resource-types.js';
+import { badRequest } from './errors.js';
+
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function randomSuffix(n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
+  return s;
+}
+
+/** RFC 3339 without fractional seconds, as metav1.Time serialises. */
+export function timestamp(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function hasStatusSubresource(r: ServedResource): boolean {
+  return r.subresources.some((s) => s.name === 'status');
+}
+
+/** Checks kind/apiVersion and namespace of a request body against the URL. */
+export function checkBody(r: ServedResource, obj: unknown, namespace?: string): KubeObject {
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
+    throw badRequest('the body of the request must be a JSON or YAML object');
+  }
+  const o = obj as KubeObject;
+  if (!o.metadata || typeof o.metadata !== 'object') o.metadata = {};
+  if (o.kind !== undefined && o.kind !== '' && o.kind !== r.kind) {
+    throw badRequest(`${o.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ` +
+      `the kind does not match ${r.kind}`);
+  }
+  if (o.apiVersion !== undefined && o.apiVersion !== '' && o.apiVersion !== groupVersion(r)) {
+    throw badRequest(`the API version in the data (${o.apiVersion}) does not match the ` +
+      `expected API version (${groupVersion(r)})`);
+  }
+  o.kind = r.kind;
+  o.apiVersion = groupVersion(r);
+  if (r.namespaced) {
+    const ns = o.metadata.namespace;
+    if (ns && namespace && ns !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace ' +
+        'sent on the request');
+    }
+    if (namespace) o.metadata.namespace = namespace;
+  } else {
+    delete o.metadata.namespace;
+  }
+  return o;
+}
+
+/** Sets uid, creationTimestamp, generation and a name from generateName. */
+export function prepareForCreate(r: ServedResource, o: KubeObject, now: Date, uid: string): void {
+  const m = o.metadata;
+  if (!m.name && m.generateName) m.name = m.generateName + randomSuffix(5);
+  m.uid = uid;
+  m.creationTimestamp = timestamp(now);
+  m.generation = 1;
+  delete m.resourceVersion;
+  delete m.deletionTimestamp;
+  delete m.deletionGracePeriodSeconds;
+  delete (m as Record<string, unknown>).selfLink;
+  if (hasStatusSubresource(r)) initialStatus(r, o);
+}
+
+function initialStatus(r: ServedResource, o: KubeObject): void {
+  if (r.group === '' && r.resource === 'pods') {
+    o.status = { phase: 'Pending', qosClass: qosClass(o) };
+  } else if (r.group === '' && r.resource === 'namespaces') {
+    o.status = { phase: 'Active' };
+  } else if (r.group === '' && r.resource === 'nodes') {
+    // Nodes register themselves with their status (kubelet create); keep it.
+  } else {
+    delete o.status;
+  }
+}
+
+type Res = { requests?: Record<string, string>; limits?: Record<string, string> };
+
+function qosClass(pod: KubeObject): string {
+  const spec = (pod.spec ?? {}) as { containers?: Array<{ resources?: Res }> };
+  const cs = spec.containers ?? [];
+  let any = false;
+  let guaranteed = cs.length > 0;
+  for (const c of cs) {
+    const req = c.resources?.requests ?? {};
+    const lim = c.resources?.limits ?? {};
+    if (Object.keys(req).length || Object.keys(lim).length) any = true;
+    for (const k of ['cpu', 'memory']) {
+      if (!lim[k] || (req[k] !== undefined && req[k] !== lim[k])) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+function specPart(o: KubeObject): Record<string, unknown> {
+  const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = o;
+  return rest;
+}
+
+/**
+ * Carries server-owned fields from `old` into `next` (an update of the main resource or of
+ * `status`), and bumps generation when anything but metadata and status changed.
+ */
+export function prepareForUpdate(
+  r: ServedResource, next: KubeObject, old: KubeObject, subresource?: string,
+): KubeObject {
+  let out = next;
+  if (subresource === 'status') {
+    out = { ...old, metadata: { ...old.metadata }, status: next.status };
+    if (next.status === undefined) delete out.status;
+  } else if (hasStatusSubresource(r)) {
+    out = { ...next };
+    if (old.status === undefined) delete out.status; else out.status = old.status;
+  }
+  const m = out.metadata;
+  const om = old.metadata;
+  m.name = om.name;
+  if (r.namespaced) m.namespace = om.namespace; else delete m.namespace;
+  m.uid = om.uid;
+  m.creationTimestamp = om.creationTimestamp;
+  if (om.deletionTimestamp) m.deletionTimestamp = om.deletionTimestamp; else delete m.deletionTimestamp;
+  if (om.deletionGracePeriodSeconds !== undefined) {
+    m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
+  } else delete m.deletionGracePeriodSeconds;
+  m.generation = om.generation ?? 1;
+  if (!isDeepStrictEqual(specPart(out), specPart(old))) m.generation += 1;
+  return out;
+}
+
+/** Equal apart from resourceVersion and managedFields timestamps: the write can be skipped. */
+export function unchanged(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, resourceVersion: '' } });
+  return isDeepStrictEqual(strip(a), strip(b));
+}

@@ -1,0 +1,135 @@
+// create and update through the full pipeline: admission (mutating) → defaulting → validation →
+// validating admission → storage. Updates are read-modify-write with optimistic concurrency and a
+// few retries when the mutation is not pinned to a resourceVersion (patches).
+
+import { isKdpError } from '../../errors.js';
+import type { KubeObject } from '../../client/types.js';
+import type { KeyValue } from '../../store/types.js';
+import type { AdmissionOperation } from '../pipeline-types.js';
+import type { ServedResource } from '../resource-types.js';
+import { runAdmission } from './admission.js';
+import { clone, decodeObject, encodeObject } from './codec.js';
+import type { RequestContext, ServiceDeps } from './deps.js';
+import { alreadyExists, conflict, invalid, notFound } from './errors.js';
+import { objectKey } from './keys.js';
+import { prepareForCreate, prepareForUpdate, unchanged } from './prepare.js';
+import { readObject } from './read.js';
+import { deleteNow } from './finalize.js';
+import { recordManager } from './managed-fields.js';
+
+export interface WriteCtx extends RequestContext {
+  readonly dryRun?: boolean;
+  readonly fieldManager?: string;
+  readonly subresource?: string;
+}
+
+async function admitDefaultValidate(
+  deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, op: AdmissionOperation,
+  obj: KubeObject, old?: KubeObject,
+) {
+  const adm = runAdmission(deps.admission, {
+    operation: op, group: r.group, version: r.version, resource: r.resource,
+    subresource: ctx.subresource, namespace: obj.metadata.namespace, name: obj.metadata.name,
+    object: obj, oldObject: old, user: ctx.user, dryRun: !!ctx.dryRun,
+  });
+  try {
+    deps.rules.applyDefaults(r, obj);
+    await adm.admit();
+    deps.rules.applyDefaults(r, obj);
+    const causes = deps.rules.validate(r, obj, old);
+    if (causes.length) throw invalid(r, obj.metadata.name ?? '', causes);
+    await adm.validate();
+  } catch (e) {
+    await adm.aborted();
+    throw e;
+  }
+  return adm;
+}
+
+export async function createObject(
+  deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, obj: KubeObject,
+): Promise<KubeObject> {
+  prepareForCreate(r, obj, deps.now(), deps.newUid());
+  if (!obj.metadata.name) {
+    throw invalid(r, '', [{ field: 'metadata.name', reason: 'FieldValueRequired',
+      message: 'Required value: name or generateName is required' }]);
+  }
+  recordManager(obj, undefined, ctx.fieldManager, 'Update', deps.now(), ctx.subresource);
+  const adm = await admitDefaultValidate(deps, ctx, r, 'CREATE', obj);
+  if (ctx.dryRun) { await adm.aborted(); return obj; }
+  let kv: KeyValue;
+  try {
+    kv = await deps.store.create(objectKey(r, obj.metadata.namespace, obj.metadata.name), encodeObject(obj));
+  } catch (e) {
+    await adm.aborted();
+    if (isKdpError(e, 'KDP_ALREADY_EXISTS')) throw alreadyExists(r, obj.metadata.name);
+    throw e;
+  }
+  await adm.committed();
+  return decodeObject(kv);
+}
+
+/** A mutation of the current object; may throw to abort. Returns the desired next object. */
+export type Mutation = (current: KubeObject) => KubeObject | Promise<KubeObject>;
+
+export interface UpdateOutcome {
+  readonly obj: KubeObject;
+  /** True when the write was a finalization that removed the object. */
+  readonly deleted: boolean;
+}
+
+/**
+ * Read-modify-write. When the mutation returns an object carrying a resourceVersion that differs
+ * from the current one, answers 409; otherwise retries store conflicts up to 5 times.
+ */
+export async function guaranteedUpdate(
+  deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, namespace: string | undefined, name: string,
+  mutate: Mutation,
+): Promise<UpdateOutcome> {
+  for (let attempt = 0; ; attempt++) {
+    const { obj: current, kv } = await readObject(deps, r, namespace, name);
+    const desired = await mutate(clone(current));
+    const pinned = desired.metadata?.resourceVersion;
+    if (pinned && pinned !== current.metadata.resourceVersion) throw conflict(r, name);
+    try {
+      return await commitUpdate(deps, ctx, r, current, kv, desired);
+    } catch (e) {
+      if (!isKdpError(e, 'KDP_CONFLICT') || e.details.causes) throw e;
+      if (pinned || attempt >= 4) throw conflict(r, name);
+    }
+  }
+}
+
+async function commitUpdate(
+  deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, current: KubeObject, kv: KeyValue,
+  desired: KubeObject,
+): Promise<UpdateOutcome> {
+  const next = prepareForUpdate(r, desired, current, ctx.subresource);
+  recordManager(next, current, ctx.fieldManager, 'Update', deps.now(), ctx.subresource);
+  const adm = await admitDefaultValidate(deps, ctx, r, 'UPDATE', next, current);
+  next.metadata.resourceVersion = current.metadata.resourceVersion;
+  const finalizing = !!next.metadata.deletionTimestamp && !next.metadata.finalizers?.length &&
+    !isGracefulPending(r, next);
+  if (ctx.dryRun) { await adm.aborted(); return { obj: next, deleted: false }; }
+  if (!finalizing && unchanged(next, current)) { await adm.aborted(); return { obj: current, deleted: false }; }
+  const key = objectKey(r, current.metadata.namespace, current.metadata.name!);
+  try {
+    if (finalizing) {
+      const gone = await deleteNow(deps, key, kv.modRevision);
+      await adm.committed();
+      return { obj: gone, deleted: true };
+    }
+    const out = await deps.store.update(key, encodeObject(next), kv.modRevision);
+    await adm.committed();
+    return { obj: decodeObject(out), deleted: false };
+  } catch (e) {
+    await adm.aborted();
+    if (isKdpError(e, 'KDP_NOT_FOUND')) throw notFound(r, current.metadata.name!);
+    throw e;
+  }
+}
+
+/** A pod with a grace period still running waits for the kubelet, even without finalizers. */
+function isGracefulPending(r: ServedResource, o: KubeObject): boolean {
+  return r.group === '' && r.resource === 'pods' && (o.metadata.deletionGracePeriodSeconds ?? 0) > 0;
+}

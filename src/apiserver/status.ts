@@ -1,0 +1,57 @@
+// Every error leaves the API server as a metav1.Status with kind/apiVersion set (client-go
+// discards the message otherwise). KdpError carries code, reason and details; anything else is
+// an InternalError whose message is kept.
+
+import { isKdpError, kdpError } from '../errors.js';
+import type { KdpError } from '../errors.js';
+
+export interface StatusObject {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  status: 'Failure' | 'Success';
+  message?: string;
+  reason?: string;
+  details?: Record<string, unknown>;
+  code: number;
+}
+
+export function toKdpError(e: unknown): KdpError {
+  if (isKdpError(e)) return e;
+  const msg = e instanceof Error ? e.message : String(e);
+  return kdpError('KDP_INTERNAL', msg, { causes: [{ field: '', reason: '', message: msg }] }, e);
+}
+
+export function statusFromError(e: unknown): StatusObject {
+  const err = toKdpError(e);
+  const d = err.details;
+  const details: Record<string, unknown> = {};
+  if (d.name !== undefined) details.name = d.name;
+  if (d.group) details.group = d.group;
+  if (d.kind !== undefined) details.kind = d.kind;
+  if (d.causes?.length) {
+    details.causes = d.causes.map((c) => {
+      const out: Record<string, string> = {};
+      if (c.reason) out.reason = c.reason;
+      if (c.message) out.message = c.message;
+      if (c.field) out.field = c.field;
+      return out;
+    });
+  }
+  if (d.retryAfterSeconds !== undefined) details.retryAfterSeconds = d.retryAfterSeconds;
+  const st: StatusObject = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: err.message,
+    code: err.status,
+  };
+  if (err.reason) st.reason = err.reason;
+  if (Object.keys(details).length) st.details = details;
+  return st;
+}
+
+export function successStatus(details: Record<string, unknown>): StatusObject {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 };
+}

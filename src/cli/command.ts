@@ -1,0 +1,24 @@
+// The shape of one `kdp` command. Commands receive parsed flags and an IO object; they never
+// touch process.argv, process.exit or the console directly, so tests can run them in-process.
+
+import type { FlagSpec, ParsedArgs } from './flags.js';
+
+export interface CliIO {
+  out(text: string): void;
+  err(text: string): void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly isTTY: boolean;
+  /** Resolves when the user asks to stop (SIGINT/SIGTERM); used by long-running commands. */
+  readonly interrupted: Promise<void>;
+}
+
+export interface Command {
+  /** Words after `kdp`, e.g. `rules compile`. */
+  readonly name: string;
+  readonly summary: string;
+  /** Positional part of the usage line, e.g. `SRC DST[:PORT]`. */
+  readonly args?: string;
+  readonly flags: readonly FlagSpec[];
+  /** Returns the process exit code. Throws KdpError for user-facing failures. */
+  run(args: ParsedArgs, io: CliIO): Promise<number>;
+}

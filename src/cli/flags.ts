@@ -1,0 +1,115 @@
+// Command-line flags and config files → one validated options object (configuration flows one
+// way: flags override the config file, which overrides defaults; commands never read argv).
+
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { kdpError } from '../errors.js';
+
+export type FlagType = 'string' | 'boolean' | 'number' | 'strings';
+
+export interface FlagSpec {
+  readonly name: string;
+  readonly type: FlagType;
+  readonly short?: string;
+  readonly help: string;
+  readonly default?: string | boolean | number | readonly string[];
+}
+
+export type FlagValues = Record<string, string | boolean | number | string[] | undefined>;
+
+export interface ParsedArgs {
+  readonly flags: FlagValues;
+  readonly positionals: readonly string[];
+}
+
+/** Flags every command accepts. */
+export const COMMON_FLAGS: readonly FlagSpec[] = [
+  { name: 'config', type: 'string', help: 'YAML file whose keys are flag names (flags win)' },
+  { name: 'help', type: 'boolean', short: 'h', help: 'show this help' },
+];
+
+export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]): ParsedArgs {
+  const all = [...COMMON_FLAGS, ...specs];
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> =
+    {};
+  for (const s of all) {
+    options[s.name] = {
+      type: s.type === 'boolean' ? 'boolean' : 'string',
+      ...(s.short ? { short: s.short } : {}),
+      ...(s.type === 'strings' ? { multiple: true } : {}),
+    };
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw kdpError('KDP_CONFIG', (e as Error).message);
+  }
+  const fromFile = typeof parsed.values.config === 'string' ? readConfigFile(parsed.values.config) : {};
+  const flags: FlagValues = {};
+  for (const s of all) {
+    const raw = parsed.values[s.name] ?? fromFile[s.name] ?? s.default;
+    flags[s.name] = raw === undefined ? undefined : coerce(s, raw);
+  }
+  for (const key of Object.keys(fromFile)) {
+    if (!all.some((s) => s.name === key)) {
+      throw kdpError('KDP_CONFIG', `config file: unknown key "${key}"`);
+    }
+  }
+  return { flags, positionals: parsed.positionals };
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw kdpError('KDP_CONFIG', `--config: cannot read ${path}: ${(e as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    throw kdpError('KDP_CONFIG', `--config ${path}: ${(e as Error).message}`);
+  }
+  if (doc == null) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw kdpError('KDP_CONFIG', `--config ${path}: expected a mapping of flag names to values`);
+  }
+  return doc as Record<string, unknown>;
+}
+
+function coerce(s: FlagSpec, raw: unknown): string | boolean | number | string[] {
+  const bad = (): never => {
+    throw kdpError('KDP_CONFIG', `--${s.name}: expected ${s.type}, got ${JSON.stringify(raw)}`);
+  };
+  switch (s.type) {
+    case 'boolean':
+      if (typeof raw === 'boolean') return raw;
+      if (raw === 'true' || raw === 'false') return raw === 'true';
+      return bad();
+    case 'number': {
+      const n = typeof raw === 'number' ? raw : Number(raw);
+      if (!Number.isFinite(n) || (typeof raw === 'string' && raw.trim() === '')) return bad();
+      return n;
+    }
+    case 'strings':
+      if (Array.isArray(raw)) return raw.map(String);
+      if (typeof raw === 'string') return [raw];
+      return bad();
+    case 'string':
+      if (typeof raw === 'string' || typeof raw === 'number') return String(raw);
+      return bad();
+  }
+}
+
+export function formatFlagHelp(specs: readonly FlagSpec[]): string {
+  const rows = [...specs, ...COMMON_FLAGS].map((s) => {
+    const short = s.short ? `-${s.short}, ` : '    ';
+    const arg = s.type === 'boolean' ? '' : s.type === 'strings' ? ' VALUE (repeatable)' : ' VALUE';
+    const def = s.default === undefined ? '' : ` (default ${JSON.stringify(s.default)})`;
+    return `  ${short}--${s.name}${arg}\n      ${s.help}${def}`;
+  });
+  return rows.join('\n');
+}
