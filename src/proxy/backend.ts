@@ -37,6 +37,10 @@ export interface ProxierConfig {
   /** ipvs.scheduler (default 'rr'). */
   readonly ipvsScheduler: string;
   readonly ipvsStrictARP: boolean;
+  /** The node's `topology.kubernetes.io/zone` label ('' or absent = none), for topology hints. */
+  readonly nodeZone?: string;
+  /** kube-proxy feature gates that change rules (PreferSameTrafficDistribution, ...). */
+  readonly featureGates?: Readonly<Record<string, boolean>>;
   /** Host capabilities upstream detects at run time, fixed so an offline compile is exact. */
   readonly capabilities: {
     /** `MASQUERADE --random-fully` available (iptables). */

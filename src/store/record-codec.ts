@@ -11,11 +11,15 @@ export const MAX_PAYLOAD = 64 * 1024 * 1024;
 export const TYPE_PUT = 0x50; // 'P'
 export const TYPE_DELETE = 0x44; // 'D'
 export const TYPE_COMPACT = 0x43; // 'C'
+/** Ends every group-commit batch: records after the last marker were never acknowledged. */
+export const TYPE_COMMIT = 0x42; // 'B'
 
 export type WalRecord =
   | { readonly type: 'put'; readonly revision: number; readonly key: string; readonly value: string }
   | { readonly type: 'delete'; readonly revision: number; readonly key: string }
-  | { readonly type: 'compact'; readonly revision: number };
+  | { readonly type: 'compact'; readonly revision: number }
+  /** `revision` holds the number of records in the batch this marker closes. */
+  | { readonly type: 'commit'; readonly revision: number };
 
 /** Allocates a frame with room for `payloadSize` bytes; `fill` writes the payload at offset 8. */
 export function buildFrame(payloadSize: number, fill: (buf: Buffer, at: number) => void): Buffer {
@@ -27,9 +31,9 @@ export function buildFrame(payloadSize: number, fill: (buf: Buffer, at: number) 
 }
 
 export function encodeWalRecord(rec: WalRecord): Buffer {
-  if (rec.type === 'compact') {
+  if (rec.type === 'compact' || rec.type === 'commit') {
     return buildFrame(9, (b, at) => {
-      b[at] = TYPE_COMPACT;
+      b[at] = rec.type === 'compact' ? TYPE_COMPACT : TYPE_COMMIT;
       b.writeDoubleLE(rec.revision, at + 1);
     });
   }
@@ -51,6 +55,7 @@ export function decodeWalPayload(p: Buffer): WalRecord | undefined {
   const revision = p.readDoubleLE(1);
   if (!Number.isSafeInteger(revision) || revision < 0) return undefined;
   if (type === TYPE_COMPACT) return p.length === 9 ? { type: 'compact', revision } : undefined;
+  if (type === TYPE_COMMIT) return p.length === 9 ? { type: 'commit', revision } : undefined;
   if (type !== TYPE_PUT && type !== TYPE_DELETE) return undefined;
   if (p.length < 13) return undefined;
   const keyLen = p.readUInt32LE(9);

@@ -82,7 +82,7 @@ export async function issueCa(commonName: string, days = 3650): Promise<CertPair
             x509.KeyUsageFlags.digitalSignature,
           true,
         ),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as never, false, crypto),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
       ],
     },
     crypto,

@@ -108,7 +108,7 @@ function specPart(o: KubeObject): Record<string, unknown> {
  * `status`), and bumps generation when anything but metadata and status changed.
  */
 export function prepareForUpdate(
-  r: ServedResource, next: KubeObject, old: KubeObject, subresource?: string,
+  r: ServedResource, next: KubeObject, old: KubeObject, subresource?: string, deleting = false,
 ): KubeObject {
   let out = next;
   if (subresource === 'status') {
@@ -124,9 +124,10 @@ export function prepareForUpdate(
   if (r.namespaced) m.namespace = om.namespace; else delete m.namespace;
   m.uid = om.uid;
   m.creationTimestamp = om.creationTimestamp;
-  if (om.deletionTimestamp) m.deletionTimestamp = om.deletionTimestamp; else delete m.deletionTimestamp;
-  if (om.deletionGracePeriodSeconds !== undefined) {
-    m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
+  const src = deleting ? { ...m } : om;
+  if (src.deletionTimestamp) m.deletionTimestamp = src.deletionTimestamp; else delete m.deletionTimestamp;
+  if (src.deletionGracePeriodSeconds !== undefined) {
+    m.deletionGracePeriodSeconds = src.deletionGracePeriodSeconds;
   } else delete m.deletionGracePeriodSeconds;
   m.generation = om.generation ?? 1;
   if (!isDeepStrictEqual(specPart(out), specPart(old))) m.generation += 1;

@@ -84,7 +84,7 @@ export interface UpdateOutcome {
  */
 export async function guaranteedUpdate(
   deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, namespace: string | undefined, name: string,
-  mutate: Mutation,
+  mutate: Mutation, opts: { deleting?: boolean } = {},
 ): Promise<UpdateOutcome> {
   for (let attempt = 0; ; attempt++) {
     const { obj: current, kv } = await readObject(deps, r, namespace, name);
@@ -92,7 +92,7 @@ export async function guaranteedUpdate(
     const pinned = desired.metadata?.resourceVersion;
     if (pinned && pinned !== current.metadata.resourceVersion) throw conflict(r, name);
     try {
-      return await commitUpdate(deps, ctx, r, current, kv, desired);
+      return await commitUpdate(deps, ctx, r, current, kv, desired, !!opts.deleting);
     } catch (e) {
       if (!isKdpError(e, 'KDP_CONFLICT') || e.details.causes) throw e;
       if (pinned || attempt >= 4) throw conflict(r, name);
@@ -102,9 +102,9 @@ export async function guaranteedUpdate(
 
 async function commitUpdate(
   deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, current: KubeObject, kv: KeyValue,
-  desired: KubeObject,
+  desired: KubeObject, deleting: boolean,
 ): Promise<UpdateOutcome> {
-  const next = prepareForUpdate(r, desired, current, ctx.subresource);
+  const next = prepareForUpdate(r, desired, current, ctx.subresource, deleting);
   recordManager(next, current, ctx.fieldManager, 'Update', deps.now(), ctx.subresource);
   const adm = await admitDefaultValidate(deps, ctx, r, 'UPDATE', next, current);
   next.metadata.resourceVersion = current.metadata.resourceVersion;

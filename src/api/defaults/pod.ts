@@ -1,0 +1,84 @@
+// Pod and PodSpec defaulting as upstream's SetDefaults_Pod / _PodSpec / _Container (v1.33).
+// Not here (admission, not defaulting): serviceAccountName "default", priority, default
+// tolerations (DefaultTolerationSeconds).
+
+import type { Container, PodSpec, PodTemplateSpec, Pod, Probe, Volume } from '../types.js';
+
+/** Tag of an image reference the way parsers.ParseImageName sees it ('' when only a digest). */
+export function imageTag(image: string): string {
+  const at = image.indexOf('@');
+  const name = at >= 0 ? image.slice(0, at) : image;
+  const colon = name.lastIndexOf(':');
+  const tag = colon > name.lastIndexOf('/') ? name.slice(colon + 1) : '';
+  return tag === '' && at < 0 ? 'latest' : tag;
+}
+
+function defaultProbe(p: Probe | undefined): void {
+  if (!p) return;
+  p.timeoutSeconds ??= 1;
+  p.periodSeconds ??= 10;
+  p.successThreshold ??= 1;
+  p.failureThreshold ??= 3;
+  if (p.httpGet) {
+    p.httpGet.path ??= '/';
+    p.httpGet.scheme ??= 'HTTP';
+  }
+}
+
+export function defaultContainer(c: Container, hostNetwork: boolean): void {
+  if (!c.imagePullPolicy) {
+    c.imagePullPolicy = imageTag(c.image ?? '') === 'latest' ? 'Always' : 'IfNotPresent';
+  }
+  c.terminationMessagePath ??= '/dev/termination-log';
+  c.terminationMessagePolicy ??= 'File';
+  for (const p of c.ports ?? []) {
+    p.protocol ??= 'TCP';
+    if (hostNetwork && !p.hostPort) p.hostPort = p.containerPort;
+  }
+  for (const e of c.env ?? []) {
+    if (e.valueFrom?.fieldRef) e.valueFrom.fieldRef.apiVersion ??= 'v1';
+  }
+  defaultProbe(c.livenessProbe);
+  defaultProbe(c.readinessProbe);
+  defaultProbe(c.startupProbe);
+  // SetDefaults_Pod: requests default to limits when unset.
+  const r = c.resources;
+  if (r?.limits) {
+    r.requests ??= {};
+    for (const [k, v] of Object.entries(r.limits)) r.requests[k] ??= v;
+  }
+}
+
+const VOLUME_META = new Set(['name']);
+
+function defaultVolume(v: Volume): void {
+  const sources = Object.keys(v).filter((k) => !VOLUME_META.has(k));
+  if (sources.length === 0) v.emptyDir = {};
+  for (const k of ['configMap', 'secret'] as const) {
+    const src = v[k] as { defaultMode?: number } | undefined;
+    if (src && typeof src === 'object') src.defaultMode ??= 420;
+  }
+}
+
+export function defaultPodSpec(s: PodSpec): void {
+  s.dnsPolicy ??= 'ClusterFirst';
+  s.restartPolicy ??= 'Always';
+  if (s.serviceAccount && !s.serviceAccountName) s.serviceAccountName = s.serviceAccount;
+  s.securityContext ??= {};
+  s.terminationGracePeriodSeconds ??= 30;
+  s.schedulerName ??= 'default-scheduler';
+  s.enableServiceLinks ??= true;
+  const hostNet = s.hostNetwork === true;
+  for (const c of s.initContainers ?? []) defaultContainer(c, hostNet);
+  for (const c of s.containers ?? []) defaultContainer(c, hostNet);
+  for (const c of s.ephemeralContainers ?? []) defaultContainer(c, false);
+  for (const v of s.volumes ?? []) defaultVolume(v);
+}
+
+export function defaultPod(p: Pod): void {
+  if (p.spec) defaultPodSpec(p.spec);
+}
+
+export function defaultPodTemplate(t: PodTemplateSpec | undefined): void {
+  if (t?.spec) defaultPodSpec(t.spec);
+}

@@ -1,0 +1,15 @@
+// RFC 7386 JSON Merge Patch: objects merge recursively, null deletes, everything else replaces.
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObj(patch)) return structuredClone(patch);
+  const out: Record<string, unknown> = isObj(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = applyMergePatch(out[k], v);
+  }
+  return out;
+}

@@ -1,0 +1,196 @@
+// metadata.managedFields: which manager set which fields. Field sets use the fieldsV1 shape
+// (`f:<field>`, `k:{"key":value}` for keyed list items, `{}` leaves); lists without a merge key
+// and primitive lists are owned whole.
+
+import type { KubeObject } from '../../client/types.js';
+import type { ManagedFieldsEntry } from '../../api/types/meta.js';
+import { mergeKeyFor } from '../patch/merge-keys.js';
+import { timestamp } from './prepare.js';
+
+export type FieldSet = { [k: string]: FieldSet };
+
+const SERVER_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation',
+  'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields',
+  'selfLink', 'generateName']);
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function elementKey(key: string, el: Record<string, unknown>): string {
+  return `k:${JSON.stringify({ [key]: el[key] })}`;
+}
+
+function fieldsOfValue(field: string, v: unknown): FieldSet {
+  if (isObj(v)) {
+    const out: FieldSet = {};
+    for (const [k, c] of Object.entries(v)) out[`f:${k}`] = fieldsOfValue(k, c);
+    return out;
+  }
+  if (Array.isArray(v)) {
+    const key = mergeKeyFor(field, v);
+    if (!key || !v.length) return {};
+    const out: FieldSet = {};
+    for (const el of v) {
+      if (!isObj(el)) return {};
+      out[elementKey(key, el)] = { '.': {}, ...fieldsOfValue('', el) };
+    }
+    return out;
+  }
+  return {};
+}
+
+/** Every field the object sets (server-owned metadata, kind and apiVersion excluded). */
+export function fieldsOf(obj: KubeObject, withStatus = false): FieldSet {
+  const out: FieldSet = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'kind' || k === 'apiVersion' || (k === 'status' && !withStatus)) continue;
+    if (k === 'metadata' && isObj(v)) {
+      const m: FieldSet = {};
+      for (const [mk, mv] of Object.entries(v)) {
+        if (!SERVER_META.has(mk)) m[`f:${mk}`] = fieldsOfValue(mk, mv);
+      }
+      if (Object.keys(m).length) out['f:metadata'] = m;
+      continue;
+    }
+    out[`f:${k}`] = fieldsOfValue(k, v);
+  }
+  return out;
+}
+
+/** Leaf paths of a field set, as arrays of segments. */
+export function leaves(fs: FieldSet, prefix: string[] = []): string[][] {
+  const out: string[][] = [];
+  for (const [k, c] of Object.entries(fs)) {
+    if (k === '.') continue;
+    const kids = Object.keys(c).filter((x) => x !== '.');
+    if (!kids.length) out.push([...prefix, k]); else out.push(...leaves(c, [...prefix, k]));
+  }
+  return out;
+}
+
+export function hasPath(fs: FieldSet, path: readonly string[]): boolean {
+  let cur: FieldSet | undefined = fs;
+  for (const seg of path) {
+    cur = cur?.[seg];
+    if (!cur) return false;
+  }
+  return true;
+}
+
+/** True when `fs` owns `path` or any ancestor of it as a leaf (an atomic owner). */
+export function ownsPath(fs: FieldSet, path: readonly string[]): boolean {
+  let cur: FieldSet | undefined = fs;
+  for (const seg of path) {
+    if (!cur) return false;
+    if (cur !== fs && !Object.keys(cur).some((k) => k !== '.')) return true;
+    cur = cur[seg];
+  }
+  return !!cur;
+}
+
+export function addPath(fs: FieldSet, path: readonly string[]): void {
+  let cur = fs;
+  for (const seg of path) cur = cur[seg] ??= {};
+}
+
+export function removePath(fs: FieldSet, path: readonly string[]): void {
+  const walk = (node: FieldSet, i: number): boolean => {
+    const child = node[path[i]!];
+    if (!child) return false;
+    if (i === path.length - 1) delete node[path[i]!];
+    else if (walk(child, i + 1) && !Object.keys(child).some((k) => k !== '.')) delete node[path[i]!];
+    return true;
+  };
+  if (path.length) walk(fs, 0);
+}
+
+/** Value at a field-set path in an object (undefined when absent). */
+export function valueAt(obj: unknown, path: readonly string[]): unknown {
+  let cur: unknown = obj;
+  for (const seg of path) {
+    if (seg.startsWith('f:')) {
+      cur = isObj(cur) ? cur[seg.slice(2)] : undefined;
+    } else if (seg.startsWith('k:')) {
+      const want = JSON.parse(seg.slice(2)) as Record<string, unknown>;
+      const [k, v] = Object.entries(want)[0]!;
+      cur = Array.isArray(cur) ? cur.find((e) => isObj(e) && e[k] === v) : undefined;
+    } else return undefined;
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}
+
+/** `.spec.template.spec.containers[name="web"].image`, as upstream prints conflicts. */
+export function pathString(path: readonly string[]): string {
+  return path.map((seg) => {
+    if (seg.startsWith('f:')) return `.${seg.slice(2)}`;
+    const [k, v] = Object.entries(JSON.parse(seg.slice(2)) as Record<string, unknown>)[0]!;
+    return `[${k}=${JSON.stringify(v)}]`;
+  }).join('');
+}
+
+/** Leaves whose value differs between two objects (added, changed or removed). */
+export function changedFields(old: KubeObject | undefined, next: KubeObject, status: boolean): FieldSet {
+  const nf = fieldsOf(next, status);
+  if (!old) return nf;
+  const of = fieldsOf(old, status);
+  const out: FieldSet = {};
+  for (const p of leaves(nf)) {
+    if (JSON.stringify(valueAt(old, p)) !== JSON.stringify(valueAt(next, p))) addPath(out, p);
+  }
+  for (const p of leaves(of)) if (valueAt(next, p) === undefined) addPath(out, p);
+  return out;
+}
+
+function entries(o: KubeObject): ManagedFieldsEntry[] {
+  return Array.isArray(o.metadata.managedFields) ? (o.metadata.managedFields as ManagedFieldsEntry[]) : [];
+}
+
+export function setEntries(o: KubeObject, list: ManagedFieldsEntry[]): void {
+  const kept = list.filter((e) => e.fieldsV1 && Object.keys(e.fieldsV1 as FieldSet).length);
+  if (kept.length) o.metadata.managedFields = kept; else delete o.metadata.managedFields;
+}
+
+/**
+ * Records an Update by `manager`: it gains the fields it changed, other managers lose them.
+ * Without a manager, managedFields from the old object are carried over unchanged.
+ */
+export function recordManager(
+  next: KubeObject, old: KubeObject | undefined, manager: string | undefined,
+  operation: 'Update' | 'Apply', now: Date, subresource?: string,
+): void {
+  const base = old ? entries(old) : [];
+  if (!manager) {
+    // As upstream: a request that sends no managedFields keeps the previous ones.
+    const sent = next.metadata.managedFields;
+    if (!Array.isArray(sent) || !sent.length) {
+      if (old) setEntries(next, base.map((e) => ({ ...e })));
+      else delete next.metadata.managedFields;
+    }
+    return;
+  }
+  const changed = changedFields(old, next, subresource === 'status');
+  const list: ManagedFieldsEntry[] = [];
+  let mine: ManagedFieldsEntry | undefined;
+  for (const e of base) {
+    const fs = structuredClone((e.fieldsV1 ?? {}) as FieldSet);
+    const isMine = e.manager === manager && e.operation === operation &&
+      (e.subresource ?? '') === (subresource ?? '');
+    if (!isMine) for (const p of leaves(changed)) removePath(fs, p);
+    const ne = { ...e, fieldsV1: fs };
+    if (isMine) mine = ne;
+    list.push(ne);
+  }
+  if (!Object.keys(changed).length && !mine) { setEntries(next, list); return; }
+  if (!mine) {
+    mine = { manager, operation, apiVersion: next.apiVersion, time: '', fieldsType: 'FieldsV1', fieldsV1: {} };
+    if (subresource) mine.subresource = subresource;
+    list.push(mine);
+  }
+  for (const p of leaves(changed)) {
+    if (valueAt(next, p) !== undefined) addPath(mine.fieldsV1 as FieldSet, p);
+  }
+  mine.time = timestamp(now);
+  setEntries(next, list);
+}

@@ -1,0 +1,59 @@
+// Running `kdp up` in the background (`-d`) and stopping it again (`kdp down`). The pid file
+// records pid + start time, so a stale file after a reboot or a reused pid never makes us signal
+// a process that is not ours.
+
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { procStartTicks, type ProcessRecord } from '../host/process.js';
+
+export function writePidFile(path: string, pid = process.pid): void {
+  const rec: ProcessRecord = { pid, startTicks: procStartTicks(pid) ?? '' };
+  writeFileSync(path, `${JSON.stringify(rec)}\n`, { mode: 0o644 });
+}
+
+/** The pid recorded in `path` if that exact process is still alive; otherwise undefined. */
+export function livePid(path: string): number | undefined {
+  if (!existsSync(path)) return undefined;
+  let rec: ProcessRecord;
+  try {
+    rec = JSON.parse(readFileSync(path, 'utf8')) as ProcessRecord;
+  } catch {
+    return undefined;
+  }
+  const ticks = procStartTicks(rec.pid);
+  return ticks !== undefined && ticks === rec.startTicks ? rec.pid : undefined;
+}
+
+/** Starts `node <script> <args>` detached, output appended to `logFile`; returns its pid. */
+export function spawnDetached(script: string, args: readonly string[], logFile: string): number {
+  const fd = openSync(logFile, 'a');
+  try {
+    const child = spawn(process.execPath, [script, ...args], {
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      env: { ...process.env, KDP_DETACHED: '1' },
+    });
+    child.unref();
+    if (child.pid === undefined) throw new Error('spawn failed');
+    return child.pid;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** SIGTERM, wait up to `graceMs`, then SIGKILL. Resolves true if a process was stopped. */
+export async function stopPid(pidFile: string, graceMs = 10_000): Promise<boolean> {
+  const pid = livePid(pidFile);
+  if (pid === undefined) {
+    rmSync(pidFile, { force: true });
+    return false;
+  }
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && livePid(pidFile) !== undefined) await sleep(100);
+  if (livePid(pidFile) !== undefined) process.kill(pid, 'SIGKILL');
+  while (livePid(pidFile) !== undefined) await sleep(50);
+  rmSync(pidFile, { force: true });
+  return true;
+}

@@ -1,0 +1,61 @@
+// The only door to the kernel's tools. Programs run with execFile and argument arrays — never a
+// shell — so object names can never become shell syntax. Commands for a network namespace go
+// through `ip netns exec`, which (unlike a bare setns) also remounts /sys for the namespace, so
+// tools that read /sys (iptables, tc) see the namespace's interfaces.
+
+import { execFile } from 'node:child_process';
+import { kdpError } from '../errors.js';
+
+export interface ExecOptions {
+  /** Written to the program's stdin. */
+  readonly input?: string;
+  /** Run inside this named network namespace. */
+  readonly netns?: string;
+  readonly timeoutMs?: number;
+}
+
+export interface ExecResult {
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a program; rejects with KDP_HOST_EXEC naming the command, exit code and stderr. */
+export interface HostExec {
+  run(file: string, args: readonly string[], opts?: ExecOptions): Promise<ExecResult>;
+}
+
+export function buildHostExec(): HostExec {
+  return {
+    run(file, args, opts = {}) {
+      const [cmd, argv] = opts.netns ? ['ip', ['netns', 'exec', opts.netns, file, ...args]] : [file, args];
+      return new Promise((resolve, reject) => {
+        const child = execFile(
+          cmd,
+          argv,
+          { timeout: opts.timeoutMs ?? 30_000, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+          (err, stdout, stderr) => {
+            if (err) {
+              const code = (err as NodeJS.ErrnoException & { code?: unknown }).code;
+              reject(
+                kdpError(
+                  'KDP_HOST_EXEC',
+                  `${describe(file, args, opts)} failed (${code ?? 'signal'}): ${stderr.trim() || err.message}`,
+                  {},
+                  err,
+                ),
+              );
+              return;
+            }
+            resolve({ stdout, stderr });
+          },
+        );
+        if (opts.input !== undefined) child.stdin?.end(opts.input);
+      });
+    },
+  };
+}
+
+export function describe(file: string, args: readonly string[], opts: ExecOptions = {}): string {
+  const where = opts.netns ? `[netns ${opts.netns}] ` : '';
+  return `${where}${[file, ...args].join(' ')}`;
+}

@@ -1,0 +1,69 @@
+// Group commit: writes submitted while a flush is in flight wait and share the next one, so
+// many concurrent writers pay for one fsync. Batches are flushed strictly one after another;
+// `onCommitted` runs synchronously for each durable batch (in submission order) before the
+// batch's promises resolve, so callers observe their write applied and watchers see revisions
+// in order. After a failed flush every pending and later write is rejected: the in-memory state
+// may be ahead of the disk, so the store must be reopened.
+import { kdpError } from '../errors.js';
+
+/** Where batches go: write every frame and make it durable before resolving. */
+export interface LogSink {
+  append(frames: readonly Buffer[]): Promise<void>;
+}
+
+interface Entry<T> {
+  readonly item: T;
+  readonly frame: Buffer | undefined;
+  readonly resolve: () => void;
+  readonly reject: (e: unknown) => void;
+}
+
+export class GroupCommitter<T> {
+  private queue: Entry<T>[] = [];
+  private running: Promise<void> | undefined;
+  private failure: Error | undefined;
+
+  constructor(
+    private readonly sink: LogSink | undefined,
+    private readonly onCommitted: (items: readonly T[]) => void,
+  ) {}
+
+  /** Resolves once `frame` is durable and `item` has been passed to `onCommitted`. */
+  submit(item: T, frame: Buffer | undefined): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ item, frame, resolve, reject });
+      if (!this.running) {
+        this.running = new Promise<void>((done) => queueMicrotask(() => void this.run().then(done)));
+      }
+    });
+  }
+
+  /** Resolves when everything submitted so far has been committed (or rejected). */
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async run(): Promise<void> {
+    while (this.queue.length > 0 && !this.failure) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        const frames = batch.flatMap((e) => (e.frame ? [e.frame] : []));
+        if (this.sink && frames.length > 0) await this.sink.append(frames);
+        this.onCommitted(batch.map((e) => e.item));
+      } catch (e) {
+        this.fail(e, batch);
+        break;
+      }
+      for (const e of batch) e.resolve();
+    }
+    this.running = undefined;
+  }
+
+  private fail(cause: unknown, batch: Entry<T>[]): void {
+    this.failure = kdpError('KDP_INTERNAL', 'store write failed; reopen the store', {}, cause);
+    for (const e of [...batch, ...this.queue]) e.reject(this.failure);
+    this.queue = [];
+  }
+}

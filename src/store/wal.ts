@@ -1,0 +1,173 @@
+// Write-ahead log: numbered segment files `wal-<seq>.log` of framed records. Each group-commit
+// batch is one write of its records followed by a commit marker, then one fdatasync; a write is
+// acknowledged only after that. On replay, records after the last commit marker of the last
+// segment belong to a batch that was never acknowledged (torn by a crash) and are discarded;
+// a damaged record followed by a later commit marker is corruption (KDP_STORE_CORRUPT).
+import { open, readdir, readFile, truncate, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { kdpError } from '../errors.js';
+import type { LogSink } from './group-commit.js';
+import {
+  decodeWalPayload, encodeWalRecord, readFrame, FRAME_HEADER, TYPE_COMMIT, type WalRecord,
+} from './record-codec.js';
+import { crc32 } from './crc32.js';
+
+export interface WalOptions {
+  /** fdatasync after every batch (default true). Off only for tests and benchmarks. */
+  readonly fsync: boolean;
+  /** Start a new segment once the current one reaches this size. */
+  readonly segmentBytes: number;
+}
+
+export interface Segment {
+  readonly seq: number;
+  readonly path: string;
+}
+
+const SEGMENT_RE = /^wal-([0-9a-f]{16})\.log$/;
+
+export function segmentPath(dir: string, seq: number): string {
+  return join(dir, `wal-${seq.toString(16).padStart(16, '0')}.log`);
+}
+
+/** WAL segments in `dir`, oldest first. */
+export async function listSegments(dir: string): Promise<Segment[]> {
+  const out: Segment[] = [];
+  for (const name of await readdir(dir)) {
+    const m = SEGMENT_RE.exec(name);
+    if (m) out.push({ seq: parseInt(m[1]!, 16), path: join(dir, name) });
+  }
+  return out.sort((a, b) => a.seq - b.seq);
+}
+
+/** fsyncs a directory so that created, renamed or removed entries are durable. */
+export async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+export class WalWriter implements LogSink {
+  private rotateRequested = false;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly opts: WalOptions,
+    private fh: FileHandle,
+    private seq: number,
+    private size: number,
+  ) {}
+
+  /** Continues `tail` (already cut to its valid length) or starts segment `nextSeq`. */
+  static async open(
+    dir: string, opts: WalOptions, tail: { seq: number; size: number } | undefined, nextSeq: number,
+  ): Promise<WalWriter> {
+    if (tail) {
+      const fh = await open(segmentPath(dir, tail.seq), 'a');
+      if (opts.fsync) await fh.datasync(); // makes a replay's truncation of a torn tail durable
+      return new WalWriter(dir, opts, fh, tail.seq, tail.size);
+    }
+    const fh = await WalWriter.create(dir, nextSeq);
+    return new WalWriter(dir, opts, fh, nextSeq, 0);
+  }
+
+  private static async create(dir: string, seq: number): Promise<FileHandle> {
+    const fh = await open(segmentPath(dir, seq), 'wx');
+    await syncDir(dir);
+    return fh;
+  }
+
+  /** Asks for the next batch to go to a new segment; returns that segment's number. */
+  requestRotate(): number {
+    this.rotateRequested = true;
+    return this.seq + 1;
+  }
+
+  async append(frames: readonly Buffer[]): Promise<void> {
+    if (this.rotateRequested || this.size >= this.opts.segmentBytes) await this.rotate();
+    const marker = encodeWalRecord({ type: 'commit', revision: frames.length });
+    const buf = Buffer.concat([...frames, marker]);
+    for (let off = 0; off < buf.length; ) {
+      const { bytesWritten } = await this.fh.write(buf, off, buf.length - off);
+      off += bytesWritten;
+    }
+    this.size += buf.length;
+    if (this.opts.fsync) await this.fh.datasync();
+  }
+
+  async close(): Promise<void> {
+    await this.fh.close();
+  }
+
+  private async rotate(): Promise<void> {
+    this.rotateRequested = false;
+    if (this.opts.fsync) await this.fh.datasync();
+    await this.fh.close();
+    this.seq++;
+    this.fh = await WalWriter.create(this.dir, this.seq);
+    this.size = 0;
+  }
+}
+
+export interface SegmentScan {
+  /** Bytes up to the end of the last commit marker. */
+  readonly validLength: number;
+  /** True when bytes after `validLength` were discarded. */
+  readonly torn: boolean;
+}
+
+/**
+ * Reads a segment and calls `apply` for every record of every committed batch, in order.
+ * Only the last segment may end in a torn batch; it is cut off (truncated on disk).
+ */
+export async function replaySegment(
+  path: string, isLast: boolean, apply: (rec: WalRecord, offset: number) => void,
+): Promise<SegmentScan> {
+  const buf = await readFile(path);
+  let off = 0;
+  let committedEnd = 0;
+  let pending: { rec: WalRecord; offset: number }[] = [];
+  let damage: string | undefined;
+  while (off < buf.length) {
+    const f = readFrame(buf, off);
+    const rec = f.ok ? decodeWalPayload(f.payload) : undefined;
+    if (!f.ok || !rec) {
+      damage = f.ok ? 'undecodable record' : `${f.reason === 'crc' ? 'CRC mismatch' : f.reason}`;
+      break;
+    }
+    if (rec.type === 'commit') {
+      if (rec.revision !== pending.length) throw corrupt(path, off, 'commit marker count mismatch');
+      for (const p of pending) apply(p.rec, p.offset);
+      pending = [];
+      committedEnd = f.next;
+    } else {
+      pending.push({ rec, offset: off });
+    }
+    off = f.next;
+  }
+  if (damage !== undefined && (!isLast || hasCommitMarkerAfter(buf, off + 1))) {
+    throw corrupt(path, off, damage);
+  }
+  if (!isLast && committedEnd !== buf.length) {
+    throw corrupt(path, committedEnd, 'batch without commit marker in a closed segment');
+  }
+  const torn = committedEnd !== buf.length;
+  if (torn) await truncate(path, committedEnd);
+  return { validLength: committedEnd, torn };
+}
+
+function hasCommitMarkerAfter(buf: Buffer, from: number): boolean {
+  for (let p = from; p + FRAME_HEADER + 9 <= buf.length; p++) {
+    if (buf.readUInt32LE(p) !== 9 || buf[p + FRAME_HEADER] !== TYPE_COMMIT) continue;
+    const payload = buf.subarray(p + FRAME_HEADER, p + FRAME_HEADER + 9);
+    if (crc32(payload) === buf.readUInt32LE(p + 4)) return true;
+  }
+  return false;
+}
+
+export function corrupt(path: string, offset: number, reason: string) {
+  return kdpError('KDP_STORE_CORRUPT', `${path}: corrupt record at offset ${offset}: ${reason}`);
+}
