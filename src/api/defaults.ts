@@ -20,7 +20,10 @@ import {
 
 export { defaultContainer, defaultPod, defaultPodSpec, defaultPodTemplate, imageTag }
   from './defaults/pod.js';
-export { defaultEndpoints, defaultService } from './defaults/service.js';
+export {
+  carryAllocatedServiceValues, defaultEndpoints, defaultService, isExternallyAccessible,
+  normalizeClusterIPs,
+} from './defaults/service.js';
 export { defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet }
   from './defaults/workloads.js';
 export {

@@ -9,8 +9,10 @@ import { kdpError } from '../errors.js';
 export interface ExecOptions {
   /** Written to the program's stdin. */
   readonly input?: string;
-  /** Run inside this named network namespace. */
+  /** Run inside this named network namespace (`ip netns exec`). */
   readonly netns?: string;
+  /** Run inside the network namespace at this path (`nsenter --net=PATH`), e.g. a CNI_NETNS. */
+  readonly netnsPath?: string;
   readonly timeoutMs?: number;
 }
 
@@ -27,7 +29,7 @@ export interface HostExec {
 export function buildHostExec(): HostExec {
   return {
     run(file, args, opts = {}) {
-      const [cmd, argv] = opts.netns ? ['ip', ['netns', 'exec', opts.netns, file, ...args]] : [file, args];
+      const [cmd, argv] = wrapForNetns(file, args, opts);
       return new Promise((resolve, reject) => {
         const child = execFile(
           cmd,
@@ -55,7 +57,14 @@ export function buildHostExec(): HostExec {
   };
 }
 
+function wrapForNetns(file: string, args: readonly string[], opts: ExecOptions): [string, readonly string[]] {
+  if (opts.netns) return ['ip', ['netns', 'exec', opts.netns, file, ...args]];
+  if (opts.netnsPath) return ['nsenter', [`--net=${opts.netnsPath}`, '--', file, ...args]];
+  return [file, args];
+}
+
 export function describe(file: string, args: readonly string[], opts: ExecOptions = {}): string {
-  const where = opts.netns ? `[netns ${opts.netns}] ` : '';
+  const ns = opts.netns ?? opts.netnsPath;
+  const where = ns ? `[netns ${ns}] ` : '';
   return `${where}${[file, ...args].join(' ')}`;
 }

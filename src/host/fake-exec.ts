@@ -10,6 +10,7 @@ export interface RecordedCall {
   readonly args: readonly string[];
   readonly input?: string;
   readonly netns?: string;
+  readonly netnsPath?: string;
 }
 
 export type FakeResponse = ExecResult | { readonly fail: string };
@@ -36,10 +37,12 @@ export function buildRecordingExec(): RecordingExec {
       scripts.unshift({ match, response });
     },
     lines() {
-      return calls.map((c) => describe(c.file, c.args, { netns: c.netns }));
+      return calls.map((c) => describe(c.file, c.args, { netns: c.netns, netnsPath: c.netnsPath }));
     },
     async run(file: string, args: readonly string[], opts: ExecOptions = {}) {
-      const call: RecordedCall = { file, args: [...args], input: opts.input, netns: opts.netns };
+      const call: RecordedCall = {
+        file, args: [...args], input: opts.input, netns: opts.netns, netnsPath: opts.netnsPath,
+      };
       calls.push(call);
       const hit = scripts.find((s) => s.match(call));
       if (hit && 'fail' in hit.response) {

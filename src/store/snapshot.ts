@@ -45,13 +45,14 @@ function kvFrame(kv: KeyValue): Buffer {
   });
 }
 
-/** Writes a snapshot of `kvs` (the state at `revision`) durably; returns its path. */
+/** Writes a snapshot of `kvs` (the state at `revision`) durably; returns its size in bytes. */
 export async function writeSnapshot(
   dir: string, revision: number, compactedRevision: number, kvs: readonly KeyValue[],
   fsync: boolean,
-): Promise<string> {
+): Promise<number> {
   const tmp = snapPath(dir, revision, 'tmp');
   const fh = await open(tmp, 'w');
+  let total = 0;
   try {
     let parts: Buffer[] = [numbersFrame(T_HEADER, [revision, compactedRevision, kvs.length])];
     let size = parts[0]!.length;
@@ -60,21 +61,23 @@ export async function writeSnapshot(
       parts.push(f);
       size += f.length;
       if (size >= CHUNK) {
+        total += size;
         await fh.write(Buffer.concat(parts));
         parts = [];
         size = 0;
       }
     }
     parts.push(numbersFrame(T_END, [kvs.length]));
-    await fh.write(Buffer.concat(parts));
+    const last = Buffer.concat(parts);
+    total += last.length;
+    await fh.write(last);
     if (fsync) await fh.sync();
   } finally {
     await fh.close();
   }
-  const final = snapPath(dir, revision, 'snap');
-  await rename(tmp, final);
+  await rename(tmp, snapPath(dir, revision, 'snap'));
   if (fsync) await syncDir(dir);
-  return final;
+  return total;
 }
 
 /** Snapshot files in `dir`, oldest first; leftover `.tmp` files are removed. */

@@ -13,6 +13,7 @@ class QueuedWatcher implements Watcher {
 
   constructor(
     readonly prefix: string,
+    private readonly afterRevision: number,
     private readonly handlers: WatchHandlers,
     private readonly queueLimit: number,
     private readonly onDone: (w: QueuedWatcher) => void,
@@ -20,7 +21,11 @@ class QueuedWatcher implements Watcher {
 
   enqueue(events: readonly StoreEvent[]): void {
     if (this.done) return;
-    for (const ev of events) if (ev.kv.key.startsWith(this.prefix)) this.queue.push(ev);
+    for (const ev of events) {
+      if (ev.kv.modRevision > this.afterRevision && ev.kv.key.startsWith(this.prefix)) {
+        this.queue.push(ev);
+      }
+    }
     if (this.queue.length > this.queueLimit) {
       const msg = `watch on "${this.prefix}" fell more than ${this.queueLimit} events behind`;
       this.close(kdpError('KDP_GONE', msg));
@@ -67,9 +72,12 @@ export class WatchHub {
     return this.watchers.size;
   }
 
-  /** Registers a watcher that first receives `history` (already in order), then live events. */
-  add(prefix: string, history: readonly StoreEvent[], handlers: WatchHandlers): Watcher {
-    const w = new QueuedWatcher(prefix, handlers, this.queueLimit + history.length, (x) =>
+  /** Registers a watcher that first receives `history` (in order), then live events; both are
+   *  filtered to `prefix` and revisions above `afterRevision`. */
+  add(
+    prefix: string, afterRevision: number, history: readonly StoreEvent[], handlers: WatchHandlers,
+  ): Watcher {
+    const w = new QueuedWatcher(prefix, afterRevision, handlers, this.queueLimit + history.length, (x) =>
       this.watchers.delete(x),
     );
     this.watchers.add(w);

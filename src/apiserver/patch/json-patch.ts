@@ -64,7 +64,7 @@ function add(doc: Json, path: string[], value: Json): Json {
 function remove(doc: Json, path: string[], opName = 'remove'): Json {
   const { parent, key } = parentOf(doc, path, opName);
   if (Array.isArray(parent)) parent.splice(index(parent, key, false), 1);
-  else if (Object.hasOwn(parent, key)) delete (parent as Record<string, Json>)[key];
+  else if (Object.hasOwn(parent as object, key)) delete (parent as Record<string, Json>)[key];
   else throw bad(`${opName} operation does not apply: doc is missing path: /${path.join('/')}`);
   return doc;
 }

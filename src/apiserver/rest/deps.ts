@@ -10,7 +10,7 @@ import type { ResourceCatalog, ServedResource } from '../resource-types.js';
 /** Object-level rules from the api package, adapted to the served resource. */
 export interface ObjectRules {
   /** Fills defaults in place (idempotent). */
-  applyDefaults(r: ServedResource, obj: KubeObject): void;
+  applyDefaults(r: ServedResource, obj: KubeObject, onCreate: boolean): void;
   /** Every problem found; empty when valid. `old` is set on update. */
   validate(r: ServedResource, obj: KubeObject, old?: KubeObject): Cause[];
   /** Throws KDP_BAD_REQUEST on a malformed selector. */

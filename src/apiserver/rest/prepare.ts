@@ -114,7 +114,11 @@ export function prepareForUpdate(
   if (subresource === 'status') {
     out = { ...old, metadata: { ...old.metadata }, status: next.status };
     if (next.status === undefined) delete out.status;
-  } else if (hasStatusSubresource(r)) {
+  } else if (subresource === 'finalize') {
+    const spec = { ...((old.spec ?? {}) as Record<string, unknown>) };
+    spec.finalizers = (next.spec as { finalizers?: unknown } | undefined)?.finalizers;
+    out = { ...old, metadata: { ...old.metadata }, spec };
+  } else if (hasStatusSubresource(r) && subresource !== 'binding') {
     out = { ...next };
     if (old.status === undefined) delete out.status; else out.status = old.status;
   }

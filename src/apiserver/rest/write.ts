@@ -33,9 +33,9 @@ async function admitDefaultValidate(
     object: obj, oldObject: old, user: ctx.user, dryRun: !!ctx.dryRun,
   });
   try {
-    deps.rules.applyDefaults(r, obj);
+    deps.rules.applyDefaults(r, obj, op === 'CREATE');
     await adm.admit();
-    deps.rules.applyDefaults(r, obj);
+    deps.rules.applyDefaults(r, obj, op === 'CREATE');
     const causes = deps.rules.validate(r, obj, old);
     if (causes.length) throw invalid(r, obj.metadata.name ?? '', causes);
     await adm.validate();

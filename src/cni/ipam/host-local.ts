@@ -42,7 +42,7 @@ export function buildHostLocalIpam(
           allocators.forEach((a, i) => {
             const req = [...left].find((ip) => rangeSetContains(sets[i]!, ip.split('/')[0]!));
             if (req) left.delete(req);
-            out.push(wrap(i, () => a.get(id, ifname, req)));
+            out.push(wrap(i, () => a.get(id, ifname, req?.split('/')[0])));
           });
         } catch (e) {
           if (out.length > 0) store.releaseByID(id, ifname);

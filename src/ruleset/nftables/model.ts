@@ -34,6 +34,9 @@ export interface NftElement {
   /** Map value parts (`goto service-…`); undefined for set elements. */
   readonly value?: readonly string[];
   readonly comment?: string;
+  /** Per-element timeout / remaining time as a listing prints them (`3h`, `2h59m58s`). */
+  readonly timeout?: string;
+  readonly expires?: string;
 }
 
 export interface NftSet {

@@ -1,0 +1,16 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import { compileConfigs, feedObjects } from '../../src/proxy/compile.js';
+import { ProxyPipeline } from '../../src/proxy/pipeline.js';
+import { buildProxier, canonicalize } from '../../src/proxy/nftables/proxier.js';
+import { sortTransactionText } from '../../src/ruleset/nftables/canonical.js';
+const objects = parseAllDocuments(readFileSync('/tmp/nftcheck/objects.yaml', 'utf8')).map((d) => d.toJS());
+const cfg = `apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nclusterCIDR: 10.0.0.0/8\nnodePortAddresses: [192.168.0.2/32]\n`;
+const [config] = compileConfigs({ objects: [...objects, {apiVersion:'networking.k8s.io/v1',kind:'ServiceCIDR',metadata:{name:'k'},spec:{cidrs:['172.30.0.0/16']}}], configText: cfg, nodeName: 'test-node', nodeIPs: ['192.168.0.2'] });
+const p = new ProxyPipeline(buildProxier(config!, { masqueradeMark: '0x4000' }));
+feedObjects(p, objects);
+const r = p.sync();
+writeFileSync('/tmp/nftcheck/tx.txt', r.artifacts.map((a) => a.text).join(''));
+const got = canonicalize(r.artifacts[0]!);
+writeFileSync('/tmp/nftcheck/got.txt', got);
+writeFileSync('/tmp/nftcheck/want.txt', sortTransactionText(readFileSync('/tmp/nftcheck/expected.txt', 'utf8')));

@@ -1,0 +1,154 @@
+// Store benchmark: durable creates/s (1 and 50 writers), listing 100k keys, memory for 100k
+// pod-sized values, replay time, and watch fan-out (100 watchers x 10,000 events).
+// Run: node bin/run-ts.js bench/store-throughput.ts [--quick]
+// Memory figures come from child processes started with --expose-gc, so they measure only the
+// store. Targets: >= 3,000 durable creates/s at 50 writers; <= 300 MB RSS for 100k pods.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildEmbeddedStore, buildMemoryStore } from '../src/store/index.js';
+import type { StoreBackend, StoreEvent } from '../src/store/types.js';
+import { mulberry32, podJson } from './store-pod-gen.js';
+
+const MB = 1024 * 1024;
+const quick = process.argv.includes('--quick');
+const PODS = quick ? 20_000 : 100_000;
+
+async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'kdp-store-bench-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Creates `total` pods with `writers` concurrent writers; returns creates per second. */
+async function fill(s: StoreBackend, total: number, writers: number, seed: number) {
+  const rnd = mulberry32(seed);
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: writers }, async () => {
+    while (next < total) {
+      const p = podJson(rnd, next++);
+      await s.create(p.key, p.json);
+    }
+  }));
+  return total / ((performance.now() - t0) / 1000);
+}
+
+async function durableCreates(writers: number, total: number): Promise<number> {
+  return withDir(async (dir) => {
+    const s = await buildEmbeddedStore({ dataDir: dir });
+    const rate = await fill(s, total, writers, writers);
+    await s.close();
+    return rate;
+  });
+}
+
+function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+
+async function listing(): Promise<void> {
+  const s = buildMemoryStore();
+  await fill(s, PODS, 200, 3);
+  let t0 = performance.now();
+  const all = await s.list('/registry/pods/');
+  const fullMs = performance.now() - t0;
+  t0 = performance.now();
+  let pages = 0;
+  for (let after: string | undefined; ; pages++) {
+    const page = await s.list('/registry/pods/', { limit: 500, startAfter: after });
+    if (!page.more) break;
+    after = page.items[page.items.length - 1]!.key;
+  }
+  const pagedMs = performance.now() - t0;
+  t0 = performance.now();
+  const ns = await s.list('/registry/pods/ns-7/');
+  const nsMs = performance.now() - t0;
+  console.log(`list ${fmt(all.items.length)} keys: ${fmt(fullMs, 1)} ms; ` +
+    `paged by 500 (${pages + 1} pages): ${fmt(pagedMs, 1)} ms; ` +
+    `one namespace (${fmt(ns.items.length)}): ${fmt(nsMs, 1)} ms`);
+  await s.close();
+}
+
+async function fanOut(): Promise<void> {
+  const s = buildMemoryStore({ historyWindow: 20_000 });
+  const EVENTS = 10_000;
+  const got = Array.from({ length: 100 }, () => [] as number[]);
+  const watchers = got.map((revs) => s.watch('/registry/pods/', 1, {
+    onEvents: (evs: readonly StoreEvent[]) => {
+      for (const e of evs) revs.push(e.kv.modRevision);
+    },
+  }));
+  const t0 = performance.now();
+  await fill(s, EVENTS, 50, 5);
+  await new Promise((r) => setImmediate(r));
+  const ms = performance.now() - t0;
+  const ok = got.every((revs) => revs.length === EVENTS && revs.every((r, i) => r === i + 2));
+  console.log(`watch fan-out 100 x ${fmt(EVENTS)}: ${ok ? 'all delivered once, in order' :
+    'LOST/DUPLICATED/OUT OF ORDER'}; ${fmt(ms)} ms ` +
+    `(${fmt((100 * EVENTS) / (ms / 1000))} deliveries/s)`);
+  for (const w of watchers) w.stop();
+  await s.close();
+  if (!ok) process.exitCode = 1;
+}
+
+function rss(): { rss: number; heap: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return { rss: m.rss / MB, heap: m.heapUsed / MB };
+}
+
+/** Child: load PODS pods into a durable store (phase load) or reopen it (phase replay). */
+async function memoryChild(phase: string, dir: string): Promise<void> {
+  const base = rss();
+  const t0 = performance.now();
+  const s = await buildEmbeddedStore({ dataDir: dir });
+  if (phase === 'load') await fill(s, PODS, 100, 11);
+  const ms = performance.now() - t0;
+  const m = rss();
+  const stats = s.stats();
+  await s.close();
+  console.log(JSON.stringify({ phase, ms, base, ...m, keys: stats.keys }));
+}
+
+function runChild(phase: string, dir: string) {
+  const args = ['--expose-gc', 'bin/run-ts.js', 'bench/store-throughput.ts', '--child', phase, dir];
+  if (quick) args.push('--quick');
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`child ${phase} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+    ms: number; rss: number; heap: number; base: { rss: number }; keys: number;
+  };
+}
+
+async function memory(): Promise<void> {
+  await withDir(async (dir) => {
+    const load = runChild('load', dir);
+    console.log(`memory, ${fmt(load.keys)} pods (~1.9 KB JSON) loaded durably: ` +
+      `RSS ${fmt(load.rss)} MB (process baseline ${fmt(load.base.rss)} MB), heapUsed ` +
+      `${fmt(load.heap)} MB; load ${fmt(PODS / (load.ms / 1000))} creates/s at 100 writers; ` +
+      `ratio to 300 MB target: ${fmt(load.rss / 300, 2)}`);
+    const rep = runChild('replay', dir);
+    console.log(`reopen (snapshot + WAL replay) of ${fmt(rep.keys)} pods: ${fmt(rep.ms)} ms; ` +
+      `RSS after ${fmt(rep.rss)} MB, heapUsed ${fmt(rep.heap)} MB`);
+  });
+}
+
+async function main(): Promise<void> {
+  const childAt = process.argv.indexOf('--child');
+  if (childAt > 0) return memoryChild(process.argv[childAt + 1]!, process.argv[childAt + 2]!);
+  const one = await durableCreates(1, quick ? 500 : 2_000);
+  console.log(`durable creates, 1 writer: ${fmt(one)}/s`);
+  const fifty = await durableCreates(50, quick ? 5_000 : 20_000);
+  console.log(`durable creates, 50 writers: ${fmt(fifty)}/s; ratio to 3,000/s target: ` +
+    `${fmt(fifty / 3000, 2)}`);
+  await listing();
+  await fanOut();
+  await memory();
+}
+
+await main();

@@ -1,0 +1,137 @@
+// Builds the API server (Fastify app + service) without listening; tests use `app.inject()`,
+// `serve.ts` listens. Every error leaves as a Kubernetes Status.
+
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TLSSocket } from 'node:tls';
+import { kdpError } from '../errors.js';
+import { peerCertificateOf } from './authn/index.js';
+import { buildAuthorizer, forbiddenError } from './authz/index.js';
+import {
+  aggregatedContentType, aggregatedDiscovery, apiGroupList, apiVersions,
+} from './discovery.js';
+import { aggregatedVersion } from './http/media.js';
+import { handleResourceRequest, sendJson } from './http/resource-handler.js';
+import { buildOpenApi } from './openapi.js';
+import type { ApiServerOptions, ResolvedApiServerOptions } from './options.js';
+import { resolveApiServerOptions } from './options.js';
+import type { UserInfo } from './pipeline-types.js';
+import { buildDefaultCatalog } from './resources.js';
+import type { RequestContext } from './rest/deps.js';
+import { pathNotFound } from './rest/errors.js';
+import { buildObjectRules } from './rules.js';
+import type { ApiService } from './service.js';
+import { buildApiService } from './service.js';
+import { statusFromError } from './status.js';
+import { GIT_VERSION, versionInfo } from './version.js';
+
+export interface ApiServer {
+  readonly app: FastifyInstance;
+  readonly service: ApiService;
+  readonly options: ResolvedApiServerOptions;
+  /** Closes the HTTP side (not the store, which the caller owns). */
+  close(): Promise<void>;
+}
+
+export const ADMIN_USER: UserInfo = { name: 'system:admin', groups: ['system:masters',
+  'system:authenticated'] };
+const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+declare module 'fastify' {
+  interface FastifyRequest { kdpUser: UserInfo | null }
+}
+
+function fastifyErrorToKdp(err: { code?: string; statusCode?: number; message: string }) {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
+    return kdpError('KDP_TOO_LARGE', 'the request body is too large (limit 3 MiB)');
+  }
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.statusCode === 415) {
+    return kdpError('KDP_UNSUPPORTED_MEDIA_TYPE', err.message);
+  }
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return kdpError('KDP_BAD_REQUEST', err.message);
+  }
+  return err;
+}
+
+function sendError(reply: FastifyReply, e: unknown) {
+  const st = statusFromError(e);
+  if (reply.sent || reply.raw.headersSent) return reply;
+  return sendJson(reply, st.code, st);
+}
+
+export function buildApiServer(opts: ApiServerOptions): ApiServer {
+  const o = resolveApiServerOptions(opts);
+  const catalog = o.catalog ?? buildDefaultCatalog();
+  const authorizer = o.authorizer ?? buildAuthorizer({ mode: 'AlwaysAllow' });
+  const service = buildApiService({
+    store: o.store, catalog, rules: buildObjectRules(o.validator), authorizer,
+    admission: o.admission ?? [], now: o.now, newUid: o.newUid,
+    bookmarkIntervalMs: o.bookmarkIntervalMs, logProvider: o.logProvider,
+  });
+  const openapi = buildOpenApi(catalog, GIT_VERSION);
+  const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit,
+    return503OnClosing: false, forceCloseConnections: true,
+    ...(o.serverFactory ? { serverFactory: o.serverFactory } : {}) });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: o.bodyLimit },
+    (_req, body, done) => done(null, body));
+  app.decorateRequest('kdpUser', null);
+
+  app.addHook('onRequest', async (req) => {
+    const peer = peerCertificateOf(req.raw.socket as TLSSocket);
+    const user = o.authenticator ?
+      o.authenticator.authenticate({ headers: req.headers, peerCertificate: peer }) : ADMIN_USER;
+    if (!user && !o.anonymous) throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
+    req.kdpUser = user ?? ANONYMOUS;
+  });
+  app.setErrorHandler((err, _req, reply) => sendError(reply, fastifyErrorToKdp(
+    err as { code?: string; statusCode?: number; message: string })));
+  app.setNotFoundHandler((_req, reply) => sendError(reply, pathNotFound()));
+
+  const ctxOf = (req: FastifyRequest): RequestContext => ({ user: req.kdpUser ?? ANONYMOUS });
+  /** Non-resource requests are authorized by path (RBAC nonResourceURLs). */
+  const nonResource = async (req: FastifyRequest) => {
+    const path = req.url.split('?')[0]!;
+    const attrs = { user: ctxOf(req).user, verb: req.method.toLowerCase(), resourceRequest: false,
+      path };
+    const d = await authorizer.authorize(attrs);
+    if (!d.allowed) throw forbiddenError(attrs, d);
+  };
+
+  app.get('/version', async (req, reply) => { await nonResource(req); return sendJson(reply, 200, versionInfo()); });
+  for (const p of ['/healthz', '/readyz', '/livez']) {
+    app.get(p, async (req, reply) => {
+      await nonResource(req);
+      return reply.code(200).header('content-type', 'text/plain; charset=utf-8').send('ok');
+    });
+  }
+  const discovery = (core: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
+    await nonResource(req);
+    const v = aggregatedVersion(req.headers.accept);
+    if (v) {
+      return reply.code(200).header('content-type', aggregatedContentType(v))
+        .send(JSON.stringify(aggregatedDiscovery(catalog, core, v)));
+    }
+    const addr = `${req.raw.socket.localAddress ?? '127.0.0.1'}:${req.raw.socket.localPort ?? 0}`;
+    return sendJson(reply, 200, core ? apiVersions(addr) : apiGroupList(catalog));
+  };
+  app.get('/api', discovery(true));
+  app.get('/apis', discovery(false));
+  app.get('/openapi/v3', async (req, reply) => {
+    await nonResource(req);
+    return sendJson(reply, 200, openapi.index);
+  });
+  app.get('/openapi/v3/*', async (req, reply) => {
+    await nonResource(req);
+    const key = (req.params as { '*': string })['*'].split('?')[0]!;
+    const doc = openapi.docs.get(key);
+    if (!doc) throw pathNotFound();
+    return sendJson(reply, 200, doc);
+  });
+  const resource = async (req: FastifyRequest, reply: FastifyReply) =>
+    handleResourceRequest(service, ctxOf(req), req, reply);
+  app.all('/api/*', resource);
+  app.all('/apis/*', resource);
+  return { app, service, options: o, close: () => app.close() };
+}

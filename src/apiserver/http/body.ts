@@ -1,0 +1,47 @@
+// Request bodies arrive as raw buffers (one catch-all content-type parser) and are decoded
+// here by media type: JSON (also when no Content-Type is sent), YAML, or Kubernetes protobuf.
+
+import { parse as parseYaml } from 'yaml';
+import { kdpError } from '../../errors.js';
+import { decodeKubernetesProtobuf, isProtobufContentType } from '../protobuf/index.js';
+import { mediaType } from './media.js';
+
+const JSON_TYPES = new Set(['', 'application/json', 'application/json-patch+json',
+  'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+const YAML_TYPES = new Set(['application/yaml', 'application/apply-patch+yaml', 'text/yaml']);
+
+export function unsupportedMediaType(ct: string): Error {
+  return kdpError('KDP_UNSUPPORTED_MEDIA_TYPE', `the body of the request was in an unknown format ` +
+    `- accepted media types include: application/json, application/yaml, ` +
+    `application/vnd.kubernetes.protobuf (got ${JSON.stringify(ct)})`);
+}
+
+/** Decodes a body; undefined for an empty one. Malformed → 400, unknown type → 415. */
+export function decodeBody(contentType: string | undefined, raw: unknown): unknown {
+  const buf = Buffer.isBuffer(raw) ? raw : raw === undefined ? undefined : Buffer.from(String(raw));
+  const mt = mediaType(contentType);
+  if (isProtobufContentType(contentType)) {
+    if (!buf?.length) return undefined;
+    return decodeKubernetesProtobuf(buf);
+  }
+  if (!buf?.length) {
+    if (JSON_TYPES.has(mt) || YAML_TYPES.has(mt)) return undefined;
+    throw unsupportedMediaType(mt);
+  }
+  const text = buf.toString('utf8');
+  if (JSON_TYPES.has(mt)) {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw kdpError('KDP_BAD_REQUEST', `error decoding JSON body: ${(e as Error).message}`);
+    }
+  }
+  if (YAML_TYPES.has(mt)) {
+    try {
+      return parseYaml(text);
+    } catch (e) {
+      throw kdpError('KDP_BAD_REQUEST', `error decoding YAML body: ${(e as Error).message}`);
+    }
+  }
+  throw unsupportedMediaType(mt);
+}

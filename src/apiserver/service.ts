@@ -1,0 +1,198 @@
+// The transport-independent API service: every verb on every served resource, through
+// authorization → admission → defaulting → validation → storage. The HTTP routes and the
+// in-process client both call this, so they share semantics.
+
+import type {
+  DeleteOptions, KubeList, KubeObject, ListOptions, PatchType, WatchHandle,
+} from '../client/types.js';
+import { isKdpError } from '../errors.js';
+import type { ResourceCatalog, ServedResource } from './resource-types.js';
+import { isReviewResource } from './resources.js';
+import { authorize } from './rest/authorize.js';
+import type { LogOptions, RequestContext, ServiceDeps } from './rest/deps.js';
+import { deleteObject } from './rest/delete.js';
+import { badRequest, methodNotAllowed, pathNotFound } from './rest/errors.js';
+import { checkBody } from './rest/prepare.js';
+import { listObjects, readObject } from './rest/read.js';
+import { fromScale, toScale } from './rest/scale.js';
+import { startWatch } from './rest/watch.js';
+import type { ServiceWatchOptions, WatchSink } from './rest/watch.js';
+import { createObject, guaranteedUpdate } from './rest/write.js';
+import type { WriteCtx } from './rest/write.js';
+import { applyPatch } from './rest/patching.js';
+import { serverSideApply } from './patch/apply.js';
+import { bindPod, reviewAccess } from './rest/special.js';
+import { podLogs } from './rest/logs.js';
+import { deleteNamespaceContents } from './rest/namespace-delete.js';
+
+/** Addresses a collection, an object or an object's subresource. */
+export interface Target {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly subresource?: string;
+}
+
+export interface WriteOpts {
+  readonly dryRun?: boolean;
+  readonly fieldManager?: string;
+}
+
+export interface ApiService {
+  readonly catalog: ResourceCatalog;
+  readonly deps: ServiceDeps;
+  /** The served resource, or 404 `the server could not find the requested resource`. */
+  resolve(t: Target): ServedResource;
+  get(ctx: RequestContext, t: Target): Promise<KubeObject>;
+  list(ctx: RequestContext, t: Target, opts: ListOptions): Promise<KubeList>;
+  create(ctx: RequestContext, t: Target, body: unknown, opts: WriteOpts): Promise<KubeObject>;
+  update(ctx: RequestContext, t: Target, body: unknown, opts: WriteOpts): Promise<KubeObject>;
+  /** `created` is true when an apply patch created the object. */
+  patch(ctx: RequestContext, t: Target, type: PatchType, body: unknown,
+    opts: WriteOpts & { force?: boolean }): Promise<{ obj: KubeObject; created: boolean }>;
+  delete(ctx: RequestContext, t: Target, opts: DeleteOptions): Promise<KubeObject>;
+  deleteCollection(ctx: RequestContext, t: Target, list: ListOptions, opts: DeleteOptions):
+    Promise<KubeList>;
+  watch(ctx: RequestContext, t: Target, opts: ServiceWatchOptions, sink: WatchSink):
+    Promise<WatchHandle>;
+  logs(ctx: RequestContext, t: Target, opts: LogOptions): Promise<string | AsyncIterable<string>>;
+}
+
+function needName(t: Target): string {
+  if (!t.name) throw methodNotAllowed('the resource name is required for this operation');
+  return t.name;
+}
+
+export function buildApiService(deps: ServiceDeps): ApiService {
+  const { catalog } = deps;
+  const resolve = (t: Target): ServedResource => {
+    const r = catalog.find(t.group, t.version, t.resource);
+    if (!r) throw pathNotFound();
+    if (t.subresource && !r.subresources.some((s) => s.name === t.subresource)) throw pathNotFound();
+    if (r.namespaced && t.name && !t.namespace) throw pathNotFound();
+    return r;
+  };
+  const ns = (r: ServedResource, t: Target) => (r.namespaced ? t.namespace : undefined);
+  const az = (ctx: RequestContext, verb: string, r: ServedResource, t: Target) =>
+    authorize(deps, ctx, { verb, r, namespace: ns(r, t), name: t.name, subresource: t.subresource });
+
+  const svc: ApiService = {
+    catalog, deps, resolve,
+    async get(ctx, t) {
+      const r = resolve(t);
+      await az(ctx, 'get', r, t);
+      const { obj } = await readObject(deps, r, ns(r, t), needName(t));
+      return t.subresource === 'scale' ? toScale(obj) : obj;
+    },
+    async list(ctx, t, opts) {
+      const r = resolve(t);
+      await az(ctx, 'list', r, t);
+      return listObjects(deps, r, ns(r, t), opts);
+    },
+    async create(ctx, t, body, opts) {
+      const r = resolve(t);
+      await az(ctx, 'create', r, t);
+      if (isReviewResource(r)) return reviewAccess(deps, ctx, r, body);
+      if (t.subresource === 'binding') return bindPod(deps, { ...ctx, ...opts }, r, t, body);
+      if (t.subresource) throw methodNotAllowed(`create is not supported on ${t.subresource}`);
+      const obj = checkBody(r, body, ns(r, t));
+      return createObject(deps, { ...ctx, ...opts }, r, obj);
+    },
+    async update(ctx, t, body, opts) {
+      const r = resolve(t);
+      const name = needName(t);
+      await az(ctx, 'update', r, t);
+      const wctx: WriteCtx = { ...ctx, ...opts, subresource: t.subresource };
+      if (t.subresource === 'scale') {
+        const scale = body as KubeObject;
+        const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name, (p) => fromScale(p, scale));
+        return toScale(out.obj);
+      }
+      const obj = checkBody(r, body, ns(r, t));
+      if (obj.metadata.name && obj.metadata.name !== name) {
+        throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name ` +
+          `on the URL (${name})`);
+      }
+      return (await guaranteedUpdate(deps, wctx, r, ns(r, t), name, () => obj)).obj;
+    },
+    async patch(ctx, t, type, body, opts) {
+      const r = resolve(t);
+      const name = needName(t);
+      await az(ctx, 'patch', r, t);
+      const wctx: WriteCtx = { ...ctx, ...opts, subresource: t.subresource };
+      if (type === 'apply') return applyObject(wctx, r, t, name, body, !!opts.force);
+      const mutate = t.subresource === 'scale' ?
+        (p: KubeObject) => fromScale(p, applyPatch(toScale(p), type, body)) :
+        (p: KubeObject) => applyPatch(p, type, body);
+      const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name, mutate);
+      return { obj: t.subresource === 'scale' ? toScale(out.obj) : out.obj, created: false };
+    },
+    async delete(ctx, t, opts) {
+      const r = resolve(t);
+      const name = needName(t);
+      if (t.subresource) throw methodNotAllowed('delete is not supported on subresources');
+      await az(ctx, 'delete', r, t);
+      if (r.group === '' && r.resource === 'namespaces') {
+        await deleteNamespaceContents(svc, ctx, name);
+      }
+      return (await deleteObject(deps, ctx, r, ns(r, t), name, opts)).obj;
+    },
+    async deleteCollection(ctx, t, listOpts, opts) {
+      const r = resolve(t);
+      await az(ctx, 'deletecollection', r, t);
+      const list = await listObjects(deps, r, ns(r, t), { ...listOpts, limit: 0 });
+      const items: KubeObject[] = [];
+      for (const o of list.items) {
+        try {
+          items.push((await deleteObject(deps, ctx, r, o.metadata.namespace, o.metadata.name!, opts)).obj);
+        } catch (e) {
+          if (!isKdpError(e, 'KDP_NOT_FOUND')) throw e;
+        }
+      }
+      return { ...list, items };
+    },
+    async watch(ctx, t, opts, sink) {
+      const r = resolve(t);
+      await az(ctx, 'watch', r, t);
+      return startWatch(deps, r, ns(r, t), opts, sink);
+    },
+    async logs(ctx, t, opts) {
+      const r = resolve({ ...t, subresource: 'log' });
+      await az(ctx, 'get', r, { ...t, subresource: 'log' });
+      const { obj } = await readObject(deps, r, ns(r, t), needName(t));
+      return podLogs(deps, obj, opts);
+    },
+  };
+
+  async function applyObject(
+    wctx: WriteCtx, r: ServedResource, t: Target, name: string, body: unknown, force: boolean,
+  ): Promise<{ obj: KubeObject; created: boolean }> {
+    const manager = wctx.fieldManager;
+    if (!manager) throw badRequest('PATCH /apply requires fieldManager to be set');
+    const applied = checkBody(r, body, ns(r, t));
+    if (applied.metadata.name && applied.metadata.name !== name) {
+      throw badRequest(`the name of the object (${applied.metadata.name}) does not match the ` +
+        `name on the URL (${name})`);
+    }
+    applied.metadata.name = name;
+    const inner: WriteCtx = { ...wctx, fieldManager: undefined };
+    const input = { applied, manager, force, subresource: t.subresource };
+    try {
+      const out = await guaranteedUpdate(deps, inner, r, ns(r, t), name, (live) => {
+        const o = serverSideApply({ ...input, live, now: deps.now() });
+        delete o.metadata.resourceVersion;
+        return o;
+      });
+      return { obj: out.obj, created: false };
+    } catch (e) {
+      if (!isKdpError(e, 'KDP_NOT_FOUND') || t.subresource) throw e;
+    }
+    const fresh = serverSideApply({ ...input, live: undefined, now: deps.now() });
+    const obj = checkBody(r, fresh, ns(r, t));
+    return { obj: await createObject(deps, inner, r, obj), created: true };
+  }
+
+  return svc;
+}

@@ -1,0 +1,75 @@
+// Controller-manager configuration: defaults as upstream (kube-controller-manager ~v1.33), every
+// duration in milliseconds and multiplied by `timeScale`, so tests and demos can run a node
+// failure timeline in seconds.
+
+import type { InformerFactory } from '../client/informer.js';
+import type { Client } from '../client/types.js';
+import type { EventRecorder } from './events.js';
+
+export interface ControllerOptions {
+  /** Multiplies every duration below. Default 1. */
+  readonly timeScale?: number;
+  /** Workers per controller. Default 4. */
+  readonly workers?: number;
+  /** Controllers to run; default all (`replicaset`, `deployment`, `endpointslice`, `endpoints`,
+   * `nodeipam`, `nodelifecycle`, `taint-eviction`, `job`, `namespace`, `gc`). */
+  readonly controllers?: readonly string[];
+  readonly clusterCIDR?: string;
+  readonly nodeCIDRMaskSize?: number;
+  /** Kept out of node CIDRs (upstream occupies it when it overlaps the cluster CIDR). */
+  readonly serviceCIDR?: string;
+  readonly nodeMonitorPeriodMs?: number;
+  readonly nodeMonitorGracePeriodMs?: number;
+  readonly burstReplicas?: number;
+  readonly maxEndpointsPerSlice?: number;
+  /** Record Events (default true). */
+  readonly events?: boolean;
+  readonly now?: () => number;
+}
+
+export interface ResolvedControllerOptions {
+  readonly timeScale: number;
+  readonly workers: number;
+  readonly controllers: ReadonlySet<string>;
+  readonly clusterCIDR: string;
+  readonly nodeCIDRMaskSize: number;
+  readonly serviceCIDR: string;
+  readonly nodeMonitorPeriodMs: number;
+  readonly nodeMonitorGracePeriodMs: number;
+  readonly burstReplicas: number;
+  readonly maxEndpointsPerSlice: number;
+  readonly events: boolean;
+  readonly now: () => number;
+  /** Scales a duration (ms) by timeScale. */
+  scaled(ms: number): number;
+}
+
+export const ALL_CONTROLLERS = ['replicaset', 'deployment', 'endpointslice', 'endpoints',
+  'nodeipam', 'nodelifecycle', 'taint-eviction', 'job', 'namespace', 'gc'] as const;
+
+export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedControllerOptions {
+  const timeScale = o.timeScale ?? 1;
+  return {
+    timeScale,
+    workers: o.workers ?? 4,
+    controllers: new Set(o.controllers ?? ALL_CONTROLLERS),
+    clusterCIDR: o.clusterCIDR ?? '10.244.0.0/16',
+    nodeCIDRMaskSize: o.nodeCIDRMaskSize ?? 24,
+    serviceCIDR: o.serviceCIDR ?? '10.96.0.0/12',
+    nodeMonitorPeriodMs: (o.nodeMonitorPeriodMs ?? 5_000) * timeScale,
+    nodeMonitorGracePeriodMs: (o.nodeMonitorGracePeriodMs ?? 50_000) * timeScale,
+    burstReplicas: o.burstReplicas ?? 500,
+    maxEndpointsPerSlice: o.maxEndpointsPerSlice ?? 100,
+    events: o.events ?? true,
+    now: o.now ?? Date.now,
+    scaled: (ms) => ms * timeScale,
+  };
+}
+
+/** What each controller is built from. */
+export interface ControllerContext {
+  readonly client: Client;
+  readonly informers: InformerFactory;
+  readonly options: ResolvedControllerOptions;
+  recorder(component: string): EventRecorder;
+}

@@ -1,0 +1,222 @@
+// The iptables backend: one sync = one `iptables-restore --noflush` input (filter + nat), as
+// upstream's pkg/proxy/iptables syncProxyRules. After a first full sync, syncs are partial
+// (KEP-3453): the filter table and the nat base chains are always rewritten with every service's
+// capture rules, but the per-service chains only for services that changed; stale chains are
+// flushed and deleted (`-X`). A failed apply makes the next sync full.
+//
+// kdp choices where upstream leaves order open: service ports are emitted sorted by
+// (namespace/name, port name, protocol); stale chains sorted by name.
+
+import { cidrContains } from '../../api/net.js';
+import type { Artifact, Proxier, ProxierConfig, RuleOrigin, SyncInput, SyncResult }
+  from '../backend.js';
+import { serviceNameOfKey } from '../keys.js';
+import { topologyContextOf } from '../topology.js';
+import type { ServicePortInfo } from '../types.js';
+import { servicePortKey } from '../types.js';
+import { canonicalizeRestore } from '../../ruleset/iptables/canonical.js';
+import { endpointChainName, isServiceChainName } from './chain-names.js';
+import { buildLocalDetector } from './local-detector.js';
+import { Probabilities } from './probability.js';
+import { servicePortRules } from './service-rules.js';
+import type { PortRules, RuleContext } from './service-rules.js';
+
+export const LARGE_CLUSTER_ENDPOINTS_THRESHOLD = 1000;
+
+/** Go's `fmt.Sprintf("%#08x", 1 << bit)`: `0x` + 8 zero-padded hex digits (`0x00004000`). */
+export function masqueradeMark(bit: number): string {
+  return `0x${(2 ** bit).toString(16).padStart(8, '0')}`;
+}
+
+export interface IptablesDeps {
+  /** Milliseconds clock (large-cluster stale-chain scan interval). Default Date.now. */
+  readonly now?: () => number;
+  /** nat chains already in the kernel (what `iptables-save -t nat` lists) at start. */
+  readonly existingNatChains?: Iterable<string>;
+}
+
+interface Pending {
+  readonly declaredNat: readonly string[];
+  readonly deleted: readonly string[];
+  readonly full: boolean;
+  readonly rules: ReadonlyMap<string, PortRules>;
+}
+
+function compareKeys(a: ServicePortInfo, b: ServicePortInfo): number {
+  const x = `${a.name.namespace}/${a.name.name}`;
+  const y = `${b.name.namespace}/${b.name.name}`;
+  if (x !== y) return x < y ? -1 : 1;
+  if (a.name.port !== b.name.port) return a.name.port < b.name.port ? -1 : 1;
+  return a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0;
+}
+
+class IptablesProxier implements Proxier {
+  readonly mode = 'iptables' as const;
+  private needFullSync = true;
+  private existingNat: Set<string>;
+  private lastCleanup = -Infinity;
+  private cache = new Map<string, PortRules>();
+  private pending: Pending | undefined;
+  private readonly probabilities = new Probabilities();
+  private readonly sepNames = new Map<string, string>();
+  private readonly mark: string;
+  private readonly now: () => number;
+
+  constructor(readonly config: ProxierConfig, deps: IptablesDeps = {}) {
+    this.mark = masqueradeMark(config.masqueradeBit);
+    this.now = deps.now ?? Date.now;
+    this.existingNat = new Set(deps.existingNatChains ?? []);
+  }
+
+  private sepName = (S: string, proto: string, ep: string): string => {
+    const k = `${S}\u0000${proto}\u0000${ep}`;
+    let n = this.sepNames.get(k);
+    if (n === undefined) this.sepNames.set(k, (n = endpointChainName(S, proto, ep)));
+    return n;
+  };
+
+  sync(input: SyncInput): SyncResult {
+    const full = this.needFullSync || input.changed === undefined;
+    const changedServices = new Set<string>();
+    for (const k of input.changed ?? []) changedServices.add(serviceNameOfKey(k));
+    const c = this.config;
+    const isIPv4 = c.family === 'IPv4';
+    let total = 0;
+    for (const k of input.services.keys()) total += input.endpoints.get(k)?.length ?? 0;
+    const ctx: RuleContext = {
+      masqueradeAll: c.masqueradeAll,
+      detector: buildLocalDetector(c.detectLocal),
+      nodeIP: c.nodeIPs[0],
+      localhostNodePorts: c.localhostNodePorts,
+      isIPv4,
+      nfacct: c.capabilities.nfacct,
+      largeClusterMode: total > LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
+      topology: topologyContextOf(c),
+      probabilities: this.probabilities,
+      sepName: this.sepName,
+    };
+    const M = this.mark;
+    const filterChains = ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-FORWARD',
+      'KUBE-NODEPORTS', 'KUBE-PROXY-FIREWALL'].map((n) => `:${n} - [0:0]`);
+    const natChains = ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ']
+      .map((n) => `:${n} - [0:0]`);
+    const filterRules: string[] = [];
+    const natRules: string[] = [
+      `-A KUBE-POSTROUTING -m mark ! --mark ${M}/${M} -j RETURN`,
+      `-A KUBE-POSTROUTING -j MARK --xor-mark ${M}`,
+      '-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" ' +
+        `-j MASQUERADE${c.capabilities.randomFully ? ' --random-fully' : ''}`,
+      `-A KUBE-MARK-MASQ -j MARK --or-mark ${M}`,
+    ];
+    if (isIPv4 && c.localhostNodePorts) {
+      filterChains.push(':KUBE-FIREWALL - [0:0]');
+      filterRules.push('-A KUBE-FIREWALL -m comment --comment "block incoming localnet ' +
+        'connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate ' +
+        'RELATED,ESTABLISHED,DNAT -j DROP');
+    }
+    const active = new Set<string>();
+    const origins = new Map<string, RuleOrigin>();
+    const declaredNat: string[] = [];
+    const rulesByKey = new Map<string, PortRules>();
+    const svcs = [...input.services.values()].sort(compareKeys);
+    for (const svc of svcs) {
+      const key = servicePortKey(svc.name);
+      const nn = `${svc.name.namespace}/${svc.name.name}`;
+      const write = full || changedServices.has(nn);
+      let r = write ? undefined : this.cache.get(key);
+      if (!r) r = servicePortRules(svc, input.endpoints.get(key) ?? [], ctx);
+      rulesByKey.set(key, r);
+      for (const l of r.filterRules) filterRules.push(l);
+      for (const l of r.natCapture) natRules.push(l);
+      for (const [name, origin] of r.chains) { active.add(name); origins.set(name, origin); }
+      if (write) {
+        for (const l of r.natChainLines) natChains.push(l);
+        for (const l of r.natChainRules) natRules.push(l);
+        for (const [name] of r.chains) declaredNat.push(name);
+      }
+    }
+    const deleted: string[] = [];
+    const now = this.now();
+    if (!ctx.largeClusterMode || now - this.lastCleanup > c.syncPeriodMs) {
+      for (const name of [...this.existingNat].sort()) {
+        if (active.has(name) || !isServiceChainName(name)) continue;
+        natChains.push(`:${name} - [0:0]`);
+        natRules.push(`-X ${name}`);
+        deleted.push(name);
+      }
+      this.lastCleanup = now;
+    }
+    natRules.push(...this.tailRules());
+    if (c.capabilities.nfacct) {
+      filterRules.push('-A KUBE-FORWARD -m conntrack --ctstate INVALID -m nfacct ' +
+        '--nfacct-name ct_state_invalid_dropped_pkts -j DROP');
+    } else {
+      filterRules.push('-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP');
+    }
+    filterRules.push(`-A KUBE-FORWARD -m comment --comment "kubernetes forwarding rules" ` +
+      `-m mark --mark ${M}/${M} -j ACCEPT`);
+    filterRules.push('-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack ' +
+      'rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT');
+    const text = ['*filter', ...filterChains, ...filterRules, 'COMMIT', '*nat', ...natChains,
+      ...natRules, 'COMMIT', ''].join('\n');
+    this.pending = { declaredNat, deleted, full, rules: rulesByKey };
+    const kind = isIPv4 ? 'iptables-restore' : 'ip6tables-restore';
+    return { full, artifacts: [{ kind, text }], origins };
+  }
+
+  /** The KUBE-SERVICES → KUBE-NODEPORTS tail rule(s). */
+  private tailRules(): string[] {
+    const c = this.config;
+    const comment = '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; ' +
+      'NOTE: this must be the last rule in this chain"';
+    if (c.nodePortAddresses.length === 0) {
+      let dst = '-m addrtype --dst-type LOCAL';
+      if (c.family === 'IPv6') dst += ' ! -d ::1/128';
+      else if (!c.localhostNodePorts) dst += ' ! -d 127.0.0.0/8';
+      return [`${comment} ${dst} -j KUBE-NODEPORTS`];
+    }
+    return nodePortIPs(c).map((ip) => `${comment} -d ${ip} -j KUBE-NODEPORTS`);
+  }
+
+  commit(applied: boolean): void {
+    const p = this.pending;
+    this.pending = undefined;
+    if (!p) return;
+    if (!applied) { this.needFullSync = true; return; }
+    this.needFullSync = false;
+    for (const n of p.deleted) this.existingNat.delete(n);
+    for (const n of p.declaredNat) this.existingNat.add(n);
+    this.cache = new Map(p.rules);
+  }
+}
+
+/**
+ * The node addresses matching explicit nodePortAddresses, as upstream GetNodeIPs over the
+ * host's interfaces. Offline, the interfaces are `lo` (127.0.0.1 / ::1) then the node IPs in
+ * the given order. Loopback is skipped for IPv6 and when localhost node ports are off.
+ */
+export function nodePortIPs(c: ProxierConfig): string[] {
+  const loop = c.family === 'IPv4' ? '127.0.0.1' : '::1';
+  const out: string[] = [];
+  for (const ip of [loop, ...c.nodeIPs]) {
+    if (out.includes(ip)) continue;
+    if (!c.nodePortAddresses.some((cidr) => cidrContainsSafe(cidr, ip))) continue;
+    if (ip === loop && (c.family === 'IPv6' || !c.localhostNodePorts)) continue;
+    out.push(ip);
+  }
+  return out;
+}
+
+function cidrContainsSafe(cidr: string, ip: string): boolean {
+  try { return cidrContains(cidr, ip); } catch { return false; }
+}
+
+export function buildProxier(config: ProxierConfig, deps?: IptablesDeps): Proxier {
+  if (config.mode !== 'iptables') throw new Error(`iptables backend given mode ${config.mode}`);
+  return new IptablesProxier(config, deps);
+}
+
+/** Canonical form of a restore input (upstream's sortIPTablesRules). */
+export function canonicalize(artifact: Artifact): string {
+  return canonicalizeRestore(artifact.text);
+}

@@ -1,0 +1,247 @@
+// The embedded MVCC store: StoreBackend over an in-memory index, a history ring and (with a
+// data directory) a write-ahead log with group commit plus periodic snapshots.
+//
+// A write is validated against the newest state including writes still waiting for their
+// fsync (`pending`), gets the next revision, and is applied to the index, the history and the
+// watchers only once durable. Reads therefore never see an unacknowledged write, and
+// `currentRevision()` is the last durable revision.
+import { kdpError } from '../errors.js';
+import type {
+  KeyValue, ListOptions, ListResult, StoreBackend, StoreEvent, StoreStats, Watcher, WatchHandlers,
+} from './types.js';
+import { KeyIndex, listAtRevision } from './mvcc.js';
+import { EventRing } from './history.js';
+import { WatchHub } from './watch-hub.js';
+import { GroupCommitter } from './group-commit.js';
+import { deleteEvent, putEvent } from './events.js';
+import { encodeWalRecord, type WalRecord } from './record-codec.js';
+import { resolveStoreOptions, type EmbeddedStoreOptions, type ResolvedOptions } from './options.js';
+import { WalWriter } from './wal.js';
+import { pruneBefore, recover } from './recover.js';
+import { writeSnapshot } from './snapshot.js';
+
+type Mutation =
+  | { readonly kind: 'event'; readonly event: StoreEvent }
+  | { readonly kind: 'compact'; readonly revision: number };
+
+/** What a store starts from: a recovered (or empty) state and, when durable, its WAL. */
+export interface StoreStart {
+  readonly index: KeyIndex;
+  readonly ring: EventRing;
+  readonly revision: number;
+  readonly wal: WalWriter | undefined;
+}
+
+export class EmbeddedStore implements StoreBackend {
+  private readonly index: KeyIndex;
+  private readonly ring: EventRing;
+  private readonly hub: WatchHub;
+  private readonly committer: GroupCommitter<Mutation>;
+  private readonly wal: WalWriter | undefined;
+  /** Newest not-yet-durable state per key (null: deleted) and the revision that set it. */
+  private readonly pending = new Map<string, { kv: KeyValue | null; revision: number }>();
+  private committedRev: number;
+  private assignedRev: number;
+  private closing: Promise<void> | undefined;
+  private snapshotting: Promise<void> | undefined;
+  private writesSinceSnapshot = 0;
+  private bytesSinceSnapshot = 0;
+  private lastSnapshotBytes = 0;
+
+  constructor(
+    start: StoreStart,
+    private readonly opts: ResolvedOptions,
+  ) {
+    this.index = start.index;
+    this.ring = start.ring;
+    this.wal = start.wal;
+    this.committedRev = start.revision;
+    this.assignedRev = start.revision;
+    this.hub = new WatchHub(opts.watchQueueLimit);
+    this.committer = new GroupCommitter(this.wal, (items) => this.onCommitted(items));
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    this.assertOpen();
+    return this.index.get(key);
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    this.assertOpen();
+    const limit = opts.limit ?? 0;
+    const rev = opts.revision ?? 0;
+    if (rev === 0 || rev === this.committedRev) {
+      const page = this.index.page(prefix, opts.startAfter, limit);
+      return { ...page, revision: this.committedRev };
+    }
+    if (rev > this.committedRev) {
+      const msg = `Too large resource version: ${rev}, current: ${this.committedRev}`;
+      throw kdpError('KDP_TIMEOUT', msg);
+    }
+    this.assertRetained(rev);
+    const newer = this.ring.newestFirstAfter(rev);
+    const page = listAtRevision(this.index, newer, prefix, opts.startAfter, limit);
+    return { ...page, revision: rev };
+  }
+
+  async create(key: string, value: string): Promise<KeyValue> {
+    this.assertOpen();
+    if (this.latest(key)) throw kdpError('KDP_ALREADY_EXISTS', `key "${key}" already exists`);
+    const ev = putEvent(undefined, key, value, ++this.assignedRev);
+    await this.submit(ev, { type: 'put', revision: ev.kv.modRevision, key, value });
+    return ev.kv;
+  }
+
+  async update(key: string, value: string, expectedModRevision?: number): Promise<KeyValue> {
+    this.assertOpen();
+    const prev = this.existing(key, expectedModRevision);
+    const ev = putEvent(prev, key, value, ++this.assignedRev);
+    await this.submit(ev, { type: 'put', revision: ev.kv.modRevision, key, value });
+    return ev.kv;
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    this.assertOpen();
+    const prev = this.existing(key, expectedModRevision);
+    const ev = deleteEvent(prev, ++this.assignedRev);
+    await this.submit(ev, { type: 'delete', revision: ev.kv.modRevision, key });
+    return ev.kv;
+  }
+
+  watch(prefix: string, afterRevision: number, handlers: WatchHandlers): Watcher {
+    this.assertOpen();
+    this.assertRetained(afterRevision);
+    return this.hub.add(prefix, afterRevision, this.ring.since(afterRevision), handlers);
+  }
+
+  currentRevision(): number {
+    return this.committedRev;
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen();
+    if (revision > this.committedRev) {
+      const msg = `cannot compact to revision ${revision}, newer than ${this.committedRev}`;
+      throw kdpError('KDP_BAD_REQUEST', msg);
+    }
+    if (revision <= this.ring.floor) return;
+    const frame = this.wal ? encodeWalRecord({ type: 'compact', revision }) : undefined;
+    await this.committer.submit({ kind: 'compact', revision }, frame);
+  }
+
+  stats(): StoreStats {
+    return {
+      revision: this.committedRev,
+      compactedRevision: this.ring.floor,
+      keys: this.index.size,
+    };
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    await this.committer.drain();
+    while (this.snapshotting) await this.snapshotting;
+    await this.wal?.close();
+    this.hub.closeAll(kdpError('KDP_STORE_CLOSED', 'store closed'));
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw kdpError('KDP_STORE_CLOSED', 'store is closed');
+  }
+
+  private assertRetained(revision: number): void {
+    if (revision < this.ring.floor) {
+      const msg = `revision ${revision} has been compacted (oldest available: ${this.ring.floor})`;
+      throw kdpError('KDP_GONE', msg);
+    }
+  }
+
+  private latest(key: string): KeyValue | undefined {
+    const p = this.pending.get(key);
+    return p ? (p.kv ?? undefined) : this.index.get(key);
+  }
+
+  private existing(key: string, expectedModRevision: number | undefined): KeyValue {
+    const prev = this.latest(key);
+    if (!prev) throw kdpError('KDP_NOT_FOUND', `key "${key}" not found`);
+    if (expectedModRevision !== undefined && prev.modRevision !== expectedModRevision) {
+      const msg = `key "${key}" is at revision ${prev.modRevision}, not ${expectedModRevision}`;
+      throw kdpError('KDP_CONFLICT', msg);
+    }
+    return prev;
+  }
+
+  private submit(ev: StoreEvent, rec: WalRecord): Promise<void> {
+    this.pending.set(ev.kv.key, {
+      kv: ev.type === 'delete' ? null : ev.kv,
+      revision: ev.kv.modRevision,
+    });
+    const frame = this.wal ? encodeWalRecord(rec) : undefined;
+    if (frame) this.bytesSinceSnapshot += frame.length;
+    return this.committer.submit({ kind: 'event', event: ev }, frame);
+  }
+
+  private onCommitted(items: readonly Mutation[]): void {
+    const events: StoreEvent[] = [];
+    for (const m of items) {
+      if (m.kind === 'compact') {
+        this.ring.compact(m.revision);
+        continue;
+      }
+      const ev = m.event;
+      if (ev.type === 'delete') this.index.remove(ev.kv.key);
+      else this.index.put(ev.kv);
+      this.ring.push(ev);
+      const p = this.pending.get(ev.kv.key);
+      if (p && p.revision === ev.kv.modRevision) this.pending.delete(ev.kv.key);
+      this.committedRev = ev.kv.modRevision;
+      events.push(ev);
+    }
+    this.writesSinceSnapshot += events.length;
+    if (events.length > 0) this.hub.publish(events);
+    this.maybeSnapshot();
+  }
+
+  private maybeSnapshot(): void {
+    const { dataDir, snapshotEvery, snapshotBytes, fsync } = this.opts;
+    if (!this.wal || !dataDir || this.snapshotting) return;
+    if (this.writesSinceSnapshot < snapshotEvery && this.bytesSinceSnapshot < snapshotBytes) return;
+    // Amortised: a snapshot (whole state) is only rewritten once the WAL grew by half its size.
+    if (this.bytesSinceSnapshot < this.lastSnapshotBytes / 2) return;
+    this.writesSinceSnapshot = 0;
+    this.bytesSinceSnapshot = 0;
+    const revision = this.committedRev;
+    const kvs = this.index.values();
+    const firstKeptSeq = this.wal.requestRotate();
+    this.snapshotting = writeSnapshot(dataDir, revision, this.ring.floor, kvs, fsync)
+      .then((bytes) => {
+        this.lastSnapshotBytes = bytes;
+        return pruneBefore(dataDir, revision, firstKeptSeq, fsync);
+      })
+      .catch((err: unknown) => this.opts.onBackgroundError(err))
+      .finally(() => {
+        this.snapshotting = undefined;
+      });
+  }
+}
+
+/**
+ * Opens (recovering) or creates the store in `dataDir`; without `dataDir`, an in-memory store.
+ * Only one process may use a data directory at a time.
+ */
+export async function buildEmbeddedStore(o: EmbeddedStoreOptions = {}): Promise<StoreBackend> {
+  const opts = resolveStoreOptions(o);
+  const limits = { maxEvents: opts.historyWindow, maxBytes: opts.historyBytes };
+  if (opts.dataDir === undefined) {
+    return new EmbeddedStore(
+      { index: new KeyIndex(), ring: new EventRing(limits), revision: 1, wal: undefined }, opts);
+  }
+  const r = await recover(opts.dataDir, limits);
+  const walOpts = { fsync: opts.fsync, segmentBytes: opts.segmentBytes };
+  const wal = await WalWriter.open(opts.dataDir, walOpts, r.tail, r.nextSeq);
+  return new EmbeddedStore({ index: r.index, ring: r.ring, revision: r.revision, wal }, opts);
+}

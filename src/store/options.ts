@@ -1,0 +1,52 @@
+// Options of the embedded store, validated and defaulted in one place.
+import { kdpError } from '../errors.js';
+
+export interface EmbeddedStoreOptions {
+  /** Directory for WAL segments and snapshots. Absent: an in-memory store (nothing durable). */
+  readonly dataDir?: string;
+  /** fdatasync every group-commit batch before acknowledging it (default true). */
+  readonly fsync?: boolean;
+  /** Take a snapshot after this many writes since the last one (default 10,000). */
+  readonly snapshotEvery?: number;
+  /** ... or after this many WAL bytes since the last one (default 64 MiB). */
+  readonly snapshotBytes?: number;
+  /** Start a new WAL segment past this size (default 64 MiB). */
+  readonly segmentBytes?: number;
+  /** History window: at most this many past revisions kept for watch/list (default 10,000). */
+  readonly historyWindow?: number;
+  /** ... and at most about this many bytes of them (default 64 MiB). */
+  readonly historyBytes?: number;
+  /** A watcher more than this many events behind is closed with KDP_GONE (default 100,000). */
+  readonly watchQueueLimit?: number;
+  /** Receives errors of background work (snapshots); writes stay safe in the WAL. */
+  readonly onBackgroundError?: (err: unknown) => void;
+}
+
+export type ResolvedOptions = Required<Omit<EmbeddedStoreOptions, 'dataDir'>> & {
+  readonly dataDir: string | undefined;
+};
+
+const MIB = 1024 * 1024;
+
+export function resolveStoreOptions(o: EmbeddedStoreOptions): ResolvedOptions {
+  const r: ResolvedOptions = {
+    dataDir: o.dataDir,
+    fsync: o.fsync ?? true,
+    snapshotEvery: o.snapshotEvery ?? 10_000,
+    snapshotBytes: o.snapshotBytes ?? 64 * MIB,
+    segmentBytes: o.segmentBytes ?? 64 * MIB,
+    historyWindow: o.historyWindow ?? 10_000,
+    historyBytes: o.historyBytes ?? 64 * MIB,
+    watchQueueLimit: o.watchQueueLimit ?? 100_000,
+    onBackgroundError: o.onBackgroundError ?? (() => {}),
+  };
+  for (const k of [
+    'snapshotEvery', 'snapshotBytes', 'segmentBytes', 'historyWindow', 'historyBytes',
+    'watchQueueLimit',
+  ] as const) {
+    if (!Number.isInteger(r[k]) || r[k] < 1) {
+      throw kdpError('KDP_CONFIG', `store option ${k} must be a positive integer, got ${r[k]}`);
+    }
+  }
+  return r;
+}

@@ -1,0 +1,83 @@
+// The contract suites run against every StoreBackend implementation.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildEmbeddedStore, buildMemoryStore, type MemoryStoreOptions } from '../../src/store/index.js';
+import type { StoreBackend, StoreEvent, Watcher } from '../../src/store/types.js';
+
+export interface Opened {
+  readonly store: StoreBackend;
+  readonly cleanup: () => Promise<void>;
+}
+
+export const backends: readonly { name: string; open(o?: MemoryStoreOptions): Promise<Opened> }[] = [
+  {
+    name: 'memory',
+    async open(o) {
+      const store = buildMemoryStore(o);
+      return { store, cleanup: () => store.close() };
+    },
+  },
+  {
+    name: 'embedded',
+    async open(o) {
+      const dataDir = await tempDir();
+      const store = await buildEmbeddedStore({ ...o, dataDir });
+      return {
+        store,
+        cleanup: async () => {
+          await store.close();
+          await rm(dataDir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+
+export function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'kdp-store-t-'));
+}
+
+/** Records a watch's events and close; `waitFor(n)` resolves once n events arrived. */
+export function collect(
+  start: (h: { onEvents(e: readonly StoreEvent[]): void; onClose(err?: Error): void }) => Watcher,
+) {
+  const events: StoreEvent[] = [];
+  const batches: number[] = [];
+  let closed: { err?: Error } | undefined;
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      if (events.length >= w.n || closed) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  const watcher = start({
+    onEvents(e) {
+      events.push(...e);
+      batches.push(e.length);
+      check();
+    },
+    onClose(err) {
+      closed = { err };
+      check();
+    },
+  });
+  return {
+    watcher,
+    events,
+    batches,
+    closed: () => closed,
+    waitFor: (n: number) => new Promise<void>((resolve) => {
+      waiters.push({ n, resolve });
+      check();
+    }),
+  };
+}
+
+/** Lets queued microtasks and immediates run (watch delivery is asynchronous). */
+export function settle(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}
