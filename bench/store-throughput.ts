@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildEmbeddedStore, buildMemoryStore } from '../src/store/index.js';
 import type { StoreBackend, StoreEvent } from '../src/store/types.js';
-import { mulberry32, podJson } from './store-pod-gen.js';
+import { mulberry32, podJson, type PodRef } from './store-pod-gen.js';
 
 const MB = 1024 * 1024;
 const quick = process.argv.includes('--quick');
@@ -24,24 +24,30 @@ async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-/** Creates `total` pods with `writers` concurrent writers; returns creates per second. */
-async function fill(s: StoreBackend, total: number, writers: number, seed: number) {
+type Phase = 'running' | 'pending';
+
+function pods(total: number, seed: number, phase: Phase = 'running'): PodRef[] {
   const rnd = mulberry32(seed);
+  return Array.from({ length: total }, (_, i) => podJson(rnd, i, phase));
+}
+
+/** Creates `list` with `writers` concurrent writers; returns creates per second. */
+async function fill(s: StoreBackend, list: readonly PodRef[], writers: number): Promise<number> {
   let next = 0;
   const t0 = performance.now();
   await Promise.all(Array.from({ length: writers }, async () => {
-    while (next < total) {
-      const p = podJson(rnd, next++);
+    while (next < list.length) {
+      const p = list[next++]!;
       await s.create(p.key, p.json);
     }
   }));
-  return total / ((performance.now() - t0) / 1000);
+  return list.length / ((performance.now() - t0) / 1000);
 }
 
 async function durableCreates(writers: number, total: number): Promise<number> {
   return withDir(async (dir) => {
     const s = await buildEmbeddedStore({ dataDir: dir });
-    const rate = await fill(s, total, writers, writers);
+    const rate = await fill(s, pods(total, writers), writers);
     await s.close();
     return rate;
   });
@@ -53,7 +59,7 @@ function fmt(n: number, digits = 0): string {
 
 async function listing(): Promise<void> {
   const s = buildMemoryStore();
-  await fill(s, PODS, 200, 3);
+  await fill(s, pods(PODS, 3), 200);
   let t0 = performance.now();
   const all = await s.list('/registry/pods/');
   const fullMs = performance.now() - t0;
@@ -84,7 +90,7 @@ async function fanOut(): Promise<void> {
     },
   }));
   const t0 = performance.now();
-  await fill(s, EVENTS, 50, 5);
+  await fill(s, pods(EVENTS, 5), 50);
   await new Promise((r) => setImmediate(r));
   const ms = performance.now() - t0;
   const ok = got.every((revs) => revs.length === EVENTS && revs.every((r, i) => r === i + 2));
@@ -105,14 +111,26 @@ function rss(): { rss: number; heap: number } {
 /** Child: load PODS pods into a durable store (phase load) or reopen it (phase replay). */
 async function memoryChild(phase: string, dir: string): Promise<void> {
   const base = rss();
+  const input = phase === 'replay' ? [] : pods(PODS, 11, phase as Phase);
+  const bytes = input.reduce((n, p) => n + p.json.length, 0) / Math.max(1, input.length);
   const t0 = performance.now();
   const s = await buildEmbeddedStore({ dataDir: dir });
-  if (phase === 'load') await fill(s, PODS, 100, 11);
+  const rate = input.length > 0 ? await fill(s, input, 100) : 0;
   const ms = performance.now() - t0;
+  input.length = 0; // the store now holds the only copies
+  rss();
+  await new Promise((r) => setTimeout(r, 200)); // array buffers are freed by a background sweeper
   const m = rss();
   const stats = s.stats();
+  if (process.argv.includes('--verbose')) {
+    console.error(process.memoryUsage());
+    const v8 = await import('node:v8');
+    for (const sp of v8.getHeapSpaceStatistics()) {
+      console.error(sp.space_name, (sp.space_size / MB).toFixed(1), (sp.space_used_size / MB).toFixed(1));
+    }
+  }
   await s.close();
-  console.log(JSON.stringify({ phase, ms, base, ...m, keys: stats.keys }));
+  console.log(JSON.stringify({ phase, ms, rate, bytes, base, ...m, keys: stats.keys }));
 }
 
 function runChild(phase: string, dir: string) {
@@ -121,17 +139,19 @@ function runChild(phase: string, dir: string) {
   const r = spawnSync(process.execPath, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`child ${phase} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as {
-    ms: number; rss: number; heap: number; base: { rss: number }; keys: number;
+    ms: number; rate: number; bytes: number; rss: number; heap: number; base: { rss: number };
+    keys: number;
   };
 }
 
-async function memory(): Promise<void> {
+async function memory(phase: Phase): Promise<void> {
   await withDir(async (dir) => {
-    const load = runChild('load', dir);
-    console.log(`memory, ${fmt(load.keys)} pods (~1.9 KB JSON) loaded durably: ` +
-      `RSS ${fmt(load.rss)} MB (process baseline ${fmt(load.base.rss)} MB), heapUsed ` +
-      `${fmt(load.heap)} MB; load ${fmt(PODS / (load.ms / 1000))} creates/s at 100 writers; ` +
-      `ratio to 300 MB target: ${fmt(load.rss / 300, 2)}`);
+    const load = runChild(phase, dir);
+    console.log(`memory, ${fmt(load.keys)} ${phase} pods (${fmt(load.bytes)} B JSON each) ` +
+      `loaded durably: RSS ${fmt(load.rss)} MB (process baseline ${fmt(load.base.rss)} MB), ` +
+      `heapUsed ${fmt(load.heap)} MB; ratio to 300 MB target: ${fmt(load.rss / 300, 2)}; ` +
+      `load ${fmt(load.rate)} creates/s at 100 writers`);
+    if (phase !== 'running') return;
     const rep = runChild('replay', dir);
     console.log(`reopen (snapshot + WAL replay) of ${fmt(rep.keys)} pods: ${fmt(rep.ms)} ms; ` +
       `RSS after ${fmt(rep.rss)} MB, heapUsed ${fmt(rep.heap)} MB`);
@@ -148,7 +168,8 @@ async function main(): Promise<void> {
     `${fmt(fifty / 3000, 2)}`);
   await listing();
   await fanOut();
-  await memory();
+  await memory('pending');
+  await memory('running');
 }
 
 await main();

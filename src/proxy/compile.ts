@@ -10,6 +10,8 @@
 // families the output is the IPv4 text then the IPv6 text, each preceded by a `# IPv4` /
 // `# IPv6` line (comments every restore/nft reader skips).
 
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseCIDR } from '../api/net.js';
 import type { EndpointSlice, KubeObject, Node, Service, ServiceCIDR } from '../api/types.js';
 import { kdpError } from '../errors.js';
@@ -31,17 +33,13 @@ export type BackendLoader = (mode: ProxyMode) => Promise<BackendModule>;
 
 /** Loads `./<mode>/proxier.js`; a backend that does not exist yet is a clear KDP_CONFIG. */
 export const loadBackend: BackendLoader = async (mode) => {
-  const url = new URL(`./${mode}/proxier.js`, import.meta.url).href;
-  let mod: Partial<BackendModule>;
-  try {
-    mod = (await import(url)) as Partial<BackendModule>;
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes('proxier')) {
-      throw kdpError('KDP_CONFIG', `proxy mode ${mode}: no backend (src/proxy/${mode}/proxier.ts)`);
-    }
-    throw e;
+  const dir = new URL(`./${mode}/`, import.meta.url);
+  const file = ['proxier.js', 'proxier.ts'].map((f) => new URL(f, dir))
+    .find((u) => existsSync(fileURLToPath(u)));
+  if (!/^[a-z]+$/.test(mode) || file === undefined) {
+    throw kdpError('KDP_CONFIG', `proxy mode ${mode}: no backend (src/proxy/${mode}/proxier.ts)`);
   }
+  const mod = (await import(new URL('proxier.js', dir).href)) as Partial<BackendModule>;
   if (typeof mod.buildProxier !== 'function') {
     throw kdpError('KDP_CONFIG', `proxy mode ${mode}: backend does not export buildProxier`);
   }

@@ -14,7 +14,7 @@ import { EventRing } from './history.js';
 import { WatchHub } from './watch-hub.js';
 import { GroupCommitter } from './group-commit.js';
 import { deleteEvent, putEvent } from './events.js';
-import { encodeWalRecord, type WalRecord } from './record-codec.js';
+import { walFrameSize, type WalRecord } from './record-codec.js';
 import { resolveStoreOptions, type EmbeddedStoreOptions, type ResolvedOptions } from './options.js';
 import { WalWriter } from './wal.js';
 import { pruneBefore, recover } from './recover.js';
@@ -125,8 +125,8 @@ export class EmbeddedStore implements StoreBackend {
       throw kdpError('KDP_BAD_REQUEST', msg);
     }
     if (revision <= this.ring.floor) return;
-    const frame = this.wal ? encodeWalRecord({ type: 'compact', revision }) : undefined;
-    await this.committer.submit({ kind: 'compact', revision }, frame);
+    const record: WalRecord | undefined = this.wal ? { type: 'compact', revision } : undefined;
+    await this.committer.submit({ kind: 'compact', revision }, record);
   }
 
   stats(): StoreStats {
@@ -180,9 +180,9 @@ export class EmbeddedStore implements StoreBackend {
       kv: ev.type === 'delete' ? null : ev.kv,
       revision: ev.kv.modRevision,
     });
-    const frame = this.wal ? encodeWalRecord(rec) : undefined;
-    if (frame) this.bytesSinceSnapshot += frame.length;
-    return this.committer.submit({ kind: 'event', event: ev }, frame);
+    if (!this.wal) return this.committer.submit({ kind: 'event', event: ev }, undefined);
+    this.bytesSinceSnapshot += walFrameSize(rec);
+    return this.committer.submit({ kind: 'event', event: ev }, rec);
   }
 
   private onCommitted(items: readonly Mutation[]): void {

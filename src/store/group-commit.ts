@@ -5,15 +5,16 @@
 // in order. After a failed flush every pending and later write is rejected: the in-memory state
 // may be ahead of the disk, so the store must be reopened.
 import { kdpError } from '../errors.js';
+import type { WalRecord } from './record-codec.js';
 
-/** Where batches go: write every frame and make it durable before resolving. */
+/** Where batches go: write every record and make them durable before resolving. */
 export interface LogSink {
-  append(frames: readonly Buffer[]): Promise<void>;
+  append(records: readonly WalRecord[]): Promise<void>;
 }
 
 interface Entry<T> {
   readonly item: T;
-  readonly frame: Buffer | undefined;
+  readonly record: WalRecord | undefined;
   readonly resolve: () => void;
   readonly reject: (e: unknown) => void;
 }
@@ -28,11 +29,11 @@ export class GroupCommitter<T> {
     private readonly onCommitted: (items: readonly T[]) => void,
   ) {}
 
-  /** Resolves once `frame` is durable and `item` has been passed to `onCommitted`. */
-  submit(item: T, frame: Buffer | undefined): Promise<void> {
+  /** Resolves once `record` is durable and `item` has been passed to `onCommitted`. */
+  submit(item: T, record: WalRecord | undefined): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ item, frame, resolve, reject });
+      this.queue.push({ item, record, resolve, reject });
       if (!this.running) {
         this.running = new Promise<void>((done) => queueMicrotask(() => void this.run().then(done)));
       }
@@ -49,8 +50,8 @@ export class GroupCommitter<T> {
       const batch = this.queue;
       this.queue = [];
       try {
-        const frames = batch.flatMap((e) => (e.frame ? [e.frame] : []));
-        if (this.sink && frames.length > 0) await this.sink.append(frames);
+        const records = batch.flatMap((e) => (e.record ? [e.record] : []));
+        if (this.sink && records.length > 0) await this.sink.append(records);
         this.onCommitted(batch.map((e) => e.item));
       } catch (e) {
         this.fail(e, batch);

@@ -24,28 +24,51 @@ export type WalRecord =
 /** Allocates a frame with room for `payloadSize` bytes; `fill` writes the payload at offset 8. */
 export function buildFrame(payloadSize: number, fill: (buf: Buffer, at: number) => void): Buffer {
   const buf = Buffer.allocUnsafe(FRAME_HEADER + payloadSize);
-  fill(buf, FRAME_HEADER);
-  buf.writeUInt32LE(payloadSize, 0);
-  buf.writeUInt32LE(crc32(buf.subarray(FRAME_HEADER)), 4);
+  sealFrame(buf, 0, payloadSize, fill);
   return buf;
 }
 
-export function encodeWalRecord(rec: WalRecord): Buffer {
-  if (rec.type === 'compact' || rec.type === 'commit') {
-    return buildFrame(9, (b, at) => {
-      b[at] = rec.type === 'compact' ? TYPE_COMPACT : TYPE_COMMIT;
-      b.writeDoubleLE(rec.revision, at + 1);
-    });
-  }
-  const keyLen = Buffer.byteLength(rec.key);
+/** Writes a frame at `at` of `buf` (which has room); returns the offset after it. */
+export function sealFrame(
+  buf: Buffer, at: number, payloadSize: number, fill: (buf: Buffer, at: number) => void,
+): number {
+  const start = at + FRAME_HEADER;
+  fill(buf, start);
+  buf.writeUInt32LE(payloadSize, at);
+  buf.writeUInt32LE(crc32(buf.subarray(start, start + payloadSize)), at + 4);
+  return start + payloadSize;
+}
+
+function payloadSize(rec: WalRecord): number {
+  if (rec.type === 'compact' || rec.type === 'commit') return 9;
   const valueLen = rec.type === 'put' ? Buffer.byteLength(rec.value) : 0;
-  return buildFrame(13 + keyLen + valueLen, (b, at) => {
-    b[at] = rec.type === 'put' ? TYPE_PUT : TYPE_DELETE;
-    b.writeDoubleLE(rec.revision, at + 1);
-    b.writeUInt32LE(keyLen, at + 9);
-    b.write(rec.key, at + 13, keyLen, 'utf8');
-    if (rec.type === 'put') b.write(rec.value, at + 13 + keyLen, valueLen, 'utf8');
+  return 13 + Buffer.byteLength(rec.key) + valueLen;
+}
+
+/** Bytes the framed record takes. */
+export function walFrameSize(rec: WalRecord): number {
+  return FRAME_HEADER + payloadSize(rec);
+}
+
+/** Encodes `rec` as a frame at `at` of `buf` (room checked by the caller); returns the end. */
+export function writeWalFrame(buf: Buffer, at: number, rec: WalRecord): number {
+  return sealFrame(buf, at, payloadSize(rec), (b, p) => {
+    b[p] = TYPE_OF[rec.type];
+    b.writeDoubleLE(rec.revision, p + 1);
+    if (rec.type !== 'put' && rec.type !== 'delete') return;
+    const keyLen = b.write(rec.key, p + 13, 'utf8');
+    b.writeUInt32LE(keyLen, p + 9);
+    if (rec.type === 'put') b.write(rec.value, p + 13 + keyLen, 'utf8');
   });
+}
+
+const TYPE_OF = { put: TYPE_PUT, delete: TYPE_DELETE, compact: TYPE_COMPACT, commit: TYPE_COMMIT };
+
+/** One record as its own frame (tests and tools; the WAL writes into a reused buffer). */
+export function encodeWalRecord(rec: WalRecord): Buffer {
+  const buf = Buffer.allocUnsafe(walFrameSize(rec));
+  writeWalFrame(buf, 0, rec);
+  return buf;
 }
 
 /** Decodes one WAL payload; undefined when its structure is invalid. */

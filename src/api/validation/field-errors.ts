@@ -14,6 +14,11 @@ export function formatValue(v: unknown): string {
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) {
     return `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}`;
   }
+  if (typeof v === 'object' && Object.values(v).every((x) => typeof x === 'string')) {
+    const m = v as Record<string, string>;
+    const entries = Object.keys(m).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(m[k])}`);
+    return `map[string]string{${entries.join(', ')}}`;
+  }
   return JSON.stringify(v);
 }
 

@@ -28,11 +28,13 @@ export function parseListText(text: string): NftRuleset {
   const c: Cursor = { lines: text.split('\n'), i: 0 };
   const rs: NftRuleset = { tables: new Map() };
   for (; c.i < c.lines.length; c.i++) {
-    const line = c.lines[c.i]!.trim();
-    if (line === '' || line.startsWith('#')) continue;
+    const raw = c.lines[c.i]!.trim();
+    if (raw === '' || raw.startsWith('#')) continue;
+    const { text: line, handle } = stripHandle(raw);
     const m = /^table (\S+) (\S+) \{$/.exec(line);
     if (!m || !isFamily(m[1]!)) fail(c, 'expected "table FAMILY NAME {"');
     const t = newTable(m[1] as NftTable['family'], m[2]!);
+    if (handle !== undefined) t.handle = handle;
     c.i++;
     parseTableBody(c, t);
     rs.tables.set(tableKey(t.family, t.name), t);
@@ -42,7 +44,7 @@ export function parseListText(text: string): NftRuleset {
 
 function parseTableBody(c: Cursor, t: NftTable): void {
   for (; c.i < c.lines.length; c.i++) {
-    const line = stripHandle(c.lines[c.i]!.trim()).text;
+    const { text: line, handle } = stripHandle(c.lines[c.i]!.trim());
     if (line === '') continue;
     if (line === '}') return;
     let m: RegExpExecArray | null;
@@ -51,14 +53,18 @@ function parseTableBody(c: Cursor, t: NftTable): void {
     else if ((m = /^(set|map) (\S+) \{$/.exec(line))) {
       const name = m[2]!;
       c.i++;
-      t.sets.set(name, parseSetBody(c, m[1] as 'set' | 'map', name));
+      t.sets.set(name, withHandle(parseSetBody(c, m[1] as 'set' | 'map', name), handle));
     } else if ((m = /^chain (\S+) \{$/.exec(line))) {
       const name = m[1]!;
       c.i++;
-      t.chains.set(name, parseChainBody(c, name));
+      t.chains.set(name, withHandle(parseChainBody(c, name), handle));
     } else fail(c, 'unknown table statement');
   }
   fail(c, 'table not closed', c.lines.length);
+}
+
+function withHandle<T extends object>(o: T, handle: number | undefined): T {
+  return handle === undefined ? o : { ...o, handle };
 }
 
 function stripHandle(line: string): { text: string; handle?: number } {
@@ -208,7 +214,7 @@ function formatListElement(e: NftElement): string {
 }
 
 function formatSet(s: NftSet): string[] {
-  const out = [`\t${s.kind} ${s.name} {`];
+  const out = [`\t${s.kind} ${s.name} {${handleSuffix(s.handle)}`];
   out.push(s.typeof !== undefined ? `\t\ttypeof ${s.typeof}` : `\t\ttype ${s.type}`);
   if (s.policy !== undefined) out.push(`\t\tpolicy ${s.policy}`);
   if (s.size !== undefined) out.push(`\t\tsize ${s.size}`);
@@ -229,7 +235,7 @@ function formatSet(s: NftSet): string[] {
 }
 
 function formatChain(ch: NftChain): string[] {
-  const out = [`\tchain ${ch.name} {`];
+  const out = [`\tchain ${ch.name} {${handleSuffix(ch.handle)}`];
   if (ch.type !== undefined) {
     let head = `\t\ttype ${ch.type} hook ${ch.hook ?? ''}`;
     if (ch.device !== undefined) head += ` device ${quote(ch.device)}`;
@@ -247,11 +253,15 @@ function formatChain(ch: NftChain): string[] {
   return out;
 }
 
+function handleSuffix(h: number | undefined): string {
+  return h === undefined ? '' : ` # handle ${h}`;
+}
+
 /** Format as `nft list ruleset` does: sets and maps first, then chains. */
 export function formatListText(rs: NftRuleset): string {
   const out: string[] = [];
   for (const t of rs.tables.values()) {
-    out.push(`table ${t.family} ${t.name} {`);
+    out.push(`table ${t.family} ${t.name} {${handleSuffix(t.handle)}`);
     if (t.comment !== undefined) out.push(`\tcomment ${quote(t.comment)}`);
     if (t.flags?.length) out.push(`\tflags ${t.flags.join(',')}`);
     const blocks = [...[...t.sets.values()].map(formatSet), ...[...t.chains.values()].map(formatChain)];

@@ -26,6 +26,8 @@ export interface NftChain {
   readonly device?: string;
   readonly comment?: string;
   readonly rules: NftRule[];
+  /** Kernel handle when read from a listing; ignored by comparisons. */
+  readonly handle?: number;
 }
 
 export interface NftElement {
@@ -55,6 +57,7 @@ export interface NftSet {
   readonly comment?: string;
   /** Keyed by the joined key (`a . b`), insertion-ordered. */
   readonly elements: Map<string, NftElement>;
+  readonly handle?: number;
 }
 
 export interface NftTable {
@@ -62,6 +65,7 @@ export interface NftTable {
   readonly name: string;
   comment?: string;
   flags?: readonly string[];
+  handle?: number;
   readonly chains: Map<string, NftChain>;
   readonly sets: Map<string, NftSet>;
 }

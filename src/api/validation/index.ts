@@ -1,0 +1,101 @@
+// Validation entry point: `validate(obj, old?)` returns EVERY problem as upstream would report
+// it (field path, CauseType reason, upstream wording), or [] when the object is valid. Call it
+// after `applyDefaults` (upstream validates defaulted objects, so unset defaults are reported as
+// Required). The API server turns a non-empty list into KDP_INVALID with `invalidMessage`.
+
+import type { KubeObject } from '../../client/types.js';
+import type { Cause } from './field-errors.js';
+import { validateObjectMetaUpdate } from './common.js';
+import {
+  validateEndpointSlice, validateEndpointSliceUpdate, validateEndpoints, validateLease,
+  validateServiceCIDR, validateServiceCIDRUpdate,
+} from './discovery.js';
+import {
+  validateBindingUpdate, validateClusterRole, validateClusterRoleBinding, validateConfigMap,
+  validateConfigMapUpdate, validateEvent, validateNamespace, validateNode, validateNodeUpdate,
+  validateRole, validateRoleBinding, validateSecret, validateSecretUpdate, validateServiceAccount,
+} from './misc.js';
+import { validatePod, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
+import { validateService, validateServiceUpdate } from './service.js';
+import {
+  validateDaemonSet, validateDaemonSetUpdate, validateDeployment, validateDeploymentUpdate,
+  validateJob, validateJobUpdate, validateReplicaSet, validateReplicaSetUpdate,
+} from './workloads.js';
+
+export type { Cause } from './field-errors.js';
+export { invalidMessage } from './field-errors.js';
+
+type Check = (o: never) => Cause[];
+type UpdateCheck = (o: never, old: never) => Cause[];
+
+interface KindValidation {
+  readonly create: Check;
+  /** Defaults to metadata-update checks plus `create`. */
+  readonly update?: UpdateCheck;
+}
+
+const withMeta = (create: Check): UpdateCheck => (o: never, old: never) => [
+  ...validateObjectMetaUpdate((o as KubeObject).metadata, (old as KubeObject).metadata),
+  ...create(o),
+];
+
+const RBAC = 'rbac.authorization.k8s.io/v1';
+
+const KINDS: Record<string, KindValidation> = {
+  'v1|Pod': { create: validatePod, update: validatePodUpdate },
+  'v1|Service': { create: validateService, update: validateServiceUpdate },
+  'v1|Endpoints': { create: validateEndpoints },
+  'v1|Namespace': { create: validateNamespace },
+  'v1|Node': { create: validateNode, update: validateNodeUpdate },
+  'v1|ConfigMap': { create: validateConfigMap, update: validateConfigMapUpdate },
+  'v1|Secret': { create: validateSecret, update: validateSecretUpdate },
+  'v1|ServiceAccount': { create: validateServiceAccount },
+  'v1|Event': { create: validateEvent },
+  'apps/v1|Deployment': { create: validateDeployment, update: validateDeploymentUpdate },
+  'apps/v1|ReplicaSet': { create: validateReplicaSet, update: validateReplicaSetUpdate },
+  'apps/v1|DaemonSet': { create: validateDaemonSet, update: validateDaemonSetUpdate },
+  'batch/v1|Job': { create: validateJob, update: validateJobUpdate },
+  'discovery.k8s.io/v1|EndpointSlice': {
+    create: validateEndpointSlice, update: validateEndpointSliceUpdate,
+  },
+  'coordination.k8s.io/v1|Lease': { create: validateLease },
+  'networking.k8s.io/v1|ServiceCIDR': {
+    create: validateServiceCIDR, update: validateServiceCIDRUpdate,
+  },
+  [`${RBAC}|Role`]: { create: validateRole },
+  [`${RBAC}|ClusterRole`]: { create: validateClusterRole },
+  [`${RBAC}|RoleBinding`]: {
+    create: validateRoleBinding,
+    update: (o: never, old: never) => validateBindingUpdate(o, old, true),
+  },
+  [`${RBAC}|ClusterRoleBinding`]: {
+    create: validateClusterRoleBinding,
+    update: (o: never, old: never) => validateBindingUpdate(o, old, false),
+  },
+};
+
+export interface ValidateOptions {
+  /** `status` validates a status-subresource write: identity metadata and status only. */
+  readonly subresource?: string;
+}
+
+/** Whether kdp has validation for this apiVersion/kind. */
+export function hasValidation(apiVersion: string, kind: string): boolean {
+  return `${apiVersion}|${kind}` in KINDS;
+}
+
+/**
+ * Validates `obj` (create) or the change `old` → `obj` (update). Unknown kinds yield [].
+ * Never throws for malformed input; every problem is a cause.
+ */
+export function validate(obj: KubeObject, old?: KubeObject, opts: ValidateOptions = {}): Cause[] {
+  const kv = KINDS[`${obj.apiVersion ?? ''}|${obj.kind ?? ''}`];
+  if (!kv) return [];
+  const o = obj as never;
+  if (old === undefined) return kv.create(o);
+  if (opts.subresource === 'status') {
+    if (obj.kind === 'Pod') return validatePodStatusUpdate(o, old as never);
+    return validateObjectMetaUpdate(obj.metadata, old.metadata);
+  }
+  return (kv.update ?? withMeta(kv.create))(o, old as never);
+}

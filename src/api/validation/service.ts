@@ -1,0 +1,274 @@
+// Service validation as upstream ValidateService / ValidateServiceUpdate (v1.33): ports, type,
+// session affinity, traffic policies, external IPs and source ranges, cluster IPs and families.
+// Allocation (clusterIP from the range, nodePort range) is the API server's job, before this.
+
+import type { Service, ServicePort } from '../types.js';
+import { parseIP } from '../net.js';
+import { isExternallyAccessible } from '../defaults/service.js';
+import {
+  type Cause, duplicate, forbidden, invalid, notSupported, required,
+} from './field-errors.js';
+import {
+  child, index, nameIsDNS1035Label, validateCIDR, validateIP, validateLabels,
+  validateNonSpecialIP, validateObjectMeta, validateObjectMetaUpdate,
+} from './common.js';
+import {
+  isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum,
+} from './names.js';
+import { PROTOCOLS } from './pod.js';
+
+const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+const AFFINITIES = ['ClientIP', 'None'];
+const POLICIES = ['Cluster', 'Local'];
+const FAMILIES = ['IPv4', 'IPv6'];
+const FAMILY_POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
+const KUBELET_PORT = 10250;
+
+const isHeadless = (svc: Service): boolean => svc.spec?.clusterIP === 'None';
+
+/** Go's %#v of the (protocol, port) key upstream reports duplicate ports with. */
+function portKey(p: ServicePort): string {
+  return `core.ServicePort{Name:"", Protocol:${JSON.stringify(p.protocol ?? '')}, `
+    + 'AppProtocol:(*string)(nil), Port:' + p.port + ', TargetPort:intstr.IntOrString'
+    + '{Type:0, IntVal:0, StrVal:""}, NodePort:0}';
+}
+
+function validatePort(p: ServicePort, requireName: boolean, names: Set<string>, path: string)
+  : Cause[] {
+  const out: Cause[] = [];
+  if (requireName && !p.name) out.push(required(child(path, 'name'), ''));
+  else if (p.name) {
+    for (const m of isDNS1123Label(p.name)) out.push(invalid(child(path, 'name'), p.name, m));
+    if (names.has(p.name)) out.push(duplicate(child(path, 'name'), p.name));
+    names.add(p.name);
+  }
+  for (const m of isValidPortNum(p.port)) out.push(invalid(child(path, 'port'), p.port ?? 0, m));
+  if (!p.protocol) out.push(required(child(path, 'protocol'), ''));
+  else if (!PROTOCOLS.includes(p.protocol)) out.push(notSupported(child(path, 'protocol'), p.protocol, PROTOCOLS));
+  const tp = p.targetPort;
+  const tpPath = child(path, 'targetPort');
+  if (typeof tp === 'number') for (const m of isValidPortNum(tp)) out.push(invalid(tpPath, tp, m));
+  else if (typeof tp === 'string') for (const m of isValidPortName(tp)) out.push(invalid(tpPath, tp, m));
+  if (p.appProtocol) {
+    for (const m of isQualifiedName(p.appProtocol)) out.push(invalid(child(path, 'appProtocol'), p.appProtocol, m));
+  }
+  return out;
+}
+
+function validatePorts(svc: Service): Cause[] {
+  const s = svc.spec!;
+  const ports = s.ports ?? [];
+  const out: Cause[] = [];
+  if (ports.length === 0 && !isHeadless(svc) && s.type !== 'ExternalName') {
+    out.push(required('spec.ports', ''));
+  }
+  const names = new Set<string>();
+  ports.forEach((p, i) => out.push(...validatePort(p, ports.length > 1, names, index('spec.ports', i))));
+  const nodePorts = new Set<string>();
+  const keys = new Set<string>();
+  ports.forEach((p, i) => {
+    const pp = index('spec.ports', i);
+    if (s.type === 'ClusterIP' && p.nodePort) {
+      out.push(forbidden(child(pp, 'nodePort'), "may not be used when `type` is 'ClusterIP'"));
+    }
+    if (s.type === 'LoadBalancer' && p.port === KUBELET_PORT) {
+      out.push(invalid(pp, p.port, `may not expose port ${KUBELET_PORT} externally since it is used by kubelet`));
+    }
+    if (p.nodePort) {
+      const k = `${p.protocol}/${p.nodePort}`;
+      if (nodePorts.has(k)) out.push(duplicate(child(pp, 'nodePort'), p.nodePort));
+      nodePorts.add(k);
+    }
+    const k = `${p.protocol}/${p.port}`;
+    if (keys.has(k)) out.push({ ...duplicate(pp, ''), message: `Duplicate value: ${portKey(p)}` });
+    keys.add(k);
+  });
+  return out;
+}
+
+function validateAffinity(svc: Service): Cause[] {
+  const s = svc.spec!;
+  const out: Cause[] = [];
+  if (!s.sessionAffinity) out.push(required('spec.sessionAffinity', ''));
+  else if (!AFFINITIES.includes(s.sessionAffinity)) {
+    out.push(notSupported('spec.sessionAffinity', s.sessionAffinity, AFFINITIES));
+  }
+  const cfgPath = 'spec.sessionAffinityConfig';
+  if (s.sessionAffinity === 'ClientIP') {
+    const why = 'when session affinity type is ClientIP';
+    const t = s.sessionAffinityConfig?.clientIP?.timeoutSeconds;
+    if (!s.sessionAffinityConfig) out.push(required(cfgPath, why));
+    else if (!s.sessionAffinityConfig.clientIP) out.push(required(`${cfgPath}.clientIP`, why));
+    else if (t === undefined) out.push(required(`${cfgPath}.clientIP.timeoutSeconds`, why));
+    else if (t <= 0 || t > 86400) {
+      out.push(invalid(`${cfgPath}.clientIP.timeoutSeconds`, t,
+        'must be greater than 0 and less than 86400'));
+    }
+  } else if (s.sessionAffinity === 'None' && s.sessionAffinityConfig) {
+    out.push(forbidden(cfgPath, 'must not be set when session affinity is None'));
+  }
+  return out;
+}
+
+function validateTrafficPolicies(svc: Service): Cause[] {
+  const s = svc.spec!;
+  const out: Cause[] = [];
+  const etp = s.externalTrafficPolicy;
+  if (!isExternallyAccessible(svc)) {
+    if (etp) out.push(invalid('spec.externalTrafficPolicy', etp, 'may only be set for externally-accessible services'));
+  } else if (!etp) out.push(required('spec.externalTrafficPolicy', ''));
+  else if (!POLICIES.includes(etp)) out.push(notSupported('spec.externalTrafficPolicy', etp, POLICIES));
+  const needsHC = s.type === 'LoadBalancer' && etp === 'Local';
+  if (!needsHC && s.healthCheckNodePort) {
+    out.push(invalid('spec.healthCheckNodePort', s.healthCheckNodePort,
+      "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
+  } else if (s.healthCheckNodePort) {
+    for (const m of isValidPortNum(s.healthCheckNodePort)) out.push(invalid('spec.healthCheckNodePort', s.healthCheckNodePort, m));
+  }
+  if (s.type !== 'ExternalName') {
+    const itp = s.internalTrafficPolicy;
+    if (!itp) out.push(required('spec.internalTrafficPolicy', ''));
+    else if (!POLICIES.includes(itp)) out.push(notSupported('spec.internalTrafficPolicy', itp, POLICIES));
+  }
+  if (s.trafficDistribution !== undefined && s.trafficDistribution !== 'PreferClose') {
+    out.push(notSupported('spec.trafficDistribution', s.trafficDistribution, ['PreferClose']));
+  }
+  return out;
+}
+
+function validateExternalName(svc: Service): Cause[] {
+  const s = svc.spec!;
+  const out: Cause[] = [];
+  const why = 'may not be set for ExternalName services';
+  if (s.clusterIP) out.push(forbidden('spec.clusterIP', why));
+  if (s.clusterIPs?.length) out.push(forbidden('spec.clusterIPs', why));
+  if (s.ipFamilies?.length) out.push(forbidden('spec.ipFamilies', why));
+  if (s.ipFamilyPolicy) out.push(forbidden('spec.ipFamilyPolicy', why));
+  const name = (s.externalName ?? '').replace(/\.$/, '');
+  for (const m of isDNS1123Subdomain(name)) out.push(invalid('spec.externalName', s.externalName ?? '', m));
+  return out;
+}
+
+function validateLoadBalancerFields(svc: Service): Cause[] {
+  const s = svc.spec!;
+  const out: Cause[] = [];
+  const lbOnly = "may only be used when `type` is 'LoadBalancer'";
+  const ranges = s.loadBalancerSourceRanges ?? [];
+  if (ranges.length > 0) {
+    // Upstream's path really is capitalised here.
+    const p = 'spec.LoadBalancerSourceRanges';
+    if (s.type !== 'LoadBalancer') out.push(forbidden(p, lbOnly));
+    ranges.forEach((r, i) => out.push(...validateCIDR(r.trim(), index(p, i))));
+  }
+  if (s.type === 'LoadBalancer') {
+    if (s.allocateLoadBalancerNodePorts === undefined) {
+      out.push(required('spec.allocateLoadBalancerNodePorts', ''));
+    }
+  } else if (s.allocateLoadBalancerNodePorts !== undefined) {
+    out.push(forbidden('spec.allocateLoadBalancerNodePorts', lbOnly));
+  }
+  if (s.loadBalancerClass !== undefined) {
+    if (s.type !== 'LoadBalancer') out.push(forbidden('spec.loadBalancerClass', lbOnly));
+    else for (const m of isQualifiedName(s.loadBalancerClass)) out.push(invalid('spec.loadBalancerClass', s.loadBalancerClass, m));
+  }
+  if (s.loadBalancerIP) out.push(...validateIP(s.loadBalancerIP, 'spec.loadBalancerIP'));
+  return out;
+}
+
+function validateClusterIPs(svc: Service): Cause[] {
+  const s = svc.spec!;
+  const out: Cause[] = [];
+  const ips = s.clusterIPs ?? [];
+  const ipsPath = 'spec.clusterIPs';
+  if (s.clusterIP) {
+    if (ips.length === 0) out.push(required(ipsPath, ''));
+    else if (ips[0] !== s.clusterIP) out.push(invalid(ipsPath, ips, 'first value must match `clusterIP`'));
+  } else if (ips.length > 0) {
+    out.push(invalid(ipsPath, ips, 'must be empty when `clusterIP` is not specified'));
+  }
+  const seen = new Set<string>();
+  (s.ipFamilies ?? []).forEach((f, i) => {
+    if (!FAMILIES.includes(f)) out.push(notSupported(index('spec.ipFamilies', i), f, FAMILIES));
+    if (seen.has(f)) out.push(duplicate(index('spec.ipFamilies', i), f));
+    seen.add(f);
+  });
+  if ((s.ipFamilies?.length ?? 0) > 2) out.push(invalid('spec.ipFamilies', s.ipFamilies, 'may only hold up to 2 values'));
+  if (s.ipFamilyPolicy !== undefined && !FAMILY_POLICIES.includes(s.ipFamilyPolicy)) {
+    out.push(notSupported('spec.ipFamilyPolicy', s.ipFamilyPolicy, FAMILY_POLICIES));
+  }
+  let bad = false;
+  ips.forEach((ip, i) => {
+    if (i === 0 && ip === 'None') {
+      if (ips.length > 1) { bad = true; out.push(invalid(ipsPath, ips, "'None' must be the first and only value")); }
+      return;
+    }
+    const errs = validateIP(ip, index(ipsPath, i));
+    if (errs.length > 0) { bad = true; out.push(...errs); }
+  });
+  if (ips.length > 2) out.push(invalid(ipsPath, ips, 'may only hold up to 2 values'));
+  if (bad) return out;
+  if (ips.length === 2 && parseIP(ips[0]!)!.family === parseIP(ips[1]!)!.family) {
+    out.push(invalid(ipsPath, ips, 'may specify no more than one IP for each IP family'));
+  }
+  if (!isHeadless(svc)) {
+    ips.forEach((ip, i) => {
+      const fam = s.ipFamilies?.[i];
+      const actual = parseIP(ip)?.family;
+      if (fam && actual && fam !== actual) {
+        out.push(invalid(index(ipsPath, i), ip, `expected an ${fam} value as indicated by \`ipFamilies[${i}]\``));
+      }
+    });
+  }
+  if (s.ipFamilyPolicy === 'SingleStack') {
+    if ((s.ipFamilies?.length ?? 0) > 1) {
+      out.push(invalid('spec.ipFamilies', s.ipFamilies, "must be a single value when `ipFamilyPolicy` is 'SingleStack'"));
+    }
+    if (ips.length > 1) {
+      out.push(invalid(ipsPath, ips, "must be a single value when `ipFamilyPolicy` is 'SingleStack'"));
+    }
+  }
+  return out;
+}
+
+export function validateService(svc: Service): Cause[] {
+  const out = validateObjectMeta(svc.metadata, { namespaced: true, nameFn: nameIsDNS1035Label });
+  if (!svc.spec) return [...out, required('spec', '')];
+  const s = svc.spec;
+  if (!s.type || !TYPES.includes(s.type)) out.push(notSupported('spec.type', s.type ?? '', TYPES));
+  if (s.type === 'ExternalName') out.push(...validateExternalName(svc));
+  else out.push(...validateClusterIPs(svc));
+  if ((s.type === 'LoadBalancer' || s.type === 'NodePort') && isHeadless(svc)) {
+    out.push(invalid('spec.clusterIPs[0]', 'None', `may not be set to 'None' for ${s.type} services`));
+  }
+  out.push(...validatePorts(svc));
+  out.push(...validateLabels(s.selector, 'spec.selector'));
+  out.push(...validateAffinity(svc));
+  (s.externalIPs ?? []).forEach((ip, i) => out.push(...validateNonSpecialIP(ip, index('spec.externalIPs', i))));
+  out.push(...validateLoadBalancerFields(svc));
+  out.push(...validateTrafficPolicies(svc));
+  return out;
+}
+
+/** Upstream ValidateServiceUpdate: cluster IPs and the primary family are fixed once set. */
+export function validateServiceUpdate(svc: Service, old: Service): Cause[] {
+  const out = [...validateObjectMetaUpdate(svc.metadata, old.metadata), ...validateService(svc)];
+  const s = svc.spec ?? {};
+  const o = old.spec ?? {};
+  if (s.type === 'ExternalName' || o.type === 'ExternalName') return out;
+  const ips = s.clusterIPs ?? [];
+  const oldIPs = o.clusterIPs ?? [];
+  for (const i of [0, 1]) {
+    if (ips.length > i && oldIPs.length > i && ips[i] !== oldIPs[i]) {
+      out.push(invalid(`spec.clusterIPs[${i}]`, ips, 'may not change once set'));
+    }
+  }
+  if (oldIPs.length > 0 && ips.length === 0) {
+    out.push(invalid('spec.clusterIPs[0]', ips, 'may not change once set'));
+  }
+  const fams = s.ipFamilies ?? [];
+  const oldFams = o.ipFamilies ?? [];
+  if (fams.length > 0 && oldFams.length > 0 && fams[0] !== oldFams[0]) {
+    out.push(invalid('spec.ipFamilies[0]', fams[0], 'may not change once set'));
+  }
+  return out;
+}

@@ -1,0 +1,102 @@
+// `kdp apiserver`: opens the embedded store in the data directory, ensures the PKI, bootstraps
+// the cluster's initial objects, and listens (HTTPS by default; plain HTTP only when asked, in
+// which case every request runs as the admin, as the old insecure port did).
+
+import { Address4 } from 'ip-address';
+import { kdpError } from '../errors.js';
+import { buildEmbeddedStore } from '../store/index.js';
+import type { StoreBackend } from '../store/types.js';
+import { buildAuthenticator } from './authn/index.js';
+import type { AuthorizationMode } from './authz/index.js';
+import { buildAuthorizer } from './authz/index.js';
+import type { RbacResource } from './authz/index.js';
+import { ADMIN_USER } from './app.js';
+import { bootstrapObjects, ensureObjects } from './bootstrap.js';
+import type { AdmissionPlugin } from './pipeline-types.js';
+import { ensurePki } from './pki/index.js';
+import type { Pki } from './pki/index.js';
+import { buildDefaultCatalog } from './resources.js';
+import { listObjects } from './rest/read.js';
+import type { LogProvider, ServiceDeps } from './rest/deps.js';
+import type { ListeningServer } from './serve.js';
+import { listenApiServer } from './serve.js';
+import { buildAdmission } from './admission-wiring.js';
+
+export interface StartApiServerOptions {
+  readonly dataDir: string;
+  readonly port: number;
+  readonly host?: string;
+  readonly insecureHttp?: boolean;
+  readonly serviceCIDR?: string;
+  /** `30000-32767`. */
+  readonly nodePortRange?: string;
+  readonly authorizationMode?: AuthorizationMode;
+  readonly anonymous?: boolean;
+  readonly tokenFile?: string;
+  readonly logProvider?: LogProvider;
+  /** Extra admission plugins after the built-in ones. */
+  readonly admission?: readonly AdmissionPlugin[];
+}
+
+export interface RunningApiServer {
+  readonly url: string;
+  readonly port: number;
+  readonly pki: Pki;
+  readonly server: ListeningServer;
+  readonly store: StoreBackend;
+  close(): Promise<void>;
+}
+
+function firstServiceIP(cidr: string): string {
+  const first = cidr.split(',')[0]!.trim();
+  if (!Address4.isValid(first) || !first.includes('/')) {
+    throw kdpError('KDP_CONFIG', `invalid service CIDR ${JSON.stringify(cidr)}`);
+  }
+  const a = new Address4(first);
+  const n = a.bigInt() + 1n;
+  return Address4.fromBigInt(n).correctForm();
+}
+
+export async function startApiServer(o: StartApiServerOptions): Promise<RunningApiServer> {
+  const serviceCIDR = o.serviceCIDR ?? '10.96.0.0/12';
+  const apiServiceIP = firstServiceIP(serviceCIDR);
+  const host = o.host ?? '127.0.0.1';
+  const pki = await ensurePki(o.dataDir);
+  const store = await buildEmbeddedStore({ dataDir: o.dataDir });
+  const catalog = buildDefaultCatalog();
+  let deps: ServiceDeps | undefined;
+  const source = {
+    async list(resource: RbacResource, namespace?: string) {
+      const r = catalog.find('rbac.authorization.k8s.io', 'v1', resource);
+      if (!r || !deps) return [];
+      return (await listObjects(deps, r, namespace, {})).items;
+    },
+  };
+  const authorizer = buildAuthorizer({ mode: o.authorizationMode ?? 'RBAC', source });
+  const authenticator = o.insecureHttp ? undefined :
+    buildAuthenticator({ tokenFile: o.tokenFile ?? pki.tokenFile, clientCertificates: true });
+  let server: ListeningServer;
+  try {
+    const admission = [...await buildAdmission({ serviceCIDR, nodePortRange: o.nodePortRange,
+      catalog, getDeps: () => deps }), ...(o.admission ?? [])];
+    server = await listenApiServer({
+      store, catalog, authorizer, authenticator, anonymous: o.anonymous ?? !o.insecureHttp,
+      admission, logProvider: o.logProvider,
+    }, { host, port: o.port, insecureHttp: o.insecureHttp,
+      tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caCertPem } });
+    deps = server.service.deps;
+    const endpointIP = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    await ensureObjects(server.service, { user: ADMIN_USER }, bootstrapObjects({ serviceCIDR,
+      apiServiceIP, endpointIP, endpointPort: server.port }));
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  return {
+    url: server.url, port: server.port, pki, server, store,
+    async close() {
+      await server.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// The Node object a kubelet registers and the status it keeps posting: capacity/allocatable,
+// addresses (InternalIP, Hostname), the four standard conditions, nodeInfo and daemonEndpoints.
+
+import type { Node, NodeCondition } from '../api/types.js';
+
+export interface NodeShape {
+  readonly nodeName: string;
+  readonly nodeIP: string;
+  readonly cpu: string;
+  readonly memory: string;
+  readonly pods: number;
+  readonly labels?: Record<string, string>;
+  readonly taints?: Node['spec'] extends infer S ? S extends { taints?: infer T } ? T : never : never;
+  readonly kubeletVersion: string;
+}
+
+export function nodeConditions(now: string, prev: readonly NodeCondition[] = []): NodeCondition[] {
+  const c = (type: string, status: 'True' | 'False', reason: string, message: string) => {
+    const p = prev.find((x) => x.type === type);
+    return {
+      type, status, lastHeartbeatTime: now,
+      lastTransitionTime: p?.status === status ? p.lastTransitionTime : now, reason, message,
+    };
+  };
+  return [
+    c('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+    c('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+    c('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+    c('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+  ];
+}
+
+export function buildNodeObject(s: NodeShape, now: string): Node {
+  const resources = { cpu: s.cpu, memory: s.memory, pods: String(s.pods),
+    'ephemeral-storage': '61202244Ki', 'hugepages-2Mi': '0' };
+  return {
+    apiVersion: 'v1', kind: 'Node',
+    metadata: {
+      name: s.nodeName,
+      labels: {
+        'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': s.nodeName,
+        'kubernetes.io/os': 'linux', ...(s.labels ?? {}),
+      },
+      annotations: { 'node.alpha.kubernetes.io/ttl': '0',
+        'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+    },
+    spec: { ...(s.taints?.length ? { taints: s.taints } : {}) },
+    status: {
+      capacity: resources,
+      allocatable: { ...resources },
+      conditions: nodeConditions(now),
+      addresses: [{ type: 'InternalIP', address: s.nodeIP }, { type: 'Hostname', address: s.nodeName }],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: {
+        machineID: '', systemUUID: '', bootID: '', kernelVersion: '', osImage: 'kdp virtual node',
+        containerRuntimeVersion: 'kdp://0.1.0', kubeletVersion: s.kubeletVersion,
+        kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64',
+      },
+    },
+  };
+}

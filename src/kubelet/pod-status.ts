@@ -1,0 +1,87 @@
+// Pod status as the kubelet publishes it, from the runtime's container states: phase,
+// podIP/podIPs, hostIP(s), conditions (PodReadyToStartContainers, Initialized, Ready,
+// ContainersReady, PodScheduled) and containerStatuses. Condition transition times are kept
+// while a condition's status does not change.
+
+import type { ContainerStatus, Pod, PodCondition, PodPhase, PodStatus } from '../api/types.js';
+import type { RuntimeContainerStatus, RuntimePodStatus } from './runtime.js';
+
+export function podPhase(pod: Pod, cs: readonly RuntimeContainerStatus[]): PodPhase {
+  if (cs.length === 0) return 'Pending';
+  if (cs.some((c) => c.state === 'waiting')) return 'Pending';
+  if (cs.some((c) => c.state === 'running')) return 'Running';
+  const failed = cs.some((c) => (c.exitCode ?? 0) !== 0);
+  const policy = pod.spec?.restartPolicy ?? 'Always';
+  if (policy === 'Always') return 'Running';
+  if (!failed) return 'Succeeded';
+  return policy === 'Never' ? 'Failed' : 'Running';
+}
+
+function containerStatus(c: RuntimeContainerStatus, image: string): ContainerStatus {
+  const state = c.state === 'waiting' ? { waiting: { reason: c.reason ?? 'ContainerCreating' } }
+    : c.state === 'running' ? { running: { startedAt: c.startedAt } }
+      : {
+        terminated: {
+          exitCode: c.exitCode ?? 0, reason: c.reason ?? 'Completed', startedAt: c.startedAt,
+          finishedAt: c.finishedAt, containerID: c.containerID,
+        },
+      };
+  return {
+    name: c.name, state, lastState: {}, ready: c.ready, restartCount: c.restartCount,
+    image, imageID: c.imageID ?? image,
+    ...(c.state !== 'waiting' ? { containerID: c.containerID } : {}),
+    started: c.state === 'running',
+  };
+}
+
+export function buildPodStatus(
+  pod: Pod, rt: RuntimePodStatus | undefined, hostIP: string, now: string,
+): PodStatus {
+  const cs = rt?.containers ?? [];
+  const phase = podPhase(pod, cs);
+  const allReady = cs.length > 0 && cs.every((c) => c.ready);
+  const old = pod.status?.conditions ?? [];
+  const cond = (type: string, ok: boolean, reason?: string): PodCondition => {
+    const status = ok ? 'True' : 'False';
+    const prev = old.find((c) => c.type === type);
+    return {
+      type, status, lastProbeTime: null,
+      lastTransitionTime: prev?.status === status ? prev.lastTransitionTime : now,
+      ...(reason && !ok ? { reason } : {}),
+    };
+  };
+  const notReady = cs.filter((c) => !c.ready).map((c) => c.name);
+  const msg = `containers with unready status: [${notReady.join(' ')}]`;
+  const terminal = phase === 'Succeeded' || phase === 'Failed';
+  const conditions: PodCondition[] = [
+    cond('PodReadyToStartContainers', !!rt && !terminal),
+    cond('Initialized', true),
+    { ...cond('Ready', allReady, terminal ? 'PodCompleted' : 'ContainersNotReady'),
+      ...(allReady ? {} : { message: msg }) },
+    { ...cond('ContainersReady', allReady, terminal ? 'PodCompleted' : 'ContainersNotReady'),
+      ...(allReady ? {} : { message: msg }) },
+    cond('PodScheduled', true),
+  ];
+  const images = new Map((pod.spec?.containers ?? []).map((c) => [c.name, c.image ?? '']));
+  const ips = rt?.podIPs ?? (pod.status?.podIPs ?? []).map((p) => p.ip);
+  return {
+    phase,
+    conditions,
+    hostIP, hostIPs: [{ ip: hostIP }],
+    ...(ips.length ? { podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) } : {}),
+    startTime: pod.status?.startTime ?? now,
+    containerStatuses: cs.map((c) => containerStatus(c, images.get(c.name) ?? '')),
+    qosClass: qosClass(pod),
+  };
+}
+
+function qosClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const cs = pod.spec?.containers ?? [];
+  const any = cs.some((c) => Object.keys(c.resources?.requests ?? {}).length
+    || Object.keys(c.resources?.limits ?? {}).length);
+  if (!any) return 'BestEffort';
+  const guaranteed = cs.every((c) => ['cpu', 'memory'].every((r) => c.resources?.limits?.[r]
+    !== undefined && String(c.resources.limits[r]) === String(c.resources.requests?.[r]
+      ?? c.resources.limits[r])));
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}

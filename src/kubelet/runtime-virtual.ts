@@ -1,0 +1,148 @@
+// The virtual runtime: no kernel objects. A pod's IP comes from host-local IPAM (round-robin
+// over the node's podCIDR, gateway .1 reserved, as the CNI plugin would give it); containers go
+// Waiting(ContainerCreating) → Running after `startDelayMs`, and turn ready after their
+// readiness probe's initialDelaySeconds (or `readyDelayMs` without a probe). Pods that may
+// complete (restartPolicy Never/OnFailure) exit after the `kdp.io/virtual-run-seconds`
+// annotation, with the code in `kdp.io/virtual-exit-code`. Each container keeps a small
+// synthetic log.
+
+import type { Pod } from '../api/types.js';
+import { kdpError } from '../errors.js';
+import { buildHostLocalIpam, type HostLocalIpam } from '../cni/ipam/host-local.js';
+import { buildMemoryIpamStore, type IpamStore } from '../cni/ipam/store.js';
+import type {
+  NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus,
+} from './runtime.js';
+
+export interface VirtualRuntimeOptions {
+  readonly startDelayMs?: number;
+  readonly readyDelayMs?: number;
+  readonly timeScale?: number;
+  /** IPAM store; default in memory. */
+  readonly store?: IpamStore;
+  readonly now?: () => number;
+}
+
+export const RUN_SECONDS_ANNOTATION = 'kdp.io/virtual-run-seconds';
+export const EXIT_CODE_ANNOTATION = 'kdp.io/virtual-exit-code';
+
+interface Sandbox {
+  uid: string;
+  podIPs: string[];
+  containers: Map<string, RuntimeContainerStatus & { log: string[] }>;
+  timers: NodeJS.Timeout[];
+}
+
+export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
+  const scale = o.timeScale ?? 1;
+  const now = o.now ?? Date.now;
+  const store = o.store ?? buildMemoryIpamStore();
+  const sandboxes = new Map<string, Sandbox>();
+  let ipam: { key: string; ipam: HostLocalIpam } | undefined;
+  let listener: (uid: string) => void = () => {};
+  const iso = () => new Date(now()).toISOString().replace(/\.\d+Z$/, 'Z');
+
+  function ipamFor(net: NodeNetwork): HostLocalIpam {
+    const key = net.podCIDRs.join(',');
+    if (!ipam || ipam.key !== key) {
+      ipam = { key, ipam: buildHostLocalIpam(net.podCIDRs.map((s) => [{ subnet: s }]), store) };
+    }
+    return ipam.ipam;
+  }
+
+  function status(sb: Sandbox): RuntimePodStatus {
+    return {
+      uid: sb.uid, podIPs: [...sb.podIPs],
+      containers: [...sb.containers.values()].map(({ log: _log, ...c }) => ({ ...c })),
+    };
+  }
+
+  function later(sb: Sandbox, ms: number, fn: () => void): void {
+    const t = setTimeout(() => { if (sandboxes.get(sb.uid) === sb) { fn(); listener(sb.uid); } },
+      Math.max(0, ms));
+    t.unref?.();
+    sb.timers.push(t);
+  }
+
+  function start(sb: Sandbox, pod: Pod): void {
+    const startDelay = (o.startDelayMs ?? 0) * scale;
+    const ann = pod.metadata.annotations ?? {};
+    const runFor = ann[RUN_SECONDS_ANNOTATION];
+    const exitCode = Number(ann[EXIT_CODE_ANNOTATION] ?? 0);
+    later(sb, startDelay, () => {
+      for (const spec of pod.spec?.containers ?? []) {
+        const c = sb.containers.get(spec.name)!;
+        const probe = spec.readinessProbe;
+        sb.containers.set(spec.name, {
+          ...c, state: 'running', reason: undefined, startedAt: iso(), ready: !probe && !o.readyDelayMs,
+          log: [...c.log, `${iso()} [kdp-virtual] started container ${spec.name} ` +
+            `(image ${spec.image ?? ''})`, `${iso()} [kdp-virtual] listening on ports ` +
+            `${(spec.ports ?? []).map((p) => p.containerPort).join(',') || 'none'}`],
+        });
+        const readyIn = probe ? (probe.initialDelaySeconds ?? 0) * 1000 * scale
+          : (o.readyDelayMs ?? 0) * scale;
+        if (probe || o.readyDelayMs) {
+          later(sb, readyIn, () => {
+            const cur = sb.containers.get(spec.name)!;
+            if (cur.state === 'running') sb.containers.set(spec.name, { ...cur, ready: true });
+          });
+        }
+      }
+      if (runFor !== undefined && (pod.spec?.restartPolicy ?? 'Always') !== 'Always') {
+        later(sb, Number(runFor) * 1000 * scale, () => {
+          for (const [name, c] of sb.containers) {
+            sb.containers.set(name, {
+              ...c, state: 'exited', ready: false, exitCode, finishedAt: iso(),
+              reason: exitCode === 0 ? 'Completed' : 'Error',
+              log: [...c.log, `${iso()} [kdp-virtual] exited with code ${exitCode}`],
+            });
+          }
+        });
+      }
+    });
+  }
+
+  return {
+    async runPod(pod, net) {
+      const uid = pod.metadata.uid!;
+      const existing = sandboxes.get(uid);
+      if (existing) return status(existing);
+      if (net.podCIDRs.length === 0) {
+        throw kdpError('KDP_UNAVAILABLE', 'node has no podCIDR yet');
+      }
+      const ips = ipamFor(net).allocate(uid, 'eth0').map((c) => c.address.split('/')[0]!);
+      const sb: Sandbox = { uid, podIPs: ips, containers: new Map(), timers: [] };
+      for (const spec of pod.spec?.containers ?? []) {
+        sb.containers.set(spec.name, {
+          name: spec.name, state: 'waiting', reason: 'ContainerCreating', ready: false,
+          restartCount: 0, containerID: `virtual://${uid.slice(0, 8)}-${spec.name}`,
+          imageID: spec.image ?? '', log: [],
+        });
+      }
+      sandboxes.set(uid, sb);
+      start(sb, pod);
+      return status(sb);
+    },
+    async killPod(uid) {
+      const sb = sandboxes.get(uid);
+      sandboxes.delete(uid);
+      if (sb) for (const t of sb.timers) clearTimeout(t);
+      if (ipam) ipam.ipam.release(uid, 'eth0');
+      else store.releaseByID(uid, 'eth0');
+    },
+    podStatus: (uid) => {
+      const sb = sandboxes.get(uid);
+      return sb ? status(sb) : undefined;
+    },
+    listPods: () => [...sandboxes.keys()],
+    logs(uid, container) {
+      const c = sandboxes.get(uid)?.containers.get(container);
+      if (!c) throw kdpError('KDP_NOT_FOUND', `container ${container} not found`);
+      return c.log.map((l) => `${l}\n`).join('');
+    },
+    onChange(l) { listener = l; },
+    async close() {
+      for (const sb of sandboxes.values()) for (const t of sb.timers) clearTimeout(t);
+    },
+  };
+}

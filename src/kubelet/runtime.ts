@@ -1,0 +1,49 @@
+// The kubelet's view of a container runtime. Implementations: the virtual runtime (objects
+// only, IPs from host-local IPAM over the node's podCIDR) and, later, a netns runtime (a network
+// namespace per pod wired by the CNI plugin). Sandboxes are keyed by pod UID; every call is
+// idempotent. The runtime reports state changes through `onChange` so the kubelet can publish
+// pod status.
+
+import type { Pod } from '../api/types.js';
+
+export type ContainerRunState = 'waiting' | 'running' | 'exited';
+
+export interface RuntimeContainerStatus {
+  readonly name: string;
+  readonly state: ContainerRunState;
+  /** For waiting: `ContainerCreating`; for exited: `Completed` / `Error`. */
+  readonly reason?: string;
+  readonly startedAt?: string;
+  readonly finishedAt?: string;
+  readonly exitCode?: number;
+  readonly ready: boolean;
+  readonly restartCount: number;
+  readonly containerID?: string;
+  readonly imageID?: string;
+}
+
+export interface RuntimePodStatus {
+  readonly uid: string;
+  readonly podIPs: string[];
+  readonly containers: RuntimeContainerStatus[];
+}
+
+export interface NodeNetwork {
+  /** The node's `spec.podCIDRs`. */
+  readonly podCIDRs: readonly string[];
+}
+
+export interface Runtime {
+  /** Creates the sandbox (with its IPs) and starts the containers. */
+  runPod(pod: Pod, net: NodeNetwork): Promise<RuntimePodStatus>;
+  /** Stops the containers and removes the sandbox, releasing its IPs. */
+  killPod(uid: string): Promise<void>;
+  podStatus(uid: string): RuntimePodStatus | undefined;
+  /** The UIDs of every sandbox the runtime holds (to clean up after restarts). */
+  listPods(): string[];
+  /** The container's log text so far. Throws KDP_NOT_FOUND when unknown. */
+  logs(uid: string, container: string): string;
+  /** Registers the listener for container state changes (one per runtime). */
+  onChange(listener: (uid: string) => void): void;
+  close(): Promise<void>;
+}

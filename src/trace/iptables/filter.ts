@@ -1,0 +1,33 @@
+// The iptables NodeFilter: runs hooks over compiled tables and labels every matched rule with
+// the Service / endpoint it was generated for.
+
+import type { RuleOrigin } from '../../proxy/backend.js';
+import type { FilterEnv, NodeFilter } from '../topology.js';
+import type { HopOrigin, World } from '../world.js';
+import { runHook, type Hook } from './interpreter.js';
+import type { CompiledRule } from './rule.js';
+import type { TraceTables } from './ruleset.js';
+
+export interface IptablesFilterOptions {
+  /** The compiler's bookkeeping (chain → origin); absent for foreign dumps. */
+  readonly origins?: ReadonlyMap<string, RuleOrigin>;
+  readonly inSet?: (name: string, flags: readonly string[], pkt: World['pkt']) => boolean;
+}
+
+export function buildIptablesFilter(tables: TraceTables, opts: IptablesFilterOptions = {}): NodeFilter {
+  const origin = (chain: string, rule: CompiledRule): HopOrigin | undefined =>
+    opts.origins?.get(chain) ?? originFromComment(rule);
+  return {
+    mode: 'iptables',
+    runHook(hook: Hook, worlds: readonly World[], env: FilterEnv) {
+      return runHook(tables, hook, worlds, { ...env, origin, inSet: opts.inSet });
+    },
+  };
+}
+
+/** kube-proxy's comments start with the service port name: `ns/name:port ...`. */
+export function originFromComment(rule: CompiledRule): HopOrigin | undefined {
+  const m = /^([a-z0-9][-a-z0-9.]*\/[a-z0-9][-a-z0-9.]*(?::[-a-z0-9]+)?)(?: -> (\S+))?/.exec(rule.comment ?? '');
+  if (!m) return undefined;
+  return { servicePort: m[1], ...(m[2] ? { endpoint: m[2] } : {}) };
+}

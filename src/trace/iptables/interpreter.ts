@@ -1,0 +1,170 @@
+// Walks worlds through one netfilter hook of an iptables table set: tables in priority order
+// (raw, mangle, nat, filter), chains with jumps, gotos and returns, random branches forked.
+// First packet of a connection only: ctstate NEW (+DNAT/SNAT once applied); `recent` affinity
+// lists are empty (a fresh client).
+
+import { endpointString } from '../packet.js';
+import { forkWorld, type HopOrigin, type World } from '../world.js';
+import type { CompiledRule, MatchContext } from './rule.js';
+import type { TraceTables } from './ruleset.js';
+
+export type Hook = 'PREROUTING' | 'INPUT' | 'FORWARD' | 'OUTPUT' | 'POSTROUTING';
+
+const TABLE_ORDER: Record<Hook, readonly string[]> = {
+  PREROUTING: ['raw', 'mangle', 'nat'],
+  INPUT: ['mangle', 'nat', 'filter'],
+  FORWARD: ['mangle', 'filter'],
+  OUTPUT: ['raw', 'mangle', 'nat', 'filter'],
+  POSTROUTING: ['mangle', 'nat'],
+};
+
+export interface HookEnv {
+  /** Node name for the hops. */
+  readonly where: string;
+  isLocal(ip: string): boolean;
+  readonly inIface?: string;
+  readonly outIface?: string;
+  /** Source address MASQUERADE picks (the out interface's address). */
+  readonly masqueradeAddress?: string;
+  origin(chain: string, rule: CompiledRule): HopOrigin | undefined;
+  inSet?: MatchContext['inSet'];
+}
+
+type End = 'accept' | 'return' | 'terminal';
+interface Outcome { readonly w: World; readonly end: End }
+
+const MAX_DEPTH = 64;
+
+export function runHook(tables: TraceTables, hook: Hook, worlds: readonly World[], env: HookEnv): World[] {
+  let current = [...worlds];
+  for (const table of TABLE_ORDER[hook]) {
+    const base = tables.get(table)?.get(hook);
+    if (!base) continue;
+    const next: World[] = [];
+    for (const w of current) {
+      if (w.verdict && w.verdict !== 'ACCEPT') {
+        next.push(w);
+        continue;
+      }
+      for (const o of runChain(tables, table, hook, w, env, 0)) {
+        if (o.end === 'return' && base.policy === 'DROP') {
+          o.w.verdict = 'DROP';
+          o.w.hops.push({ where: env.where, stage: `${table} ${hook}`, chain: hook, text: `policy DROP` });
+        }
+        next.push(o.w);
+      }
+    }
+    current = next;
+  }
+  return current;
+}
+
+function runChain(tables: TraceTables, table: string, chain: string, w: World, env: HookEnv, depth: number): Outcome[] {
+  const c = tables.get(table)?.get(chain);
+  if (!c || depth > MAX_DEPTH) return [{ w, end: 'return' }];
+  const results: Outcome[] = [];
+  let active: World[] = [w];
+  for (const rule of c.rules) {
+    const next: World[] = [];
+    for (const x of active) step(tables, table, rule, x, env, depth, next, results);
+    active = next;
+    if (active.length === 0) break;
+  }
+  for (const x of active) results.push({ w: x, end: 'return' });
+  return results;
+}
+
+function step(
+  tables: TraceTables, table: string, rule: CompiledRule, x: World, env: HookEnv, depth: number,
+  next: World[], results: Outcome[],
+): void {
+  const ctx = context(x, env);
+  let p = 1;
+  for (const m of rule.matches) {
+    if (m.kind === 'test') {
+      if (!m.test(ctx)) {
+        next.push(x);
+        return;
+      }
+    } else {
+      p *= m.probability;
+    }
+  }
+  let taken = x;
+  if (p < 1) {
+    if (p <= 0) {
+      next.push(x);
+      return;
+    }
+    next.push(forkWorld(x, x.probability * (1 - p)));
+    taken = forkWorld(x, x.probability * p);
+  }
+  const hop = {
+    where: env.where, stage: `${table} ${rule.chain}`, chain: rule.chain, rule: rule.index, text: rule.text,
+    origin: env.origin(rule.chain, rule),
+  };
+  const t = rule.target;
+  switch (t.kind) {
+    case 'none':
+    case 'continue':
+      taken.hops.push(hop);
+      next.push(taken);
+      return;
+    case 'mark':
+      taken.mark = t.op === 'or' ? (taken.mark | t.value) >>> 0
+        : t.op === 'xor' ? (taken.mark ^ t.value) >>> 0
+          : ((taken.mark & ~t.mask) | t.value) >>> 0;
+      taken.hops.push(hop);
+      next.push(taken);
+      return;
+    case 'verdict':
+      taken.hops.push(hop);
+      if (t.verdict === 'ACCEPT') {
+        results.push({ w: taken, end: 'accept' });
+      } else {
+        taken.verdict = t.verdict;
+        results.push({ w: taken, end: 'terminal' });
+      }
+      return;
+    case 'return':
+      taken.hops.push(hop);
+      results.push({ w: taken, end: 'return' });
+      return;
+    case 'dnat': {
+      const before = endpointString(taken.pkt.dst, taken.pkt.dport);
+      taken.pkt = { ...taken.pkt, dst: t.ip, dport: t.port ?? taken.pkt.dport };
+      taken.dnat = true;
+      taken.hops.push({ ...hop, nat: `DNAT ${before} → ${endpointString(t.ip, taken.pkt.dport)}` });
+      results.push({ w: taken, end: 'accept' });
+      return;
+    }
+    case 'masquerade':
+    case 'snat': {
+      const to = t.kind === 'snat' ? t.ip : env.masqueradeAddress ?? taken.pkt.src;
+      taken.hops.push({ ...hop, nat: `${t.kind === 'snat' ? 'SNAT' : 'MASQUERADE'} src ${taken.pkt.src} → ${to}` });
+      taken.pkt = { ...taken.pkt, src: to };
+      taken.snat = true;
+      taken.masquerade = true;
+      results.push({ w: taken, end: 'accept' });
+      return;
+    }
+    case 'jump': {
+      taken.hops.push(hop);
+      for (const o of runChain(tables, table, t.chain, taken, env, depth + 1)) {
+        if (o.end !== 'return') results.push(o);
+        else if (t.goto) results.push(o);
+        else next.push(o.w);
+      }
+    }
+  }
+}
+
+function context(x: World, env: HookEnv): MatchContext {
+  const states = new Set(['NEW']);
+  if (x.dnat) states.add('DNAT');
+  if (x.snat) states.add('SNAT');
+  return {
+    pkt: x.pkt, mark: x.mark, ctstates: states, inIface: env.inIface, outIface: env.outIface,
+    isLocal: env.isLocal, inSet: env.inSet,
+  };
+}

@@ -1,0 +1,58 @@
+// Tracing a rule dump with no cluster: one node whose local addresses are the given node IPs.
+// Used by `kdp trace --rules DUMP` and by the golden packet-flow tests.
+
+import { kdpError } from '../errors.js';
+import type { RuleOrigin } from '../proxy/backend.js';
+import { buildIptablesFilter } from './iptables/filter.js';
+import { buildTraceTables } from './iptables/ruleset.js';
+import { DEFAULT_SPORT, type Packet, type TraceProtocol } from './packet.js';
+import { foldArrivals, type TraceResult } from './result.js';
+import type { NodeFilter, Topology } from './topology.js';
+import { walk } from './walk.js';
+
+export type TraceMode = 'iptables' | 'nftables' | 'ipvs';
+
+export interface OfflineTraceInput {
+  readonly rules: string;
+  readonly mode: TraceMode;
+  readonly nodeIPs: readonly string[];
+  readonly src: string;
+  readonly dst: string;
+  readonly dport?: number;
+  readonly proto: TraceProtocol;
+  readonly sport?: number;
+  /** Pod CIDRs of this node, when known (a packet to them is delivered to a local pod). */
+  readonly podCIDRs?: readonly string[];
+  readonly origins?: ReadonlyMap<string, RuleOrigin>;
+}
+
+export function buildFilter(mode: TraceMode, rules: string, origins?: ReadonlyMap<string, RuleOrigin>): NodeFilter {
+  switch (mode) {
+    case 'iptables':
+      return buildIptablesFilter(buildTraceTables(rules), { origins });
+    default:
+      throw kdpError('KDP_TRACE', `tracing ${mode} tables is not available yet`);
+  }
+}
+
+export function traceOffline(input: OfflineTraceInput): TraceResult {
+  if (input.proto !== 'icmp' && input.dport === undefined) {
+    throw kdpError('KDP_TRACE', `destination ${input.dst} needs a port for ${input.proto}`);
+  }
+  const filter = buildFilter(input.mode, input.rules, input.origins);
+  const topo: Topology = {
+    nodes: [{
+      name: 'node', nodeIPs: input.nodeIPs, podCIDRs: input.podCIDRs ?? [], bridge: 'cni0', gatewayIPs: [],
+      underlayIface: 'eth0', filter,
+    }],
+    pods: [],
+  };
+  const pkt: Packet = {
+    src: input.src, dst: input.dst, proto: input.proto, sport: input.sport ?? DEFAULT_SPORT,
+    dport: input.proto === 'icmp' ? 0 : input.dport!,
+  };
+  const entry = input.nodeIPs.includes(input.src)
+    ? { kind: 'node' as const, node: 'node' }
+    : { kind: 'external' as const, node: 'node' };
+  return foldArrivals(pkt, walk(topo, entry, pkt));
+}

@@ -1,0 +1,60 @@
+// Folding the walk's worlds into the answer users read: every possible destination with its
+// probability and NAT, one verdict, and the hops.
+
+import { endpointString, type Packet } from './packet.js';
+import type { Arrival } from './walk.js';
+import type { Hop, Verdict } from './world.js';
+
+export interface TraceDestination {
+  /** `ip:port` after DNAT (the original destination when nothing DNATs). */
+  readonly destination: string;
+  readonly probability: number;
+  /** The source address the receiver sees differs from the sender's. */
+  readonly masquerade: boolean;
+  readonly sourceSeen: string;
+  readonly verdict: Verdict;
+  /** `pod ns/name`, `node n1`, `external`, `dropped`. */
+  readonly reached: string;
+  readonly hops: readonly Hop[];
+}
+
+export interface TraceResult {
+  readonly packet: Packet;
+  /** ACCEPT when every branch is delivered; else the verdict of the dropped branches. */
+  readonly verdict: Verdict;
+  readonly destinations: readonly TraceDestination[];
+  readonly masquerade: boolean;
+  /** Hops of the most likely branch. */
+  readonly hops: readonly Hop[];
+}
+
+export function foldArrivals(pkt: Packet, arrivals: readonly Arrival[]): TraceResult {
+  const byKey = new Map<string, TraceDestination>();
+  for (const a of arrivals) {
+    const w = a.world;
+    const verdict: Verdict = w.verdict ?? 'ACCEPT';
+    const destination = endpointString(w.pkt.dst, pkt.proto === 'icmp' ? undefined : w.pkt.dport);
+    const masquerade = w.pkt.src !== pkt.src;
+    const key = `${verdict}|${destination}|${masquerade}|${a.reached}`;
+    const prev = byKey.get(key);
+    if (prev) {
+      byKey.set(key, { ...prev, probability: prev.probability + w.probability });
+    } else {
+      byKey.set(key, {
+        destination, probability: w.probability, masquerade, sourceSeen: w.pkt.src, verdict, reached: a.reached,
+        hops: w.hops,
+      });
+    }
+  }
+  const destinations = [...byKey.values()].sort((a, b) => b.probability - a.probability || a.destination.localeCompare(b.destination));
+  const refused = destinations.filter((d) => d.verdict !== 'ACCEPT');
+  const verdict: Verdict = refused.length === 0 ? 'ACCEPT' : refused.length === destinations.length
+    ? refused[0]!.verdict : refused.reduce((a, b) => (a.probability >= b.probability ? a : b)).verdict;
+  return {
+    packet: pkt,
+    verdict,
+    destinations,
+    masquerade: destinations.some((d) => d.masquerade && d.verdict === 'ACCEPT'),
+    hops: destinations[0]?.hops ?? [],
+  };
+}

@@ -1,0 +1,60 @@
+// What the tracer knows of the cluster: nodes (local addresses, pod CIDRs, the rule filter that
+// runs in their netfilter hooks) and pods. Virtual and netns mode build the same picture; an
+// offline trace of one dump is a one-node topology.
+
+import { cidrContains } from '../api/net.js';
+import type { Hook } from './iptables/interpreter.js';
+import type { HopOrigin, World } from './world.js';
+
+/** A mode's netfilter model on one node (iptables, nftables or ipvs). */
+export interface NodeFilter {
+  readonly mode: string;
+  runHook(hook: Hook, worlds: readonly World[], env: FilterEnv): World[];
+}
+
+export interface FilterEnv {
+  readonly where: string;
+  isLocal(ip: string): boolean;
+  readonly inIface?: string;
+  readonly outIface?: string;
+  readonly masqueradeAddress?: string;
+}
+
+export interface TraceNodeInfo {
+  readonly name: string;
+  /** The node's IPs on the underlay (`eth0`). */
+  readonly nodeIPs: readonly string[];
+  readonly podCIDRs: readonly string[];
+  /** Bridge holding the pod gateway (`cni0`); its addresses are local too. */
+  readonly bridge: string;
+  readonly gatewayIPs: readonly string[];
+  readonly underlayIface: string;
+  readonly filter: NodeFilter;
+}
+
+export interface TracePodInfo {
+  /** `ns/name` */
+  readonly name: string;
+  readonly ip: string;
+  readonly node: string;
+}
+
+export interface Topology {
+  readonly nodes: readonly TraceNodeInfo[];
+  readonly pods: readonly TracePodInfo[];
+}
+
+export function isLocalTo(node: TraceNodeInfo, ip: string): boolean {
+  if (node.nodeIPs.includes(ip) || node.gatewayIPs.includes(ip)) return true;
+  return ip.includes(':') ? ip === '::1' : cidrContains('127.0.0.0/8', ip);
+}
+
+export function nodeOwningPodIP(topo: Topology, ip: string): TraceNodeInfo | undefined {
+  return topo.nodes.find((n) => n.podCIDRs.some((c) => c.includes(':') === ip.includes(':') && cidrContains(c, ip)));
+}
+
+export function nodeWithIP(topo: Topology, ip: string): TraceNodeInfo | undefined {
+  return topo.nodes.find((n) => n.nodeIPs.includes(ip));
+}
+
+export type { HopOrigin };

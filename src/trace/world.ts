@@ -1,0 +1,48 @@
+// One possible history of a packet. Load-balancing rules fork a world into several, each with
+// its probability; the tracer follows all of them.
+
+import type { Packet } from './packet.js';
+
+export type Verdict = 'ACCEPT' | 'DROP' | 'REJECT';
+
+/** Where a rule came from, for the user. */
+export interface HopOrigin {
+  readonly servicePort?: string;
+  readonly endpoint?: string;
+}
+
+export interface Hop {
+  /** Node (or namespace) where this happened. */
+  readonly where: string;
+  /** e.g. `nat PREROUTING`, `route`, `bridge`, `deliver`. */
+  readonly stage: string;
+  readonly chain?: string;
+  /** 1-based index of the rule in its chain. */
+  readonly rule?: number;
+  /** The rule as written, or a description of the step. */
+  readonly text: string;
+  readonly origin?: HopOrigin;
+  /** `dst 10.96.0.10:53 → 10.244.1.5:53`, `masquerade src 10.244.1.2 → 172.18.0.2`, ... */
+  readonly nat?: string;
+}
+
+export interface World {
+  pkt: Packet;
+  mark: number;
+  probability: number;
+  /** Conntrack: a DNAT/SNAT was applied to this connection (ctstate DNAT / SNAT). */
+  dnat: boolean;
+  snat: boolean;
+  masquerade: boolean;
+  /** Set when a terminal verdict was reached. */
+  verdict?: Verdict;
+  readonly hops: Hop[];
+}
+
+export function newWorld(pkt: Packet): World {
+  return { pkt, mark: 0, probability: 1, dnat: false, snat: false, masquerade: false, hops: [] };
+}
+
+export function forkWorld(w: World, probability: number): World {
+  return { ...w, probability, hops: [...w.hops] };
+}

@@ -1,0 +1,99 @@
+// Root only: every nftables golden is applied with `nft -f` in a throwaway network namespace,
+// read back with `nft list table` and `nft -j list table`, and compared with the golden's own
+// state after normalising what the kernel rewrites. The proxier's real first transaction (with
+// its flushes and base-chain re-creation) and a partial-sync sequence are applied too.
+
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildHostExec } from '../../src/host/exec.js';
+import { deleteNetns, ensureNetns } from '../../src/host/netns.js';
+import { applyNft, nftList } from '../../src/host/rules.js';
+import { compileWith } from '../../src/proxy/compile.js';
+import * as nftables from '../../src/proxy/nftables/proxier.js';
+import { applyTransaction } from '../../src/ruleset/nftables/fake.js';
+import { parseListJson } from '../../src/ruleset/nftables/list-json.js';
+import { formatListText, parseListText } from '../../src/ruleset/nftables/list-text.js';
+import { emptyRuleset, type NftRuleset } from '../../src/ruleset/nftables/model.js';
+import { diffRulesets, normalizeRuleset } from '../../src/ruleset/nftables/normalize.js';
+import { parseTransaction } from '../../src/ruleset/nftables/transaction.js';
+import { canUseNetns, testNetnsName } from '../helpers/root.js';
+import { compileOptions, listScenarios, loadScenario, runSequence } from '../helpers/scenarios.js';
+
+const enabled = canUseNetns(['ip', 'nft']);
+const exec = buildHostExec();
+const created = new Set<string>();
+
+async function freshNetns(): Promise<string> {
+  const ns = testNetnsName();
+  created.add(ns);
+  await ensureNetns(exec, ns);
+  return ns;
+}
+
+async function dropNetns(ns: string): Promise<void> {
+  await deleteNetns(exec, ns);
+  created.delete(ns);
+}
+
+/** The kernel's tables (those of `expected`) as text and JSON, each normalised. */
+async function readBack(ns: string, expected: NftRuleset): Promise<{ text: NftRuleset;
+  json: NftRuleset; rawText: string }> {
+  let rawText = '';
+  let jsonRs: NftRuleset = emptyRuleset();
+  for (const t of expected.tables.values()) {
+    rawText += await nftList(exec, ns, ['list', 'table', t.family, t.name]);
+    const j = parseListJson(await nftList(exec, ns, ['-j', 'list', 'table', t.family, t.name]));
+    for (const [k, v] of j.ruleset.tables) jsonRs.tables.set(k, v);
+  }
+  jsonRs = normalizeRuleset(jsonRs);
+  return { text: normalizeRuleset(parseListText(rawText)), json: jsonRs, rawText };
+}
+
+function stateOf(...transactions: string[]): NftRuleset {
+  let rs = emptyRuleset();
+  for (const t of transactions) rs = applyTransaction(rs, parseTransaction(t));
+  return rs;
+}
+
+describe.skipIf(!enabled)('nftables goldens in the kernel', () => {
+  afterAll(async () => {
+    for (const ns of created) await deleteNetns(exec, ns);
+  });
+
+  for (const name of listScenarios()) {
+    it(`scenario ${name} applies and reads back (text and JSON) as its golden`, async () => {
+      const s = loadScenario(name);
+      const golden = compileWith(nftables, compileOptions(s, 'nftables'));
+      const expected = normalizeRuleset(stateOf(golden));
+      const ns = await freshNetns();
+      await applyNft(exec, ns, golden);
+      const got = await readBack(ns, expected);
+      expect(diffRulesets(expected, got.text)).toEqual([]);
+      expect(diffRulesets(expected, got.json, { ignoreObjectComments: true })).toEqual([]);
+      expect(formatListText(parseListText(got.rawText))).toBe(got.rawText);
+      await dropNetns(ns);
+    });
+  }
+
+  it('the first-sync transaction itself (flushes, base-chain re-creation) applies twice', async () => {
+    const s = loadScenario('05-loadbalancer-source-ranges');
+    const tx = compileWith(nftables, compileOptions(s, 'nftables', false));
+    const ns = await freshNetns();
+    await applyNft(exec, ns, tx);
+    await applyNft(exec, ns, tx);
+    const expected = normalizeRuleset(stateOf(tx));
+    expect(diffRulesets(expected, (await readBack(ns, expected)).text)).toEqual([]);
+    await dropNetns(ns);
+  });
+
+  it('a partial-sync sequence leaves the kernel as the fake that applied the same transactions',
+    async () => {
+      const s = loadScenario('17-partial-sync');
+      const { results } = runSequence(s, 'nftables', nftables);
+      const texts = results.flatMap((r) => r.result.artifacts.map((a) => a.text));
+      const ns = await freshNetns();
+      for (const t of texts) await applyNft(exec, ns, t);
+      const expected = normalizeRuleset(stateOf(...texts));
+      expect(diffRulesets(expected, (await readBack(ns, expected)).text)).toEqual([]);
+      await dropNetns(ns);
+    });
+});
