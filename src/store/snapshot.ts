@@ -5,7 +5,7 @@
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KeyValue } from './types.js';
-import { buildFrame, readFrame } from './record-codec.js';
+import { readFrame, sealFrame, FRAME_HEADER } from './record-codec.js';
 import { corrupt, syncDir } from './wal.js';
 
 const SNAP_RE = /^snap-([0-9a-f]{16})\.(snap|tmp)$/;
@@ -24,25 +24,30 @@ function snapPath(dir: string, revision: number, ext: 'snap' | 'tmp'): string {
   return join(dir, `snap-${revision.toString(16).padStart(16, '0')}.${ext}`);
 }
 
-function numbersFrame(type: number, nums: readonly number[]): Buffer {
-  return buildFrame(1 + 8 * nums.length, (b, at) => {
-    b[at] = type;
-    nums.forEach((n, i) => b.writeDoubleLE(n, at + 1 + 8 * i));
-  });
+function numbersPayload(type: number, nums: readonly number[]) {
+  return {
+    size: 1 + 8 * nums.length,
+    fill(b: Buffer, at: number) {
+      b[at] = type;
+      nums.forEach((n, i) => b.writeDoubleLE(n, at + 1 + 8 * i));
+    },
+  };
 }
 
-function kvFrame(kv: KeyValue): Buffer {
+function kvPayload(kv: KeyValue) {
   const keyLen = Buffer.byteLength(kv.key);
-  const valueLen = Buffer.byteLength(kv.value);
-  return buildFrame(29 + keyLen + valueLen, (b, at) => {
-    b[at] = T_KEY;
-    b.writeDoubleLE(kv.createRevision, at + 1);
-    b.writeDoubleLE(kv.modRevision, at + 9);
-    b.writeDoubleLE(kv.version, at + 17);
-    b.writeUInt32LE(keyLen, at + 25);
-    b.write(kv.key, at + 29, keyLen, 'utf8');
-    b.write(kv.value, at + 29 + keyLen, valueLen, 'utf8');
-  });
+  return {
+    size: 29 + keyLen + Buffer.byteLength(kv.value),
+    fill(b: Buffer, at: number) {
+      b[at] = T_KEY;
+      b.writeDoubleLE(kv.createRevision, at + 1);
+      b.writeDoubleLE(kv.modRevision, at + 9);
+      b.writeDoubleLE(kv.version, at + 17);
+      b.writeUInt32LE(keyLen, at + 25);
+      b.write(kv.key, at + 29, keyLen, 'utf8');
+      b.write(kv.value, at + 29 + keyLen, 'utf8');
+    },
+  };
 }
 
 /** Writes a snapshot of `kvs` (the state at `revision`) durably; returns its size in bytes. */
@@ -52,25 +57,25 @@ export async function writeSnapshot(
 ): Promise<number> {
   const tmp = snapPath(dir, revision, 'tmp');
   const fh = await open(tmp, 'w');
+  let buf = Buffer.allocUnsafeSlow(2 * CHUNK);
+  let used = 0;
   let total = 0;
+  const flush = async () => {
+    await fh.write(buf, 0, used);
+    total += used;
+    used = 0;
+  };
+  const put = async (p: { size: number; fill: (b: Buffer, at: number) => void }) => {
+    const need = FRAME_HEADER + p.size;
+    if (used + need > buf.length) await flush();
+    if (need > buf.length) buf = Buffer.allocUnsafeSlow(need);
+    used = sealFrame(buf, used, p.size, p.fill);
+  };
   try {
-    let parts: Buffer[] = [numbersFrame(T_HEADER, [revision, compactedRevision, kvs.length])];
-    let size = parts[0]!.length;
-    for (const kv of kvs) {
-      const f = kvFrame(kv);
-      parts.push(f);
-      size += f.length;
-      if (size >= CHUNK) {
-        total += size;
-        await fh.write(Buffer.concat(parts));
-        parts = [];
-        size = 0;
-      }
-    }
-    parts.push(numbersFrame(T_END, [kvs.length]));
-    const last = Buffer.concat(parts);
-    total += last.length;
-    await fh.write(last);
+    await put(numbersPayload(T_HEADER, [revision, compactedRevision, kvs.length]));
+    for (const kv of kvs) await put(kvPayload(kv));
+    await put(numbersPayload(T_END, [kvs.length]));
+    await flush();
     if (fsync) await fh.sync();
   } finally {
     await fh.close();
@@ -97,46 +102,54 @@ export async function loadSnapshot(
   path: string, onKv: (kv: KeyValue) => void,
 ): Promise<SnapshotInfo> {
   const fh = await open(path, 'r');
-  let header: SnapshotInfo | undefined;
-  let seen = 0;
-  let ended = false;
-  let carry = Buffer.alloc(0);
-  let base = 0; // file offset of carry[0]
+  const state = { header: undefined as SnapshotInfo | undefined, seen: 0, ended: false };
+  let buf = Buffer.allocUnsafeSlow(2 * CHUNK);
+  let start = 0; // first unparsed byte in buf
+  let end = 0; // end of data in buf
+  let base = 0; // file offset of buf[0]
   try {
     for (;;) {
-      const chunk = Buffer.allocUnsafe(CHUNK);
-      const { bytesRead } = await fh.read(chunk, 0, CHUNK, null);
-      const buf = bytesRead === 0 ? carry : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
-      let off = 0;
-      for (;;) {
-        const f = readFrame(buf, off);
-        if (!f.ok) {
-          if (f.reason !== 'short' || bytesRead === 0) {
-            if (off === buf.length && ended) return header!;
-            throw corrupt(path, base + off, f.reason === 'short' ? 'truncated' : f.reason);
-          }
-          break;
-        }
-        if (ended) throw corrupt(path, base + off, 'data after trailer');
-        const p = f.payload;
-        if (header === undefined) {
-          if (p[0] !== T_HEADER || p.length !== 25) throw corrupt(path, base + off, 'no header');
-          header = { revision: p.readDoubleLE(1), compactedRevision: p.readDoubleLE(9), path };
-        } else if (p[0] === T_KEY && p.length >= 29) {
-          onKv(decodeKv(p));
-          seen++;
-        } else if (p[0] === T_END && p.length === 9 && p.readDoubleLE(1) === seen) {
-          ended = true;
-        } else {
-          throw corrupt(path, base + off, 'unexpected record');
-        }
-        off = f.next;
+      if (start > 0) {
+        buf.copy(buf, 0, start, end);
+        base += start;
+        end -= start;
+        start = 0;
       }
-      carry = buf.subarray(off);
-      base += off;
+      if (end === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafeSlow(buf.length)]);
+      const { bytesRead } = await fh.read(buf, end, buf.length - end, null);
+      end += bytesRead;
+      const view = buf.subarray(0, end);
+      for (;;) {
+        const f = readFrame(view, start);
+        if (!f.ok) {
+          if (f.reason === 'short' && bytesRead > 0) break;
+          if (start === end && state.ended) return state.header!;
+          throw corrupt(path, base + start, f.reason === 'short' ? 'truncated' : f.reason);
+        }
+        snapshotRecord(f.payload, state, path, base + start, onKv);
+        start = f.next;
+      }
     }
   } finally {
     await fh.close();
+  }
+}
+
+function snapshotRecord(
+  p: Buffer, st: { header: SnapshotInfo | undefined; seen: number; ended: boolean },
+  path: string, offset: number, onKv: (kv: KeyValue) => void,
+): void {
+  if (st.ended) throw corrupt(path, offset, 'data after trailer');
+  if (st.header === undefined) {
+    if (p[0] !== T_HEADER || p.length !== 25) throw corrupt(path, offset, 'no header');
+    st.header = { revision: p.readDoubleLE(1), compactedRevision: p.readDoubleLE(9), path };
+  } else if (p[0] === T_KEY && p.length >= 29) {
+    onKv(decodeKv(p));
+    st.seen++;
+  } else if (p[0] === T_END && p.length === 9 && p.readDoubleLE(1) === st.seen) {
+    st.ended = true;
+  } else {
+    throw corrupt(path, offset, 'unexpected record');
   }
 }
 

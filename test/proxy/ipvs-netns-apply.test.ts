@@ -67,7 +67,10 @@ function hasIpvsMatch(ns: string): boolean {
 /** Applies a whole ipvs state (minus IPVS itself) the way kube-proxy orders the work. */
 function apply(ns: string, state: IpvsState, family: 'IPv4' | 'IPv6'): string {
   const bin = family === 'IPv6' ? 'ip6tables' : 'iptables';
-  run(ns, ['ip', 'link', 'add', 'kube-ipvs0', 'type', 'dummy']);
+  // A kernel without the dummy module gets a bridge instead: only its addresses matter here.
+  if (!succeeds(ns, ['ip', 'link', 'add', 'kube-ipvs0', 'type', 'dummy'])) {
+    run(ns, ['ip', 'link', 'add', 'kube-ipvs0', 'type', 'bridge']);
+  }
   for (const a of state.dummyAddresses) run(ns, ['ip', 'addr', 'add', a, 'dev', 'kube-ipvs0']);
   run(ns, ['ipset', 'restore'], formatIpsetSave(state.ipsets));
   for (const cmd of linkCommands(family)) run(ns, cmd);

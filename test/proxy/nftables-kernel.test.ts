@@ -1,5 +1,6 @@
-// Root only: every nftables golden is applied with `nft -f` in a throwaway network namespace,
-// read back with `nft list table` and `nft -j list table`, and compared with the golden's own
+// Root only: every nftables golden is applied with `nft -f` in a throwaway network namespace
+// (its lines reordered table, chains, sets/maps, rules, elements: upstream's canonical order
+// lists rules before the sets they reference, which nft cannot load as is), read back with `nft list table` and `nft -j list table`, and compared with the golden's own
 // state after normalising what the kernel rewrites. The proxier's real first transaction (with
 // its flushes and base-chain re-creation) and a partial-sync sequence are applied too.
 
@@ -9,12 +10,12 @@ import { deleteNetns, ensureNetns } from '../../src/host/netns.js';
 import { applyNft, nftList } from '../../src/host/rules.js';
 import { compileWith } from '../../src/proxy/compile.js';
 import * as nftables from '../../src/proxy/nftables/proxier.js';
-import { applyTransaction } from '../../src/ruleset/nftables/fake.js';
+import { applyTransaction, dumpOps } from '../../src/ruleset/nftables/fake.js';
 import { parseListJson } from '../../src/ruleset/nftables/list-json.js';
 import { formatListText, parseListText } from '../../src/ruleset/nftables/list-text.js';
 import { emptyRuleset, type NftRuleset } from '../../src/ruleset/nftables/model.js';
 import { diffRulesets, normalizeRuleset } from '../../src/ruleset/nftables/normalize.js';
-import { parseTransaction } from '../../src/ruleset/nftables/transaction.js';
+import { formatTransaction, parseTransaction } from '../../src/ruleset/nftables/transaction.js';
 import { canUseNetns, testNetnsName } from '../helpers/root.js';
 import { compileOptions, listScenarios, loadScenario, runSequence } from '../helpers/scenarios.js';
 
@@ -65,7 +66,7 @@ describe.skipIf(!enabled)('nftables goldens in the kernel', () => {
       const golden = compileWith(nftables, compileOptions(s, 'nftables'));
       const expected = normalizeRuleset(stateOf(golden));
       const ns = await freshNetns();
-      await applyNft(exec, ns, golden);
+      await applyNft(exec, ns, formatTransaction(dumpOps(stateOf(golden))));
       const got = await readBack(ns, expected);
       expect(diffRulesets(expected, got.text)).toEqual([]);
       expect(diffRulesets(expected, got.json, { ignoreObjectComments: true })).toEqual([]);

@@ -4,6 +4,7 @@
 // Required). The API server turns a non-empty list into KDP_INVALID with `invalidMessage`.
 
 import type { KubeObject } from '../../client/types.js';
+import type { ObjectMeta } from '../types.js';
 import type { Cause } from './field-errors.js';
 import { validateObjectMetaUpdate } from './common.js';
 import {
@@ -35,9 +36,11 @@ interface KindValidation {
 }
 
 const withMeta = (create: Check): UpdateCheck => (o: never, old: never) => [
-  ...validateObjectMetaUpdate((o as KubeObject).metadata, (old as KubeObject).metadata),
+  ...validateObjectMetaUpdate(metaOf(o), metaOf(old)),
   ...create(o),
 ];
+
+const metaOf = (o: KubeObject): ObjectMeta => (o.metadata ?? {}) as ObjectMeta;
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
 
@@ -95,7 +98,7 @@ export function validate(obj: KubeObject, old?: KubeObject, opts: ValidateOption
   if (old === undefined) return kv.create(o);
   if (opts.subresource === 'status') {
     if (obj.kind === 'Pod') return validatePodStatusUpdate(o, old as never);
-    return validateObjectMetaUpdate(obj.metadata, old.metadata);
+    return validateObjectMetaUpdate(metaOf(obj), metaOf(old));
   }
   return (kv.update ?? withMeta(kv.create))(o, old as never);
 }
