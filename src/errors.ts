@@ -54,6 +54,7 @@ export const CATALOGUE = {
   // --- store
   KDP_STORE_CORRUPT: { status: 500, reason: 'InternalError', summary: 'data directory holds an unreadable WAL or snapshot' },
   KDP_STORE_CLOSED: { status: 503, reason: 'ServiceUnavailable', summary: 'store used after close' },
+  KDP_STORE_LOCKED: { status: 503, reason: 'ServiceUnavailable', summary: 'data directory is in use by another live process' },
   // --- configuration and CLI
   KDP_CONFIG: { status: 500, reason: 'BadRequest', summary: 'invalid flag, config file field or CIDR' },
   KDP_INPUT: { status: 500, reason: 'BadRequest', summary: 'invalid input file: YAML, kind or field (names document and field)' },

@@ -24,8 +24,10 @@ export {
   carryAllocatedServiceValues, defaultEndpoints, defaultService, isExternallyAccessible,
   normalizeClusterIPs,
 } from './defaults/service.js';
-export { defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet }
-  from './defaults/workloads.js';
+export {
+  JOB_LABELS, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet,
+  generateJobSelector,
+} from './defaults/workloads.js';
 export {
   NAMESPACE_NAME_LABEL, defaultBinding, defaultEndpointSlice, defaultNamespace, defaultNode,
   defaultSecret, prepareNamespaceForCreate,

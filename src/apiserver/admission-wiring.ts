@@ -1,6 +1,6 @@
-// Builds the admission chain from the security engineer's plugins when they are present.
-// Loaded dynamically so the API server runs (without admission) before that module exists.
+// Builds the admission chain (security's plugins) over a server-internal object source.
 
+import { buildAdmissionPlugins } from './admission/index.js';
 import type { AdmissionPlugin } from './pipeline-types.js';
 import type { ResourceCatalog } from './resource-types.js';
 import type { ServiceDeps } from './rest/deps.js';
@@ -43,16 +43,8 @@ export function buildObjectSource(catalog: ResourceCatalog, getDeps: () => Servi
   };
 }
 
-export async function buildAdmission(o: AdmissionWiringOptions): Promise<AdmissionPlugin[]> {
-  const path = './admission/index.js';
-  let mod: { buildAdmissionPlugins?: (x: unknown) => AdmissionPlugin[] | Promise<AdmissionPlugin[]> };
-  try {
-    mod = await import(path) as typeof mod;
-  } catch {
-    return [];
-  }
-  if (!mod.buildAdmissionPlugins) return [];
-  return mod.buildAdmissionPlugins({ serviceCIDRs: o.serviceCIDR.split(',').map((s) => s.trim()),
+export function buildAdmission(o: AdmissionWiringOptions): AdmissionPlugin[] {
+  return buildAdmissionPlugins({ serviceCIDRs: o.serviceCIDR.split(',').map((s) => s.trim()),
     nodePortRange: o.nodePortRange ?? '30000-32767',
     source: buildObjectSource(o.catalog, o.getDeps) });
 }

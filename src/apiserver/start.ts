@@ -77,7 +77,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
     buildAuthenticator({ tokenFile: o.tokenFile ?? pki.tokenFile, clientCertificates: true });
   let server: ListeningServer;
   try {
-    const admission = [...await buildAdmission({ serviceCIDR, nodePortRange: o.nodePortRange,
+    const admission = [...buildAdmission({ serviceCIDR, nodePortRange: o.nodePortRange,
       catalog, getDeps: () => deps }), ...(o.admission ?? [])];
     server = await listenApiServer({
       store, catalog, authorizer, authenticator, anonymous: o.anonymous ?? !o.insecureHttp,

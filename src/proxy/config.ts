@@ -167,7 +167,9 @@ export function parseKubeProxyConfiguration(text: string | undefined): KubeProxy
   if (doc === null || doc === undefined) doc = {};
   if (typeof doc !== 'object' || Array.isArray(doc)) bad('(root)', 'must be a mapping');
   const o = doc as Obj;
-  if (o.kind !== undefined && o.kind !== 'KubeProxyConfiguration') bad('kind', 'must be KubeProxyConfiguration');
+  if (o.kind !== undefined && o.kind !== 'KubeProxyConfiguration') {
+    bad('kind', 'must be KubeProxyConfiguration');
+  }
   if (o.apiVersion !== undefined && !String(o.apiVersion).startsWith('kubeproxy.config.k8s.io/')) {
     bad('apiVersion', 'must be kubeproxy.config.k8s.io/v1alpha1');
   }

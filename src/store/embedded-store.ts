@@ -5,6 +5,7 @@
 // fsync (`pending`), gets the next revision, and is applied to the index, the history and the
 // watchers only once durable. Reads therefore never see an unacknowledged write, and
 // `currentRevision()` is the last durable revision.
+import { mkdir } from 'node:fs/promises';
 import { kdpError } from '../errors.js';
 import type {
   KeyValue, ListOptions, ListResult, StoreBackend, StoreEvent, StoreStats, Watcher, WatchHandlers,
@@ -19,6 +20,7 @@ import { resolveStoreOptions, type EmbeddedStoreOptions, type ResolvedOptions } 
 import { WalWriter } from './wal.js';
 import { pruneBefore, recover } from './recover.js';
 import { writeSnapshot } from './snapshot.js';
+import { acquireDirLock, type DirLock } from './lock.js';
 
 type Mutation =
   | { readonly kind: 'event'; readonly event: StoreEvent }
@@ -30,6 +32,8 @@ export interface StoreStart {
   readonly ring: EventRing;
   readonly revision: number;
   readonly wal: WalWriter | undefined;
+  /** Released on close. */
+  readonly lock?: DirLock;
 }
 
 export class EmbeddedStore implements StoreBackend {
@@ -38,6 +42,7 @@ export class EmbeddedStore implements StoreBackend {
   private readonly hub: WatchHub;
   private readonly committer: GroupCommitter<Mutation>;
   private readonly wal: WalWriter | undefined;
+  private readonly lock: DirLock | undefined;
   /** Newest not-yet-durable state per key (null: deleted) and the revision that set it. */
   private readonly pending = new Map<string, { kv: KeyValue | null; revision: number }>();
   private committedRev: number;
@@ -55,6 +60,7 @@ export class EmbeddedStore implements StoreBackend {
     this.index = start.index;
     this.ring = start.ring;
     this.wal = start.wal;
+    this.lock = start.lock;
     this.committedRev = start.revision;
     this.assignedRev = start.revision;
     this.hub = new WatchHub(opts.watchQueueLimit);
@@ -146,6 +152,7 @@ export class EmbeddedStore implements StoreBackend {
     await this.committer.drain();
     while (this.snapshotting) await this.snapshotting;
     await this.wal?.close();
+    await this.lock?.release();
     this.hub.closeAll(kdpError('KDP_STORE_CLOSED', 'store closed'));
   }
 
@@ -240,8 +247,16 @@ export async function buildEmbeddedStore(o: EmbeddedStoreOptions = {}): Promise<
     return new EmbeddedStore(
       { index: new KeyIndex(), ring: new EventRing(limits), revision: 1, wal: undefined }, opts);
   }
-  const r = await recover(opts.dataDir, limits);
-  const walOpts = { fsync: opts.fsync, segmentBytes: opts.segmentBytes };
-  const wal = await WalWriter.open(opts.dataDir, walOpts, r.tail, r.nextSeq);
-  return new EmbeddedStore({ index: r.index, ring: r.ring, revision: r.revision, wal }, opts);
+  await mkdir(opts.dataDir, { recursive: true });
+  const lock = await acquireDirLock(opts.dataDir);
+  try {
+    const r = await recover(opts.dataDir, limits);
+    const walOpts = { fsync: opts.fsync, segmentBytes: opts.segmentBytes };
+    const wal = await WalWriter.open(opts.dataDir, walOpts, r.tail, r.nextSeq);
+    const start = { index: r.index, ring: r.ring, revision: r.revision, wal, lock };
+    return new EmbeddedStore(start, opts);
+  } catch (e) {
+    await lock.release();
+    throw e;
+  }
 }

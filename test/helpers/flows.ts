@@ -18,10 +18,14 @@ export interface FlowCase {
   readonly endpoints?: readonly string[];
   readonly endpointCount?: number;
   readonly masquerade: boolean;
+  /** Where a mode behaves differently by design (reference §7.1), its own expectation. */
+  readonly modes?: Readonly<Record<string, Partial<FlowOutcome>>>;
 }
 
 /** What the case expects, in the terms `flowOutcome` produces. */
-export function flowExpectation(f: FlowCase): FlowOutcome {
+export function flowExpectation(f: FlowCase, mode?: string): FlowOutcome {
+  const o = (mode && f.modes?.[mode]) || undefined;
+  if (o) return flowExpectation({ ...f, ...o, modes: undefined } as FlowCase);
   return {
     verdict: f.verdict,
     ...(f.endpointCount !== undefined ? { endpointCount: f.endpointCount } : { endpoints: [...(f.endpoints ?? [])].sort() }),
@@ -54,8 +58,9 @@ export function flowOutcome(f: FlowCase, r: TraceResult): FlowOutcome {
   if (r.verdict !== 'ACCEPT') return { verdict: r.verdict, ...count([]), masquerade: false };
   const untouched = r.destinations.length === 1 && r.destinations[0]!.destination === normalise(f.destination);
   if (untouched) {
-    const accepted = r.hops.some((h) => h.stage.startsWith('filter') && h.text.endsWith('-j ACCEPT'));
-    return { verdict: accepted ? 'ACCEPT' : 'NONE', ...count([]), masquerade: r.masquerade };
+    // Untouched traffic for the node itself is ACCEPT (delivered locally); elsewhere NONE.
+    const local = r.destinations[0]!.reached.startsWith('node ');
+    return { verdict: local ? 'ACCEPT' : 'NONE', ...count([]), masquerade: r.masquerade };
   }
   return { verdict: 'DNAT', ...count(r.destinations.map((d) => d.destination).sort()), masquerade: r.masquerade };
 }

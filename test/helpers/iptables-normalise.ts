@@ -1,8 +1,9 @@
 // Normalises iptables rules so restore input and what `iptables-save` lists after the kernel
 // rewrote it compare equal: option groups are order-free, `/32` and `/128` host masks dropped,
 // `--or-mark X` / `--xor-mark X` become `--set-xmark X/X` / `X/0x0`, hex marks lose padding,
-// probabilities compare as the kernel's 31-bit fraction, the implicit `recent --mask ... --rsource` and
-// REJECT's default `--reject-with icmp-port-unreachable` are dropped.
+// probabilities compare as the kernel's 31-bit fraction, the implicit
+// `recent --mask ... --rsource` and REJECT's default `--reject-with icmp-port-unreachable`
+// are dropped.
 
 import { parse, tablesOf } from '../../src/ruleset/iptables/parse.js';
 
@@ -33,7 +34,10 @@ export function normaliseRule(args: readonly string[]): string {
     // The kernel lists REJECT's default explicitly.
     if (opt === '--reject-with' && /^icmp6?-port-unreachable$/.test(vals[0] ?? '')) continue;
     if (opt === '-s' || opt === '-d') vals = vals.map((v) => v.replace(/\/(32|128)$/, ''));
-    if (opt === '--or-mark') { out.push(`--set-xmark ${hex(vals[0]!)}/${hex(vals[0]!)}`); continue; }
+    if (opt === '--or-mark') {
+      out.push(`--set-xmark ${hex(vals[0]!)}/${hex(vals[0]!)}`);
+      continue;
+    }
     if (opt === '--xor-mark') { out.push(`--set-xmark ${hex(vals[0]!)}/0x0`); continue; }
     // xt_statistic keeps the probability as a 31-bit fraction.
     if (opt === '--probability') vals = vals.map((v) => String(Math.round(Number(v) * 2 ** 31)));

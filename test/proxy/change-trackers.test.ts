@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EndpointsChangeTracker } from '../../src/proxy/endpoints-change-tracker.js';
-import { ServiceChangeTracker, serviceToServicePorts } from '../../src/proxy/service-change-tracker.js';
+import { ServiceChangeTracker, serviceToServicePorts }
+  from '../../src/proxy/service-change-tracker.js';
 import { ep, service, slice } from '../helpers/proxy-objects.js';
 
 const v4 = { family: 'IPv4' as const };

@@ -97,7 +97,8 @@ describe('iptables partial sync', () => {
   });
 
   it('deletes stale kube-proxy chains found at start but leaves foreign chains alone', () => {
-    const p = pipeline({ existingNatChains: ['KUBE-SVC-STALESTALESTALE1', 'KUBE-MY-OWN', 'DOCKER'] });
+    const existingNatChains = ['KUBE-SVC-STALESTALESTALE1', 'KUBE-MY-OWN', 'DOCKER'];
+    const p = pipeline({ existingNatChains });
     addService(p, 'a', '10.96.0.1', ['10.244.1.1']);
     const { deleted } = natChains(syncOk(p).text);
     expect(deleted).toEqual(['KUBE-SVC-STALESTALESTALE1']);

@@ -64,6 +64,18 @@ function hasIpvsMatch(ns: string): boolean {
     '-A KDP-PROBE -m ipvs --vaddr 10.0.0.1 --vproto tcp --vport 1 -j DROP\nCOMMIT\n');
 }
 
+/** linkCommands as one restore input (same rules, one exec instead of twenty). */
+function linkRestore(family: 'IPv4' | 'IPv6'): string {
+  const cmds = linkCommands(family);
+  return ['nat', 'filter'].map((table) => [
+    `*${table}`,
+    ...cmds.filter((c) => c[2] === table && c[3] === '-N').map((c) => `:${c[4]} - [0:0]`),
+    ...cmds.filter((c) => c[2] === table && c[3] === '-I')
+      .map((c) => `-I ${c[4]} -m comment --comment "${c[8]}" -j ${c[10]}`),
+    'COMMIT',
+  ].join('\n')).join('\n') + '\n';
+}
+
 /** Applies a whole ipvs state (minus IPVS itself) the way kube-proxy orders the work. */
 function apply(ns: string, state: IpvsState, family: 'IPv4' | 'IPv6'): string {
   const bin = family === 'IPv6' ? 'ip6tables' : 'iptables';
@@ -73,7 +85,7 @@ function apply(ns: string, state: IpvsState, family: 'IPv4' | 'IPv6'): string {
   }
   for (const a of state.dummyAddresses) run(ns, ['ip', 'addr', 'add', a, 'dev', 'kube-ipvs0']);
   run(ns, ['ipset', 'restore'], formatIpsetSave(state.ipsets));
-  for (const cmd of linkCommands(family)) run(ns, cmd);
+  run(ns, [`${bin}-restore`, '--noflush'], linkRestore(family));
   const restore = hasIpvsMatch(ns) ? state.iptables
     : state.iptables.split('\n').filter((l) => !l.includes(' -m ipvs ')).join('\n');
   run(ns, [`${bin}-restore`, '--noflush'], restore);

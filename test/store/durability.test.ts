@@ -137,6 +137,16 @@ describe('embedded store durability', () => {
     await r.close();
   });
 
+  it('a data directory in use by a live store cannot be opened a second time', async () => {
+    const s = await open();
+    await expect(open()).rejects.toMatchObject({ code: 'KDP_STORE_LOCKED' });
+    await s.create('/k/a', '1');
+    await s.close();
+    const r = await open();
+    expect((await r.get('/k/a'))?.value).toBe('1');
+    await r.close();
+  });
+
   it('a reopened store keeps its WAL history for watches that resume', async () => {
     const s = await open();
     for (let i = 0; i < 4; i++) await s.create(`/k/${i}`, 'v');

@@ -7,7 +7,7 @@ import { listScenarios, loadScenario } from '../helpers/scenarios.js';
 
 // The tracer is the oracle: every packet-flow case of every scenario must hold for every mode
 // the tracer can interpret, over the golden table that mode's compiler produced.
-const MODES: readonly TraceMode[] = ['iptables'];
+const MODES: readonly TraceMode[] = ['iptables', 'nftables'];
 
 for (const name of listScenarios()) {
   const s = loadScenario(name);
@@ -22,7 +22,7 @@ for (const name of listScenarios()) {
         it(`${mode}: ${f.name}`, () => {
           const p = flowPacket(f);
           const r = traceOffline({ rules, mode, nodeIPs: s.node.ips, podCIDRs: s.node.podCIDRs, ...p });
-          expect(flowOutcome(f, r)).toEqual(flowExpectation(f));
+          expect(flowOutcome(f, r)).toEqual(flowExpectation(f, mode));
         });
       }
     }

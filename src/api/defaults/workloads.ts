@@ -53,3 +53,32 @@ export function defaultJob(j: Job): void {
   s.podReplacementPolicy ??= s.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed';
   defaultPodTemplate(s.template);
 }
+
+/** Job labels upstream adds to generated selectors and pod templates. */
+export const JOB_LABELS = {
+  controllerUid: 'batch.kubernetes.io/controller-uid',
+  legacyControllerUid: 'controller-uid',
+  jobName: 'batch.kubernetes.io/job-name',
+  legacyJobName: 'job-name',
+} as const;
+
+/**
+ * Create-time strategy for Jobs (upstream jobStrategy.PrepareForCreate → generateSelector):
+ * unless `manualSelector` is true, labels the template with the job name and uid and selects on
+ * the uid. Needs `metadata.uid` and `metadata.name` set (the API server assigns them first).
+ */
+export function generateJobSelector(j: Job): void {
+  const s = j.spec;
+  if (!s || s.manualSelector === true) return;
+  const name = j.metadata.name ?? '';
+  const uid = j.metadata.uid ?? '';
+  const meta = (s.template.metadata ??= {});
+  const labels = (meta.labels ??= {});
+  labels[JOB_LABELS.legacyJobName] ??= name;
+  labels[JOB_LABELS.jobName] ??= name;
+  labels[JOB_LABELS.legacyControllerUid] ??= uid;
+  labels[JOB_LABELS.controllerUid] ??= uid;
+  const sel = (s.selector ??= {});
+  const ml = (sel.matchLabels ??= {});
+  ml[JOB_LABELS.controllerUid] ??= uid;
+}

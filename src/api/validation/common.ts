@@ -5,7 +5,7 @@
 import type { LabelSelector, ObjectMeta } from '../types.js';
 import { parseCIDR, parseIP } from '../net.js';
 import {
-  type Cause, duplicate, forbidden, immutable, invalid, required, tooLong,
+  type Cause, duplicate, forbidden, immutable, invalid, required, tooLong, invalidEach,
 } from './field-errors.js';
 import {
   isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue,
@@ -38,9 +38,9 @@ export const nameIsPathSegment: NameFn = (n, p) => {
 export function validateLabels(labels: Record<string, string> | undefined, path: string): Cause[] {
   const out: Cause[] = [];
   for (const [k, v] of Object.entries(labels ?? {})) {
-    for (const m of isQualifiedName(k)) out.push(invalid(path, k, m));
+    out.push(...invalidEach(path, k, isQualifiedName(k)));
     if (typeof v !== 'string') out.push(invalid(path, v, 'must be a string'));
-    else for (const m of isValidLabelValue(v)) out.push(invalid(path, v, m));
+    else out.push(...invalidEach(path, v, isValidLabelValue(v)));
   }
   return out;
 }
@@ -52,7 +52,7 @@ export function validateAnnotations(ann: Record<string, string> | undefined, pat
   const out: Cause[] = [];
   let size = 0;
   for (const [k, v] of Object.entries(ann ?? {})) {
-    for (const m of isQualifiedName(k.toLowerCase())) out.push(invalid(path, k, m));
+    out.push(...invalidEach(path, k, isQualifiedName(k.toLowerCase())));
     size += k.length + String(v).length;
   }
   if (size > ANNOTATION_LIMIT) out.push(tooLong(path, ANNOTATION_LIMIT));
@@ -166,9 +166,9 @@ export function validateLabelSelector(sel: LabelSelector | undefined | null, pat
     } else {
       out.push(invalid(child(p, 'operator'), r.operator, 'not a valid selector operator'));
     }
-    for (const m of isQualifiedName(r.key ?? '')) out.push(invalid(child(p, 'key'), r.key, m));
+    out.push(...invalidEach(child(p, 'key'), r.key, isQualifiedName(r.key ?? '')));
     values.forEach((v, j) => {
-      for (const m of isValidLabelValue(v)) out.push(invalid(index(child(p, 'values'), j), v, m));
+      out.push(...invalidEach(index(child(p, 'values'), j), v, isValidLabelValue(v)));
     });
   });
   return out;

@@ -3,7 +3,7 @@
 import type { EndpointSlice, Endpoints, Lease, ServiceCIDR } from '../types.js';
 import { parseCIDR, parseIP } from '../net.js';
 import {
-  type Cause, duplicate, invalid, notSupported, required, tooMany,
+  type Cause, duplicate, invalid, notSupported, required, tooMany, invalidEach,
 } from './field-errors.js';
 import {
   child, index, nameIsDNSSubdomain, nonNegative, validateCIDR, validateImmutable, validateLabels,
@@ -55,12 +55,12 @@ function validateSliceEndpoints(es: EndpointSlice): Cause[] {
     else if (addrs.length > MAX_ADDRESSES) out.push(tooMany(ap, addrs.length, MAX_ADDRESSES));
     addrs.forEach((a, j) => out.push(...validateSliceAddress(a, es.addressType, index(ap, j))));
     if (ep.nodeName) {
-      for (const m of isDNS1123Subdomain(ep.nodeName)) out.push(invalid(child(p, 'nodeName'), ep.nodeName, m));
+      out.push(...invalidEach(child(p, 'nodeName'), ep.nodeName, isDNS1123Subdomain(ep.nodeName)));
     }
     out.push(...validateLabels(ep.deprecatedTopology, child(p, 'deprecatedTopology')));
-    if (ep.zone) for (const m of isValidLabelValue(ep.zone)) out.push(invalid(child(p, 'zone'), ep.zone, m));
+    if (ep.zone) out.push(...invalidEach(child(p, 'zone'), ep.zone, isValidLabelValue(ep.zone)));
     if (ep.hostname) {
-      for (const m of isDNS1123Label(ep.hostname)) out.push(invalid(child(p, 'hostname'), ep.hostname, m));
+      out.push(...invalidEach(child(p, 'hostname'), ep.hostname, isDNS1123Label(ep.hostname)));
     }
   });
   return out;
@@ -74,16 +74,16 @@ function validateSlicePorts(es: EndpointSlice): Cause[] {
   ports.forEach((pt, i) => {
     const p = index('ports', i);
     const name = pt.name ?? '';
-    if (name) for (const m of isDNS1123Label(name)) out.push(invalid(child(p, 'name'), name, m));
+    if (name) out.push(...invalidEach(child(p, 'name'), name, isDNS1123Label(name)));
     if (names.has(name)) out.push(duplicate(child(p, 'name'), name));
     names.add(name);
     if (!pt.protocol) out.push(required(child(p, 'protocol'), ''));
     else if (!PROTOCOLS.includes(pt.protocol)) out.push(notSupported(child(p, 'protocol'), pt.protocol, PROTOCOLS));
     if (pt.port !== undefined && pt.port !== null) {
-      for (const m of isValidPortNum(pt.port)) out.push(invalid(child(p, 'port'), pt.port, m));
+      out.push(...invalidEach(child(p, 'port'), pt.port, isValidPortNum(pt.port)));
     }
     if (pt.appProtocol) {
-      for (const m of isQualifiedName(pt.appProtocol)) out.push(invalid(child(p, 'appProtocol'), pt.appProtocol, m));
+      out.push(...invalidEach(child(p, 'appProtocol'), pt.appProtocol, isQualifiedName(pt.appProtocol)));
     }
   });
   return out;
@@ -115,16 +115,16 @@ export function validateEndpoints(ep: Endpoints): Cause[] {
       (ss[f] ?? []).forEach((a, j) => {
         const ap = index(child(p, f), j);
         out.push(...validateNonSpecialIP(a.ip ?? '', child(ap, 'ip')));
-        if (a.hostname) for (const m of isDNS1123Label(a.hostname)) out.push(invalid(child(ap, 'hostname'), a.hostname, m));
-        if (a.nodeName) for (const m of isDNS1123Subdomain(a.nodeName)) out.push(invalid(child(ap, 'nodeName'), a.nodeName, m));
+        if (a.hostname) out.push(...invalidEach(child(ap, 'hostname'), a.hostname, isDNS1123Label(a.hostname)));
+        if (a.nodeName) out.push(...invalidEach(child(ap, 'nodeName'), a.nodeName, isDNS1123Subdomain(a.nodeName)));
       });
     }
     const ports = ss.ports ?? [];
     ports.forEach((pt, j) => {
       const pp = index(child(p, 'ports'), j);
       if (ports.length > 1 && !pt.name) out.push(required(child(pp, 'name'), ''));
-      else if (pt.name) for (const m of isDNS1123Label(pt.name)) out.push(invalid(child(pp, 'name'), pt.name, m));
-      for (const m of isValidPortNum(pt.port)) out.push(invalid(child(pp, 'port'), pt.port ?? 0, m));
+      else if (pt.name) out.push(...invalidEach(child(pp, 'name'), pt.name, isDNS1123Label(pt.name)));
+      out.push(...invalidEach(child(pp, 'port'), pt.port ?? 0, isValidPortNum(pt.port)));
       if (!pt.protocol) out.push(required(child(pp, 'protocol'), ''));
       else if (!PROTOCOLS.includes(pt.protocol)) out.push(notSupported(child(pp, 'protocol'), pt.protocol, PROTOCOLS));
     });

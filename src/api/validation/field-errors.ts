@@ -71,3 +71,8 @@ export function invalidMessage(kind: string, name: string, causes: readonly Caus
   const body = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
   return `${kind} "${name}" is invalid: ${body}`;
 }
+
+/** One `invalid` cause per message (upstream's `for _, msg := range IsX(v)` loop). */
+export function invalidEach(field: string, value: unknown, messages: readonly string[]): Cause[] {
+  return messages.map((m) => invalid(field, value, m));
+}

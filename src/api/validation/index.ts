@@ -5,7 +5,8 @@
 
 import type { KubeObject } from '../../client/types.js';
 import type { ObjectMeta } from '../types.js';
-import type { Cause } from './field-errors.js';
+import { kdpError } from '../../errors.js';
+import { type Cause, invalidMessage } from './field-errors.js';
 import { validateObjectMetaUpdate } from './common.js';
 import {
   validateEndpointSlice, validateEndpointSliceUpdate, validateEndpoints, validateLease,
@@ -101,4 +102,19 @@ export function validate(obj: KubeObject, old?: KubeObject, opts: ValidateOption
     return validateObjectMetaUpdate(metaOf(obj), metaOf(old));
   }
   return (kv.update ?? withMeta(kv.create))(o, old as never);
+}
+
+/**
+ * Throws KDP_INVALID (422) when `validate` finds problems, with the upstream Status message
+ * (`Service "x" is invalid: [...]`) and every cause in `details.causes`.
+ */
+export function assertValid(obj: KubeObject, old?: KubeObject, opts: ValidateOptions = {}): void {
+  const causes = validate(obj, old, opts);
+  if (causes.length === 0) return;
+  const kind = obj.kind ?? '';
+  const name = obj.metadata?.name ?? obj.metadata?.generateName ?? '';
+  const apiVersion = obj.apiVersion ?? '';
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const label = group ? `${kind}.${group}` : kind;
+  throw kdpError('KDP_INVALID', invalidMessage(label, name, causes), { name, group, kind, causes });
 }

@@ -7,7 +7,7 @@ import type {
 } from '../types.js';
 import { parseCIDR } from '../net.js';
 import {
-  type Cause, duplicate, forbidden, invalid, notSupported, required, tooLong,
+  type Cause, duplicate, forbidden, invalid, notSupported, required, tooLong, invalidEach,
 } from './field-errors.js';
 import {
   child, index, nameIsDNSLabel, nameIsDNSSubdomain, nameIsPathSegment, validateCIDR,
@@ -26,8 +26,8 @@ function validateTaints(n: Node): Cause[] {
   const seen = new Set<string>();
   (n.spec?.taints ?? []).forEach((t, i) => {
     const p = index('spec.taints', i);
-    for (const m of isQualifiedName(t.key ?? '')) out.push(invalid(child(p, 'key'), t.key ?? '', m));
-    if (t.value) for (const m of isValidLabelValue(t.value)) out.push(invalid(child(p, 'value'), t.value, m));
+    out.push(...invalidEach(child(p, 'key'), t.key ?? '', isQualifiedName(t.key ?? '')));
+    if (t.value) out.push(...invalidEach(child(p, 'value'), t.value, isValidLabelValue(t.value)));
     const effects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
     if (!t.effect) out.push(required(child(p, 'effect'), ''));
     else if (!effects.includes(t.effect)) out.push(notSupported(child(p, 'effect'), t.effect, effects));
@@ -84,7 +84,7 @@ const DATA_LIMIT = 1024 * 1024;
 function validateDataKeys(data: Record<string, string> | undefined, path: string): Cause[] {
   const out: Cause[] = [];
   for (const k of Object.keys(data ?? {})) {
-    for (const m of isConfigMapKey(k)) out.push(invalid(index(path, k), k, m));
+    out.push(...invalidEach(index(path, k), k, isConfigMapKey(k)));
   }
   return out;
 }
@@ -181,7 +181,7 @@ function validateSubject(s: Subject, namespaced: boolean, path: string): Cause[]
   const out: Cause[] = [];
   if (!s.name) out.push(required(child(path, 'name'), ''));
   if (s.kind === 'ServiceAccount') {
-    if (s.name) for (const m of isDNS1123Subdomain(s.name)) out.push(invalid(child(path, 'name'), s.name, m));
+    if (s.name) out.push(...invalidEach(child(path, 'name'), s.name, isDNS1123Subdomain(s.name)));
     if (s.apiGroup) out.push(notSupported(child(path, 'apiGroup'), s.apiGroup, ['']));
     if (!namespaced && !s.namespace) out.push(required(child(path, 'namespace'), ''));
   } else if (s.kind === 'User' || s.kind === 'Group') {
@@ -199,7 +199,7 @@ function validateBinding(b: RoleBinding | ClusterRoleBinding, namespaced: boolea
   if (ref.apiGroup !== RBAC_GROUP) out.push(notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
   if (!kinds.includes(ref.kind)) out.push(notSupported('roleRef.kind', ref.kind ?? '', kinds));
   if (!ref.name) out.push(required('roleRef.name', ''));
-  else for (const m of nameIsPathSegment(ref.name, false)) out.push(invalid('roleRef.name', ref.name, m));
+  else out.push(...invalidEach('roleRef.name', ref.name, nameIsPathSegment(ref.name, false)));
   (b.subjects ?? []).forEach((s, i) => out.push(...validateSubject(s, namespaced, index('subjects', i))));
   return out;
 }

@@ -6,7 +6,7 @@ import type {
   Container, Pod, PodSpec, PodTemplateSpec, Toleration,
 } from '../types.js';
 import {
-  type Cause, duplicate, forbidden, invalid, notSupported, required,
+  type Cause, duplicate, forbidden, invalid, notSupported, required, invalidEach,
 } from './field-errors.js';
 import {
   child, deepEqual, index, inRange, nameIsDNSSubdomain, nonNegative, uniqueNames, validateAnnotations,
@@ -32,14 +32,14 @@ function validatePorts(c: Container, hostNetwork: boolean, path: string): Cause[
     const pp = index(path, i);
     if (p.name) {
       const msgs = isValidPortName(p.name);
-      for (const m of msgs) out.push(invalid(child(pp, 'name'), p.name, m));
+      out.push(...invalidEach(child(pp, 'name'), p.name, msgs));
       if (msgs.length === 0 && names.has(p.name)) out.push(duplicate(child(pp, 'name'), p.name));
       names.add(p.name);
     }
     if (!p.containerPort) out.push(required(child(pp, 'containerPort'), ''));
-    else for (const m of isValidPortNum(p.containerPort)) out.push(invalid(child(pp, 'containerPort'), p.containerPort, m));
+    else out.push(...invalidEach(child(pp, 'containerPort'), p.containerPort, isValidPortNum(p.containerPort)));
     if (p.hostPort) {
-      for (const m of isValidPortNum(p.hostPort)) out.push(invalid(child(pp, 'hostPort'), p.hostPort, m));
+      out.push(...invalidEach(child(pp, 'hostPort'), p.hostPort, isValidPortNum(p.hostPort)));
       if (hostNetwork && p.hostPort !== p.containerPort) {
         out.push(invalid(child(pp, 'hostPort'), p.hostPort,
           'must match `containerPort` when `hostNetwork` is true'));
@@ -67,7 +67,7 @@ function validateEnv(c: Container, path: string): Cause[] {
 function validateContainer(c: Container, hostNet: boolean, path: string, isPod: boolean): Cause[] {
   const out: Cause[] = [];
   if (!c.name) out.push(required(child(path, 'name'), ''));
-  else for (const m of isDNS1123Label(c.name)) out.push(invalid(child(path, 'name'), c.name, m));
+  else out.push(...invalidEach(child(path, 'name'), c.name, isDNS1123Label(c.name)));
   if (!c.image) out.push(required(child(path, 'image'), ''));
   else if (isPod && c.image.trim() !== c.image) {
     out.push(invalid(child(path, 'image'), c.image, 'must not have leading or trailing whitespace'));
@@ -97,7 +97,7 @@ export function validateTolerations(tols: Toleration[] | undefined, path: string
   const out: Cause[] = [];
   (tols ?? []).forEach((t, i) => {
     const p = index(path, i);
-    if (t.key) for (const m of isQualifiedName(t.key)) out.push(invalid(child(p, 'key'), t.key, m));
+    if (t.key) out.push(...invalidEach(child(p, 'key'), t.key, isQualifiedName(t.key)));
     if (!t.key && t.operator !== 'Exists') {
       out.push(invalid(child(p, 'operator'), t.operator ?? '',
         'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
@@ -111,7 +111,7 @@ export function validateTolerations(tols: Toleration[] | undefined, path: string
         out.push(invalid(child(p, 'operator'), t.value, "value must be empty when `operator` is 'Exists'"));
       }
     } else if (t.operator === undefined || t.operator === 'Equal' || (t.operator as string) === '') {
-      for (const m of isValidLabelValue(t.value ?? '')) out.push(invalid(child(p, 'value'), t.value, m));
+      out.push(...invalidEach(child(p, 'value'), t.value, isValidLabelValue(t.value ?? '')));
     } else {
       out.push(notSupported(child(p, 'operator'), t.operator, ['Equal', 'Exists']));
     }
@@ -147,7 +147,7 @@ function validatePolicies(s: PodSpec, path: string): Cause[] {
 function validateNames(s: PodSpec, path: string): Cause[] {
   const out: Cause[] = [];
   const sub = (v: string | undefined, f: string, fn: (x: string) => string[]): void => {
-    if (v) for (const m of fn(v)) out.push(invalid(child(path, f), v, m));
+    if (v) out.push(...invalidEach(child(path, f), v, fn(v)));
   };
   sub(s.nodeName, 'nodeName', isDNS1123Subdomain);
   sub(s.serviceAccountName, 'serviceAccountName', isDNS1123Subdomain);
@@ -170,7 +170,7 @@ export function validatePodSpec(s: PodSpec | undefined, path: string, isPod = tr
   vols.forEach((v, i) => {
     const p = child(index(child(path, 'volumes'), i), 'name');
     if (!v.name) out.push(required(p, ''));
-    else for (const m of isDNS1123Label(v.name)) out.push(invalid(p, v.name, m));
+    else out.push(...invalidEach(p, v.name, isDNS1123Label(v.name)));
   });
   out.push(...uniqueNames(vols, (v) => v.name, (i) => child(index(child(path, 'volumes'), i), 'name')));
   const hostNet = s.hostNetwork === true;

@@ -6,7 +6,7 @@ import type { Service, ServicePort } from '../types.js';
 import { parseIP } from '../net.js';
 import { isExternallyAccessible } from '../defaults/service.js';
 import {
-  type Cause, duplicate, forbidden, invalid, notSupported, required,
+  type Cause, duplicate, forbidden, invalid, notSupported, required, invalidEach,
 } from './field-errors.js';
 import {
   child, index, nameIsDNS1035Label, validateCIDR, validateIP, validateLabels,
@@ -38,19 +38,19 @@ function validatePort(p: ServicePort, requireName: boolean, names: Set<string>, 
   const out: Cause[] = [];
   if (requireName && !p.name) out.push(required(child(path, 'name'), ''));
   else if (p.name) {
-    for (const m of isDNS1123Label(p.name)) out.push(invalid(child(path, 'name'), p.name, m));
+    out.push(...invalidEach(child(path, 'name'), p.name, isDNS1123Label(p.name)));
     if (names.has(p.name)) out.push(duplicate(child(path, 'name'), p.name));
     names.add(p.name);
   }
-  for (const m of isValidPortNum(p.port)) out.push(invalid(child(path, 'port'), p.port ?? 0, m));
+  out.push(...invalidEach(child(path, 'port'), p.port ?? 0, isValidPortNum(p.port)));
   if (!p.protocol) out.push(required(child(path, 'protocol'), ''));
   else if (!PROTOCOLS.includes(p.protocol)) out.push(notSupported(child(path, 'protocol'), p.protocol, PROTOCOLS));
   const tp = p.targetPort;
   const tpPath = child(path, 'targetPort');
-  if (typeof tp === 'number') for (const m of isValidPortNum(tp)) out.push(invalid(tpPath, tp, m));
-  else if (typeof tp === 'string') for (const m of isValidPortName(tp)) out.push(invalid(tpPath, tp, m));
+  if (typeof tp === 'number') out.push(...invalidEach(tpPath, tp, isValidPortNum(tp)));
+  else if (typeof tp === 'string') out.push(...invalidEach(tpPath, tp, isValidPortName(tp)));
   if (p.appProtocol) {
-    for (const m of isQualifiedName(p.appProtocol)) out.push(invalid(child(path, 'appProtocol'), p.appProtocol, m));
+    out.push(...invalidEach(child(path, 'appProtocol'), p.appProtocol, isQualifiedName(p.appProtocol)));
   }
   return out;
 }
@@ -123,7 +123,7 @@ function validateTrafficPolicies(svc: Service): Cause[] {
     out.push(invalid('spec.healthCheckNodePort', s.healthCheckNodePort,
       "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
   } else if (s.healthCheckNodePort) {
-    for (const m of isValidPortNum(s.healthCheckNodePort)) out.push(invalid('spec.healthCheckNodePort', s.healthCheckNodePort, m));
+    out.push(...invalidEach('spec.healthCheckNodePort', s.healthCheckNodePort, isValidPortNum(s.healthCheckNodePort)));
   }
   if (s.type !== 'ExternalName') {
     const itp = s.internalTrafficPolicy;
@@ -145,7 +145,7 @@ function validateExternalName(svc: Service): Cause[] {
   if (s.ipFamilies?.length) out.push(forbidden('spec.ipFamilies', why));
   if (s.ipFamilyPolicy) out.push(forbidden('spec.ipFamilyPolicy', why));
   const name = (s.externalName ?? '').replace(/\.$/, '');
-  for (const m of isDNS1123Subdomain(name)) out.push(invalid('spec.externalName', s.externalName ?? '', m));
+  out.push(...invalidEach('spec.externalName', s.externalName ?? '', isDNS1123Subdomain(name)));
   return out;
 }
 
@@ -169,7 +169,7 @@ function validateLoadBalancerFields(svc: Service): Cause[] {
   }
   if (s.loadBalancerClass !== undefined) {
     if (s.type !== 'LoadBalancer') out.push(forbidden('spec.loadBalancerClass', lbOnly));
-    else for (const m of isQualifiedName(s.loadBalancerClass)) out.push(invalid('spec.loadBalancerClass', s.loadBalancerClass, m));
+    else out.push(...invalidEach('spec.loadBalancerClass', s.loadBalancerClass, isQualifiedName(s.loadBalancerClass)));
   }
   if (s.loadBalancerIP) out.push(...validateIP(s.loadBalancerIP, 'spec.loadBalancerIP'));
   return out;

@@ -7,20 +7,21 @@ import { buildDefaultTolerationSecondsPlugin } from './default-toleration-second
 import { buildNamespaceLifecyclePlugin } from './namespace-lifecycle.js';
 import type { Random } from './range-allocator.js';
 import { buildServiceIPsPlugin } from './service-ips.js';
-import type { AdmissionSource } from './source.js';
+import { toAdmissionSource, type AdmissionSource, type GroupedAdmissionSource } from './source.js';
 
 export { buildDefaultTolerationSecondsPlugin } from './default-toleration-seconds.js';
 export { buildNamespaceLifecyclePlugin, IMMORTAL_NAMESPACES } from './namespace-lifecycle.js';
 export {
   buildServiceIPsPlugin, type ServiceAllocationPlugin, type ServiceIPsOptions,
 } from './service-ips.js';
-export type { AdmissionSource } from './source.js';
+export type { AdmissionSource, GroupedAdmissionSource } from './source.js';
 
 export interface AdmissionOptions {
   readonly serviceCIDRs: readonly string[];
   /** Default `30000-32767`. */
   readonly nodePortRange?: string;
-  readonly source: AdmissionSource;
+  /** Either signature; see `toAdmissionSource`. */
+  readonly source: AdmissionSource | GroupedAdmissionSource;
   readonly random?: Random;
 }
 
@@ -31,10 +32,11 @@ export const DEFAULT_NODE_PORT_RANGE = '30000-32767';
  * it repairs itself lazily before its first allocation, so calling it is optional.
  */
 export function buildAdmissionPlugins(opts: AdmissionOptions): AdmissionPlugin[] {
+  const source = toAdmissionSource(opts.source);
   return [
-    buildNamespaceLifecyclePlugin(opts.source),
+    buildNamespaceLifecyclePlugin(source),
     buildServiceIPsPlugin({ serviceCIDRs: opts.serviceCIDRs,
-      nodePortRange: opts.nodePortRange ?? DEFAULT_NODE_PORT_RANGE, source: opts.source,
+      nodePortRange: opts.nodePortRange ?? DEFAULT_NODE_PORT_RANGE, source,
       ...(opts.random ? { random: opts.random } : {}) }),
     buildDefaultTolerationSecondsPlugin(),
   ];

@@ -22,3 +22,23 @@ export async function getOrUndefined(
     throw e;
   }
 }
+
+/** The same reads addressed by API group first (`get(group, resource, namespace, name)`). */
+export interface GroupedAdmissionSource {
+  get(group: string, resource: string, namespace: string | undefined, name: string):
+    Promise<KubeObject | null | undefined>;
+  list(group: string, resource: string, namespace?: string): Promise<KubeObject[]>;
+}
+
+/**
+ * Accepts either form. A grouped source is recognised by `get` taking four parameters; the
+ * plugins only read core resources (services, namespaces), so they address group ''.
+ */
+export function toAdmissionSource(s: AdmissionSource | GroupedAdmissionSource): AdmissionSource {
+  if (s.get.length < 4) return s as AdmissionSource;
+  const g = s as GroupedAdmissionSource;
+  return {
+    get: (resource, namespace, name) => g.get('', resource, namespace, name),
+    list: (resource, namespace) => g.list('', resource, namespace),
+  };
+}

@@ -65,14 +65,16 @@ export async function listObjects(
     for (;;) {
       const page = await deps.store.list(prefix, { revision: rev, limit, startAfter });
       rev = page.revision;
-      for (const kv of page.items) {
+      let i = 0;
+      for (; i < page.items.length && !(limit && items.length >= limit); i++) {
+        const kv = page.items[i]!;
         lastKey = kv.key;
         const o = decodeObject(kv);
         if (!filter || filter(o)) items.push(o);
-        if (limit && items.length >= limit) break;
       }
-      more = page.more || (limit > 0 && lastKey !== page.items.at(-1)?.key);
-      remaining = page.remaining + (page.items.length - 1 - page.items.findIndex((k) => k.key === lastKey));
+      const leftInPage = page.items.length - i;
+      more = leftInPage > 0 || page.more;
+      remaining = leftInPage + (page.more ? page.remaining : 0);
       if (!limit || items.length >= limit || !page.more) break;
       startAfter = lastKey;
     }

@@ -7,6 +7,7 @@ import type { Pod, ReplicaSet } from '../../api/types.js';
 import { labelSelectorMatcher } from '../../api/selectors.js';
 import { isKdpError } from '../../errors.js';
 import { keyOf, objectKey, splitKey } from '../../client/cache.js';
+import type { KubeObject } from '../../client/types.js';
 import type { ControllerContext } from '../options.js';
 import { inNs, PODS, REPLICASETS } from '../refs.js';
 import { buildQueueController } from '../runner.js';
@@ -17,7 +18,7 @@ import {
 import { podFromTemplate, podsToDelete } from './pods.js';
 
 export const CONTROLLER_UID_INDEX = 'controllerUid';
-export const controllerUidIndex = (p: Pod): string[] => {
+export const controllerUidIndex = (p: KubeObject): string[] => {
   const r = controllerRef(p);
   return r ? [r.uid] : [];
 };

@@ -10,11 +10,15 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 export function hash16(input: string): string {
   const d = createHash('sha256').update(input, 'utf8').digest();
   let out = '';
-  for (let i = 0; i < 10; i += 5) {
-    // 5 bytes → 8 characters.
-    let v = 0n;
-    for (let j = 0; j < 5; j++) v = (v << 8n) | BigInt(d[i + j]!);
-    for (let k = 7; k >= 0; k--) out += ALPHABET[Number((v >> BigInt(k * 5)) & 31n)];
+  let acc = 0;
+  let bits = 0;
+  for (let i = 0; i < 10; i++) {
+    acc = ((acc << 8) | d[i]!) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(acc >> bits) & 31];
+    }
   }
   return out;
 }

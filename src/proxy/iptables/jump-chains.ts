@@ -14,6 +14,7 @@ export interface JumpRule {
 }
 
 const NEW = ['-m', 'conntrack', '--ctstate', 'NEW'];
+const EXT = 'kubernetes externally-visible service portals';
 
 function jump(table: JumpRule['table'], to: string, from: string, comment: string,
   extra: readonly string[] = []): JumpRule {
@@ -23,8 +24,8 @@ function jump(table: JumpRule['table'], to: string, from: string, comment: strin
 
 /** Processed in this order, each prepended if missing. Comments are single args (unquoted). */
 export const JUMP_RULES: readonly JumpRule[] = [
-  jump('filter', 'KUBE-EXTERNAL-SERVICES', 'INPUT', 'kubernetes externally-visible service portals', NEW),
-  jump('filter', 'KUBE-EXTERNAL-SERVICES', 'FORWARD', 'kubernetes externally-visible service portals', NEW),
+  jump('filter', 'KUBE-EXTERNAL-SERVICES', 'INPUT', EXT, NEW),
+  jump('filter', 'KUBE-EXTERNAL-SERVICES', 'FORWARD', EXT, NEW),
   jump('filter', 'KUBE-NODEPORTS', 'INPUT', 'kubernetes health check service ports'),
   jump('filter', 'KUBE-SERVICES', 'FORWARD', 'kubernetes service portals', NEW),
   jump('filter', 'KUBE-SERVICES', 'OUTPUT', 'kubernetes service portals', NEW),

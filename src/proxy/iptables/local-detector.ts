@@ -22,7 +22,9 @@ export function buildLocalDetector(d: DetectLocal): LocalDetector {
     case 'BridgeInterface':
       if (!d.interfaceName) break;
       return {
-        implemented: true, ifLocal: ['-i', d.interfaceName], ifNotLocal: ['!', '-i', d.interfaceName],
+        implemented: true,
+        ifLocal: ['-i', d.interfaceName],
+        ifNotLocal: ['!', '-i', d.interfaceName],
       };
     case 'InterfaceNamePrefix': {
       if (!d.interfaceName) break;

@@ -8,15 +8,15 @@
 // (namespace/name, port name, protocol); stale chains sorted by name.
 
 import { cidrContains } from '../../api/net.js';
-import type { Artifact, Proxier, ProxierConfig, RuleOrigin, SyncInput, SyncResult }
+import type { Artifact, Proxier, ProxierConfig, SyncInput, SyncResult }
   from '../backend.js';
 import { serviceNameOfKey } from '../keys.js';
 import { topologyContextOf } from '../topology.js';
 import type { ServicePortInfo } from '../types.js';
-import { servicePortKey } from '../types.js';
 import { canonicalizeRestore } from '../../ruleset/iptables/canonical.js';
 import { endpointChainName, isServiceChainName } from './chain-names.js';
 import { buildLocalDetector } from './local-detector.js';
+import { LazyOrigins } from './origins.js';
 import { Probabilities } from './probability.js';
 import { servicePortRules } from './service-rules.js';
 import type { PortRules, RuleContext } from './service-rules.js';
@@ -38,24 +38,37 @@ export interface IptablesDeps {
 interface Pending {
   readonly declaredNat: readonly string[];
   readonly deleted: readonly string[];
-  readonly full: boolean;
   readonly rules: ReadonlyMap<string, PortRules>;
+  readonly order: readonly string[];
+  readonly skippedStale: ReadonlyMap<string, string>;
+  readonly scanned: boolean;
+  readonly now: number;
 }
 
-function compareKeys(a: ServicePortInfo, b: ServicePortInfo): number {
-  const x = `${a.name.namespace}/${a.name.name}`;
-  const y = `${b.name.namespace}/${b.name.name}`;
-  if (x !== y) return x < y ? -1 : 1;
-  if (a.name.port !== b.name.port) return a.name.port < b.name.port ? -1 : 1;
-  return a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0;
+/** Sort key of a service port: (namespace/name, port name, protocol). */
+function orderKey(s: ServicePortInfo): string {
+  return `${s.name.namespace}/${s.name.name}\u0000${s.name.port}\u0000${s.protocol}`;
 }
+
+function sortedKeys(services: ReadonlyMap<string, ServicePortInfo>): string[] {
+  const keyed = [...services].map(([k, s]) => [orderKey(s), k] as const);
+  keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return keyed.map(([, k]) => k);
+}
+
+const lines = (text: string, out: string[]) => { if (text !== '') out.push(text); };
 
 class IptablesProxier implements Proxier {
   readonly mode = 'iptables' as const;
   private needFullSync = true;
   private existingNat: Set<string>;
   private lastCleanup = -Infinity;
+  /** Rules of every service port as last applied. */
   private cache = new Map<string, PortRules>();
+  /** Service-port keys of `cache`, in emission order. */
+  private order: readonly string[] = [];
+  /** Stale chains not yet deleted (large-cluster scans skipped), chain → owner key. */
+  private skippedStale = new Map<string, string>();
   private pending: Pending | undefined;
   private readonly probabilities = new Probabilities();
   private readonly sepNames = new Map<string, string>();
@@ -75,26 +88,40 @@ class IptablesProxier implements Proxier {
     return n;
   };
 
-  sync(input: SyncInput): SyncResult {
-    const full = this.needFullSync || input.changed === undefined;
-    const changedServices = new Set<string>();
-    for (const k of input.changed ?? []) changedServices.add(serviceNameOfKey(k));
+  private ruleContext(input: SyncInput): RuleContext {
     const c = this.config;
-    const isIPv4 = c.family === 'IPv4';
     let total = 0;
     for (const k of input.services.keys()) total += input.endpoints.get(k)?.length ?? 0;
-    const ctx: RuleContext = {
+    return {
       masqueradeAll: c.masqueradeAll,
       detector: buildLocalDetector(c.detectLocal),
       nodeIP: c.nodeIPs[0],
       localhostNodePorts: c.localhostNodePorts,
-      isIPv4,
+      isIPv4: c.family === 'IPv4',
       nfacct: c.capabilities.nfacct,
       largeClusterMode: total > LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
       topology: topologyContextOf(c),
       probabilities: this.probabilities,
       sepName: this.sepName,
     };
+  }
+
+  /** Emission order: reuse the last one unless service ports came or went. */
+  private orderFor(input: SyncInput, full: boolean): readonly string[] {
+    if (full || input.services.size !== this.order.length) return sortedKeys(input.services);
+    for (const k of input.changed ?? []) {
+      if (input.services.has(k) !== this.cache.has(k)) return sortedKeys(input.services);
+    }
+    return this.order;
+  }
+
+  sync(input: SyncInput): SyncResult {
+    const full = this.needFullSync || input.changed === undefined;
+    const changedServices = new Set<string>();
+    for (const k of input.changed ?? []) changedServices.add(serviceNameOfKey(k));
+    const c = this.config;
+    const isIPv4 = c.family === 'IPv4';
+    const ctx = this.ruleContext(input);
     const M = this.mark;
     const filterChains = ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-FORWARD',
       'KUBE-NODEPORTS', 'KUBE-PROXY-FIREWALL'].map((n) => `:${n} - [0:0]`);
@@ -114,37 +141,34 @@ class IptablesProxier implements Proxier {
         'connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate ' +
         'RELATED,ESTABLISHED,DNAT -j DROP');
     }
-    const active = new Set<string>();
-    const origins = new Map<string, RuleOrigin>();
+    const order = this.orderFor(input, full);
     const declaredNat: string[] = [];
     const rulesByKey = new Map<string, PortRules>();
-    const svcs = [...input.services.values()].sort(compareKeys);
-    for (const svc of svcs) {
-      const key = servicePortKey(svc.name);
-      const nn = `${svc.name.namespace}/${svc.name.name}`;
-      const write = full || changedServices.has(nn);
+    /** Chains the written services had before and no longer have: stale candidates. */
+    const candidates = new Map<string, string>(this.skippedStale);
+    for (const key of order) {
+      const svc = input.services.get(key)!;
+      const write = full || changedServices.has(`${svc.name.namespace}/${svc.name.name}`);
       let r = write ? undefined : this.cache.get(key);
       if (!r) r = servicePortRules(svc, input.endpoints.get(key) ?? [], ctx);
       rulesByKey.set(key, r);
-      for (const l of r.filterRules) filterRules.push(l);
-      for (const l of r.natCapture) natRules.push(l);
-      for (const [name, origin] of r.chains) { active.add(name); origins.set(name, origin); }
+      lines(r.filterRules, filterRules);
+      lines(r.natCapture, natRules);
       if (write) {
-        for (const l of r.natChainLines) natChains.push(l);
-        for (const l of r.natChainRules) natRules.push(l);
+        lines(r.natChainLines, natChains);
+        lines(r.natChainRules, natRules);
         for (const [name] of r.chains) declaredNat.push(name);
       }
     }
-    const deleted: string[] = [];
+    for (const k of input.changed ?? []) {
+      for (const [name] of this.cache.get(k)?.chains ?? []) candidates.set(name, k);
+    }
     const now = this.now();
-    if (!ctx.largeClusterMode || now - this.lastCleanup > c.syncPeriodMs) {
-      for (const name of [...this.existingNat].sort()) {
-        if (active.has(name) || !isServiceChainName(name)) continue;
-        natChains.push(`:${name} - [0:0]`);
-        natRules.push(`-X ${name}`);
-        deleted.push(name);
-      }
-      this.lastCleanup = now;
+    const scan = !ctx.largeClusterMode || now - this.lastCleanup > c.syncPeriodMs;
+    const stale = scan ? this.staleChains(full, rulesByKey, candidates) : [];
+    for (const name of stale) {
+      natChains.push(`:${name} - [0:0]`);
+      natRules.push(`-X ${name}`);
     }
     natRules.push(...this.tailRules());
     if (c.capabilities.nfacct) {
@@ -157,11 +181,39 @@ class IptablesProxier implements Proxier {
       `-m mark --mark ${M}/${M} -j ACCEPT`);
     filterRules.push('-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack ' +
       'rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT');
-    const text = ['*filter', ...filterChains, ...filterRules, 'COMMIT', '*nat', ...natChains,
-      ...natRules, 'COMMIT', ''].join('\n');
-    this.pending = { declaredNat, deleted, full, rules: rulesByKey };
+    const text = `*filter\n${filterChains.join('\n')}\n${filterRules.join('\n')}\nCOMMIT\n` +
+      `*nat\n${natChains.join('\n')}\n${natRules.join('\n')}\nCOMMIT\n`;
+    this.pending = {
+      declaredNat, deleted: stale, rules: rulesByKey, order, scanned: scan, now,
+      skippedStale: scan ? new Map() : candidates,
+    };
     const kind = isIPv4 ? 'iptables-restore' : 'ip6tables-restore';
-    return { full, artifacts: [{ kind, text }], origins };
+    return { full, artifacts: [{ kind, text }], origins: new LazyOrigins(rulesByKey) };
+  }
+
+  /**
+   * Chains to flush and delete. Full sync: every kube-proxy chain the kernel has that this
+   * sync does not use (upstream scans `iptables-save -t nat`). Partial sync: the kernel model
+   * only changes through our own restores, so the candidates are the chains the rewritten
+   * services used to have (plus those left by skipped scans) and no longer have.
+   */
+  private staleChains(full: boolean, rules: ReadonlyMap<string, PortRules>,
+    candidates: ReadonlyMap<string, string>): string[] {
+    const out: string[] = [];
+    if (full) {
+      const active = new Set<string>();
+      for (const r of rules.values()) for (const [n] of r.chains) active.add(n);
+      for (const n of this.existingNat) {
+        if (!active.has(n) && isServiceChainName(n)) out.push(n);
+      }
+    } else {
+      for (const [n, owner] of candidates) {
+        if (!this.existingNat.has(n)) continue;
+        if (rules.get(owner)?.chains.some(([m]) => m === n)) continue;
+        out.push(n);
+      }
+    }
+    return out.sort();
   }
 
   /** The KUBE-SERVICES → KUBE-NODEPORTS tail rule(s). */
@@ -187,6 +239,9 @@ class IptablesProxier implements Proxier {
     for (const n of p.deleted) this.existingNat.delete(n);
     for (const n of p.declaredNat) this.existingNat.add(n);
     this.cache = new Map(p.rules);
+    this.order = p.order;
+    this.skippedStale = new Map(p.skippedStale);
+    if (p.scanned) this.lastCleanup = p.now;
   }
 }
 

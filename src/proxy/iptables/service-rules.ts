@@ -10,7 +10,7 @@ import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLo
 import type { TopologyContext } from '../topology.js';
 import type { EndpointInfo, ServicePortInfo } from '../types.js';
 import { servicePortNameString } from '../types.js';
-import { endpointChainName, servicePortChains } from './chain-names.js';
+import { servicePortChains } from './chain-names.js';
 import type { LocalDetector } from './local-detector.js';
 import type { Probabilities } from './probability.js';
 
@@ -30,15 +30,15 @@ export interface RuleContext {
   readonly sepName: (S: string, proto: string, ep: string) => string;
 }
 
-/** Everything one service port contributes to a sync. */
+/** Everything one service port contributes to a sync; texts are lines joined, '' = none. */
 export interface PortRules {
-  readonly filterRules: readonly string[];
+  readonly filterRules: string;
   /** nat rules in KUBE-SERVICES / KUBE-NODEPORTS: written on every sync. */
-  readonly natCapture: readonly string[];
+  readonly natCapture: string;
   /** `:CHAIN - [0:0]` lines of the per-service chains. */
-  readonly natChainLines: readonly string[];
+  readonly natChainLines: string;
   /** Rules of the per-service chains. */
-  readonly natChainRules: readonly string[];
+  readonly natChainRules: string;
   /** Active per-service chain names with their origins. */
   readonly chains: ReadonlyArray<readonly [string, RuleOrigin]>;
   /** Counted for the no-local-endpoints gauge. */
@@ -49,25 +49,27 @@ export interface PortRules {
 const line = (...parts: ReadonlyArray<string | readonly string[]>): string =>
   parts.flat().join(' ');
 
+// The per-endpoint lines are the bulk of a large ruleset: plain template strings, no arrays.
 function endpointRules(out: string[], S: string, svc: ServicePortInfo, chain: string,
   eps: readonly EndpointInfo[], proto: string, ctx: RuleContext): void {
-  const comment = (ep: EndpointInfo) =>
-    ctx.largeClusterMode ? [] : ['-m', 'comment', '--comment', `"${S} -> ${ep.endpoint}"`];
+  const head = (ep: EndpointInfo) => (ctx.largeClusterMode ? `-A ${chain}`
+    : `-A ${chain} -m comment --comment "${S} -> ${ep.endpoint}"`);
   if (svc.sessionAffinityClientIP) {
     for (const ep of eps) {
       const sep = ctx.sepName(S, proto, ep.endpoint);
-      out.push(line('-A', chain, comment(ep), '-m', 'recent', '--name', sep, '--rcheck',
-        '--seconds', String(svc.stickyMaxAgeSeconds), '--reap', '-j', sep));
+      out.push(`${head(ep)} -m recent --name ${sep} --rcheck --seconds ` +
+        `${svc.stickyMaxAgeSeconds} --reap -j ${sep}`);
     }
   }
   const n = eps.length;
-  eps.forEach((ep, i) => {
+  for (let i = 0; i < n; i++) {
+    const ep = eps[i]!;
     const sep = ctx.sepName(S, proto, ep.endpoint);
-    const stat = i < n - 1
-      ? ['-m', 'statistic', '--mode', 'random', '--probability', ctx.probabilities.get(n - i)]
-      : [];
-    out.push(line('-A', chain, comment(ep), stat, '-j', sep));
-  });
+    out.push(i < n - 1
+      ? `${head(ep)} -m statistic --mode random --probability ${ctx.probabilities.get(n - i)} ` +
+        `-j ${sep}`
+      : `${head(ep)} -j ${sep}`);
+  }
 }
 
 export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInfo[],
@@ -213,13 +215,14 @@ export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInf
   for (const ep of cat.allReachable) {
     const sep = ctx.sepName(S, p, ep.endpoint);
     declare(sep, ep.endpoint);
-    const base = ctx.largeClusterMode ? ['-A', sep] : ['-A', sep, '-m', 'comment', '--comment', S];
-    rules.push(line(base, '-s', ep.ip, '-j KUBE-MARK-MASQ'));
-    const recent = svc.sessionAffinityClientIP ? ['-m', 'recent', '--name', sep, '--set'] : [];
-    rules.push(line(base, recent, proto, '-j DNAT --to-destination', ep.endpoint));
+    const base = ctx.largeClusterMode ? `-A ${sep}` : `-A ${sep} -m comment --comment ${S}`;
+    rules.push(`${base} -s ${ep.ip} -j KUBE-MARK-MASQ`);
+    const recent = svc.sessionAffinityClientIP ? ` -m recent --name ${sep} --set` : '';
+    rules.push(`${base}${recent} -m ${p} -p ${p} -j DNAT --to-destination ${ep.endpoint}`);
   }
   return {
-    filterRules: filter, natCapture: cap, natChainLines: chainLines, natChainRules: rules, chains,
+    filterRules: filter.join('\n'), natCapture: cap.join('\n'),
+    natChainLines: chainLines.join('\n'), natChainRules: rules.join('\n'), chains,
     noLocalInternal: hasEndpoints && !hasInternal, noLocalExternal: hasEndpoints && !hasExternal,
   };
 }

@@ -22,24 +22,44 @@ function sameSpec(a: VirtualServerSpec, b: VirtualServerSpec): boolean {
     a.schedFlags.join(',') === b.schedFlags.join(',');
 }
 
-const byAddressPortProto = (a: VirtualServerSpec, b: VirtualServerSpec): number => {
-  const ka = ipSortKey(a.address);
-  const kb = ipSortKey(b.address);
-  if (ka !== kb) return ka < kb ? -1 : 1;
-  if (a.port !== b.port) return a.port - b.port;
-  return a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0;
-};
+/** Sort by a string key computed once per element. */
+function sortByKey<T>(items: readonly T[], key: (t: T) => string): T[] {
+  return items.map((t) => ({ k: key(t), t }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).map((x) => x.t);
+}
 
-const byAddressPort = (a: RealServer, b: RealServer): number => {
-  const ka = ipSortKey(a.address);
-  const kb = ipSortKey(b.address);
-  return ka !== kb ? (ka < kb ? -1 : 1) : a.port - b.port;
-};
+const port5 = (p: number) => String(p).padStart(5, '0');
+const vsOrder = (v: VirtualServerSpec) => `${ipSortKey(v.address)} ${port5(v.port)} ${v.protocol}`;
+const rsOrder = (r: RealServer) => `${ipSortKey(r.address)} ${port5(r.port)}`;
+
+/**
+ * One recorded change, formatted only when asked for (a first sync of a large cluster makes
+ * 100k+ of them): `-A/-E/-D` virtual server, `-a/-e/-d` real server, or a raw command line.
+ */
+export type IpvsOp =
+  | { readonly op: '-A' | '-E' | '-D'; readonly vs: VirtualServerSpec }
+  | { readonly op: '-a' | '-e' | '-d'; readonly vs: VirtualServerSpec; readonly rs: RealServer }
+  | { readonly op: 'raw'; readonly line: string };
+
+export function formatOp(o: IpvsOp): string {
+  switch (o.op) {
+    case 'raw': return o.line;
+    case '-A': return formatVirtualServer({ ...o.vs, realServers: [] });
+    case '-E': return formatVirtualServer({ ...o.vs, realServers: [] }).replace(/^-A /, '-E ');
+    case '-D':
+      return formatVirtualServer({ ...o.vs, realServers: [] }).replace(/^-A (\S+ \S+).*$/, '-D $1');
+    case '-a': return formatRealServer({ ...o.vs, realServers: [] }, o.rs);
+    case '-e': return formatRealServer({ ...o.vs, realServers: [] }, o.rs).replace(/^-a /, '-e ');
+    case '-d':
+      return formatRealServer({ ...o.vs, realServers: [] }, o.rs)
+        .replace(/^-a (.* -r \S+).*$/, '-d $1');
+  }
+}
 
 export class IpvsModel {
   private readonly servers = new Map<string, Entry>();
-  /** `ipvsadm` command lines of every change since the last `takeOps()`. */
-  private ops: string[] = [];
+  /** Every change since the last `takeOps()`. */
+  private ops: IpvsOp[] = [];
 
   static from(table: IpvsTable): IpvsModel {
     const m = new IpvsModel();
@@ -59,11 +79,11 @@ export class IpvsModel {
   }
 
   /** Record a non-IPVS command in the same log, to keep upstream's order of work. */
-  record(op: string): void {
-    this.ops.push(op);
+  record(line: string): void {
+    this.ops.push({ op: 'raw', line });
   }
 
-  takeOps(): string[] {
+  takeOps(): IpvsOp[] {
     const ops = this.ops;
     this.ops = [];
     return ops;
@@ -83,10 +103,10 @@ export class IpvsModel {
     const cur = this.servers.get(key);
     if (cur === undefined) {
       this.servers.set(key, { spec, reals: new Map() });
-      this.ops.push(formatVirtualServer({ ...spec, realServers: [] }));
+      this.ops.push({ op: '-A', vs: spec });
     } else if (!sameSpec(cur.spec, spec)) {
       cur.spec = spec;
-      this.ops.push(formatVirtualServer({ ...spec, realServers: [] }).replace(/^-A /, '-E '));
+      this.ops.push({ op: '-E', vs: spec });
     }
   }
 
@@ -94,7 +114,7 @@ export class IpvsModel {
     const cur = this.servers.get(key);
     if (cur === undefined) return;
     this.servers.delete(key);
-    this.ops.push(formatVirtualServer({ ...cur.spec, realServers: [] }).replace(/^-A (\S+ \S+).*$/, '-D $1'));
+    this.ops.push({ op: '-D', vs: cur.spec });
   }
 
   getRealServers(key: string): RealServer[] {
@@ -108,8 +128,7 @@ export class IpvsModel {
     const cur = e.reals.get(realServerKey(rs));
     if (cur !== undefined && cur.weight === rs.weight) return;
     e.reals.set(realServerKey(rs), rs);
-    const line = formatRealServer({ ...e.spec, realServers: [] }, rs);
-    this.ops.push(cur === undefined ? line : line.replace(/^-a /, '-e '));
+    this.ops.push({ op: cur === undefined ? '-a' : '-e', vs: e.spec, rs });
   }
 
   deleteRealServer(key: string, rsKey: string): void {
@@ -117,16 +136,16 @@ export class IpvsModel {
     const rs = e?.reals.get(rsKey);
     if (e === undefined || rs === undefined) return;
     e.reals.delete(rsKey);
-    const line = formatRealServer({ ...e.spec, realServers: [] }, rs);
-    this.ops.push(line.replace(/^-a (.* -r \S+).*$/, '-d $1'));
+    this.ops.push({ op: '-d', vs: e.spec, rs });
   }
 
   /** The table in canonical order: virtual servers by address, port, protocol; reals likewise. */
   toTable(): IpvsTable {
-    const entries = [...this.servers.values()].sort((a, b) => byAddressPortProto(a.spec, b.spec));
+    const entries = sortByKey([...this.servers.values()], (e) => vsOrder(e.spec));
     return {
       virtualServers: entries.map((e) => ({
-        ...e.spec, realServers: [...e.reals.values()].sort(byAddressPort),
+        ...e.spec,
+        realServers: e.reals.size < 2 ? [...e.reals.values()] : sortByKey([...e.reals.values()], rsOrder),
       })),
     };
   }

@@ -18,7 +18,7 @@ import { topologyContextOf } from '../topology.js';
 import { GracefulTermination, type ConnectionCounter } from './graceful-termination.js';
 import { ActiveIpSets, byteOrder, IPSET_INFO, ipsetName, KUBE_IPVS_IPS } from './ipset.js';
 import { masqueradeMark, writeIptablesRules, type NoNodeAccessEntry } from './iptables-rules.js';
-import { IpvsModel } from './ipvs-model.js';
+import { formatOp, IpvsModel, type IpvsOp } from './ipvs-model.js';
 import { addressOps, nodeAddressSet } from './netlink.js';
 import { syncServicePort, type SyncContext } from './service-port.js';
 
@@ -78,7 +78,8 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
   };
   let pending: KernelState | undefined;
   let initialSync = true;
-  let ops: string[] = [];
+  let ops: IpvsOp[] = [];
+  let opsText: string[] | undefined;
 
   const sync = (input: SyncInput): SyncResult => {
     const ipvs = state.ipvs.clone();
@@ -115,6 +116,7 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
     graceful.prune(ipvs);
     append(syncOps, ipvs.takeOps());
     ops = syncOps;
+    opsText = undefined;
     initialSync = false;
     pending = {
       ipvs, graceful, bound: new Set(ctx.activeBindAddrs),
@@ -138,10 +140,13 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
       if (applied && pending !== undefined) state = pending;
       pending = undefined;
     },
-    lastOperations: () => ops,
+    lastOperations(): readonly string[] {
+      opsText ??= ops.map(formatOp);
+      return opsText;
+    },
     flushGracefulTermination(): readonly string[] {
       state.graceful.flush(state.ipvs);
-      return state.ipvs.takeOps();
+      return state.ipvs.takeOps().map(formatOp);
     },
   };
 }
@@ -164,6 +169,6 @@ function ipsetOps(before: ReadonlyMap<string, ReadonlySet<string>>, now: ActiveI
   return ops;
 }
 
-function append(to: string[], from: readonly string[]): void {
-  for (const x of from) to.push(x);
+function append(to: IpvsOp[], from: readonly (IpvsOp | string)[]): void {
+  for (const x of from) to.push(typeof x === 'string' ? { op: 'raw', line: x } : x);
 }

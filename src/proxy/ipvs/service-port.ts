@@ -50,8 +50,14 @@ function virtualServer(ctx: SyncContext, svc: ServicePortInfo, address: string,
   };
 }
 
+/** The endpoints of a service port for Cluster and for Local policy (CategorizeEndpoints). */
+interface Chosen {
+  readonly cluster: readonly EndpointInfo[];
+  readonly local: readonly EndpointInfo[];
+}
+
 /** Upstream syncService + syncEndpoint for one virtual server. */
-function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, eps: readonly EndpointInfo[],
+function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, chosen: Chosen,
   spec: VirtualServerSpec, bind: boolean, onlyLocal: boolean): void {
   const key = virtualServerKey(spec);
   const servicePort = servicePortNameString(svc.name);
@@ -62,25 +68,25 @@ function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, eps: readonly
   }
   if (bind) ctx.activeBindAddrs.add(spec.address);
   ctx.origins.set(key, { servicePort });
-  const { cluster, local } = categorizeEndpoints(eps, svc, ctx.topology);
-  const chosen = onlyLocal && local.length > 0 ? local : cluster;
-  const wanted = new Set(chosen.map((ep) => ep.endpoint));
+  const eps = onlyLocal && chosen.local.length > 0 ? chosen.local : chosen.cluster;
   const current = ctx.ipvs.getRealServers(key);
-  const currentKeys = new Set(current.map(realServerKey));
-  for (const ep of chosen) {
-    if (!wanted.delete(ep.endpoint)) continue; // duplicate endpoint string
+  const currentWeight = new Map(current.map((rs) => [realServerKey(rs), rs.weight]));
+  const wanted = new Set<string>();
+  const reset = ctx.initialSync && current.some((d) => d.weight !== 1);
+  for (const ep of eps) {
+    if (wanted.has(ep.endpoint)) continue; // duplicate endpoint string
+    wanted.add(ep.endpoint);
     ctx.origins.set(`${key}/${ep.endpoint}`, { servicePort, endpoint: ep.endpoint });
     const dest = { address: ep.ip, port: ep.port, weight: 1, forward: 'masq' as const };
-    if (currentKeys.has(ep.endpoint)) {
-      if (ctx.initialSync && current.some((d) => d.weight !== 1)) ctx.ipvs.setRealServer(key, dest);
+    if (currentWeight.has(ep.endpoint)) {
+      if (reset) ctx.ipvs.setRealServer(key, dest);
       if (!ctx.graceful.has(key, ep.endpoint)) continue;
       ctx.graceful.moveOut(ctx.ipvs, key, ep.endpoint);
     }
     ctx.ipvs.setRealServer(key, dest);
   }
-  const keep = new Set(chosen.map((ep) => ep.endpoint));
-  for (const rsKey of currentKeys) {
-    if (keep.has(rsKey) || ctx.graceful.has(key, rsKey)) continue;
+  for (const rsKey of currentWeight.keys()) {
+    if (wanted.has(rsKey) || ctx.graceful.has(key, rsKey)) continue;
     ctx.graceful.gracefulDelete(ctx.ipvs, key, rsKey);
   }
 }
@@ -89,25 +95,26 @@ export function syncServicePort(ctx: SyncContext, svc: ServicePortInfo,
   eps: readonly EndpointInfo[]): void {
   const proto = svc.protocol.toLowerCase();
   const { sets } = ctx;
+  const chosen: Chosen = categorizeEndpoints(eps, svc, ctx.topology);
   for (const ep of eps) {
     if (ep.isLocal && ep.ip !== '' && ep.port !== 0) {
       sets.insert(S.KUBE_LOOP_BACK, S.entry.ipPortIp(ep.ip, proto, ep.port, ep.ip));
     }
   }
   sets.insert(S.KUBE_CLUSTER_IP, S.entry.ipPort(svc.clusterIP, proto, svc.port));
-  syncVirtualServer(ctx, svc, eps, virtualServer(ctx, svc, svc.clusterIP, svc.port), true,
+  syncVirtualServer(ctx, svc, chosen, virtualServer(ctx, svc, svc.clusterIP, svc.port), true,
     svc.internalPolicyLocal);
 
   for (const ip of svc.externalIPs) {
     const e = S.entry.ipPort(ip, proto, svc.port);
     sets.insert(svc.externalPolicyLocal ? S.KUBE_EXTERNAL_IP_LOCAL : S.KUBE_EXTERNAL_IP, e);
-    syncVirtualServer(ctx, svc, eps, virtualServer(ctx, svc, ip, svc.port),
+    syncVirtualServer(ctx, svc, chosen, virtualServer(ctx, svc, ip, svc.port),
       !ctx.nodeAddresses.has(ip), svc.externalPolicyLocal);
   }
 
   for (const ip of svc.loadBalancerVIPs) {
     syncLoadBalancerSets(ctx, svc, ip, proto);
-    syncVirtualServer(ctx, svc, eps, virtualServer(ctx, svc, ip, svc.port),
+    syncVirtualServer(ctx, svc, chosen, virtualServer(ctx, svc, ip, svc.port),
       !ctx.nodeAddresses.has(ip), svc.externalPolicyLocal);
   }
 
@@ -116,7 +123,7 @@ export function syncServicePort(ctx: SyncContext, svc: ServicePortInfo,
     if (ctx.nodePortIPs.length === 0) return;
     syncNodePortSets(ctx, svc, proto);
     for (const ip of ctx.nodePortIPs) {
-      syncVirtualServer(ctx, svc, eps, virtualServer(ctx, svc, ip, svc.nodePort), false,
+      syncVirtualServer(ctx, svc, chosen, virtualServer(ctx, svc, ip, svc.nodePort), false,
         svc.externalPolicyLocal);
     }
   }

@@ -17,7 +17,7 @@ import { topologyContextOf } from '../topology.js';
 import { servicePortNameString, type EndpointInfo, type ServicePortInfo } from '../types.js';
 import { ElementStorage } from './element-storage.js';
 import * as N from './naming.js';
-import { writeServicePort, type Containers, type PortObjects,
+import { writeServicePort, type Containers, type NameSource, type PortObjects,
   type RuleContext } from './service-rules.js';
 import { writeSetup } from './setup.js';
 import { TxWriter } from './tx-writer.js';
@@ -52,7 +52,53 @@ function newContainers(): Containers {
   };
 }
 
-function ruleContext(config: ProxierConfig): RuleContext {
+/**
+ * Memoised name bases. Hashing is most of a full sync's cost; a sync reads the previous
+ * sync's names and keeps only those it used, so the memo never outgrows the table.
+ */
+class NameMemo implements NameSource {
+  private previous = new Map<string, string>();
+  private current = new Map<string, string>();
+
+  private limit = 10_000;
+
+  /**
+   * Start a generation: names not used since then are forgotten. Partial syncs keep adding to
+   * the current generation until it doubles, so endpoint churn cannot grow the memo forever.
+   */
+  rotate(partial: boolean): void {
+    if (partial && this.current.size <= this.limit) return;
+    this.previous = this.current;
+    this.current = new Map();
+  }
+
+  /** After a full sync: the size the memo may grow to before partial syncs rotate it. */
+  settle(): void {
+    this.limit = 2 * this.current.size + 10_000;
+  }
+
+  private get(input: string): string {
+    let v = this.current.get(input);
+    if (v === undefined) {
+      v = this.previous.get(input) ?? N.hashAndTruncate(input);
+      this.current.set(input, v);
+    }
+    return v;
+  }
+
+  servicePort(svc: ServicePortInfo): string {
+    const n = svc.name;
+    return this.get(`${n.namespace}/${n.name}/${n.protocol.toLowerCase()}/${n.port}`);
+  }
+
+  endpoint(svc: ServicePortInfo, ep: EndpointInfo): string {
+    const n = svc.name;
+    const host = ep.ip.includes(':') ? ep.ip.replaceAll(':', '.') : ep.ip;
+    return this.get(`${n.namespace}/${n.name}/${n.protocol.toLowerCase()}/${n.port}__${host}/${ep.port}`);
+  }
+}
+
+function ruleContext(config: ProxierConfig, names: NameSource): RuleContext {
   const words = N.familyWords(config.family);
   const d = config.detectLocal;
   let ifLocal: string | undefined;
@@ -74,6 +120,7 @@ function ruleContext(config: ProxierConfig): RuleContext {
     ...(ifLocal !== undefined ? { ifLocal, ifNotLocal } : {}),
     ...(config.nodeIPs[0] !== undefined ? { nodeIP: config.nodeIPs[0] } : {}),
     containsIP: (cidr, ip) => cidrContains(cidr, ip),
+    names,
   };
 }
 
@@ -101,6 +148,9 @@ export class NftablesProxier implements Proxier {
   readonly mode = 'nftables' as const;
   private readonly tx: () => TxWriter;
   private readonly ctx: RuleContext;
+  private readonly names = new NameMemo();
+  /** Service `ns/name` → its service-port keys, for partial syncs. */
+  private readonly portsOfService = new Map<string, Set<string>>();
   private readonly mark: string;
   private readonly now: () => number;
   private containers = newContainers();
@@ -117,7 +167,7 @@ export class NftablesProxier implements Proxier {
   constructor(readonly config: ProxierConfig, deps: NftablesProxierDeps = {}) {
     const w = N.familyWords(config.family);
     this.tx = () => new TxWriter(w.nftFamily, N.KUBE_PROXY_TABLE);
-    this.ctx = ruleContext(config);
+    this.ctx = ruleContext(config, this.names);
     this.mark = deps.masqueradeMark ?? N.masqueradeMark(config.masqueradeBit);
     this.now = deps.now ?? Date.now;
   }
@@ -132,6 +182,7 @@ export class NftablesProxier implements Proxier {
     if (del.length > 0) artifacts.push({ kind: 'nft', text: del.text() });
 
     const full = this.needFullSync || input.changed === undefined;
+    this.names.rotate(!full);
     const tx = this.tx();
     if (full) this.fullSync(tx, input, start, pending);
     else this.partialSync(tx, input, input.changed!, start, pending);
@@ -205,6 +256,9 @@ export class NftablesProxier implements Proxier {
       for (const s of st.objects.affinitySets) activeSets.add(s);
     }
     this.ports = ports;
+    this.names.settle();
+    this.portsOfService.clear();
+    for (const key of ports.keys()) this.indexPort(key, true);
     const existing = [...this.kernelChains].filter((c) => !pending.deletedChains.has(c)).sort();
     for (const c of existing) {
       if (!N.isServiceChainName(c)) continue;
@@ -228,15 +282,25 @@ export class NftablesProxier implements Proxier {
     this.origins.delete(set);
   }
 
-  /** Service-port keys to rewrite: every port of every service that changed. */
-  private affectedKeys(input: SyncInput, changed: ReadonlySet<string>): string[] {
-    const names = new Set<string>();
-    for (const k of changed) names.add(serviceNameOfKey(k));
-    const keys = new Set<string>(changed);
-    for (const [k] of this.ports) if (names.has(serviceNameOfKey(k))) keys.add(k);
-    if (names.size > 0 && keys.size < input.services.size) {
-      for (const k of changed) if (input.services.has(k)) keys.add(k);
+  private indexPort(key: string, present: boolean): void {
+    const svc = serviceNameOfKey(key);
+    let set = this.portsOfService.get(svc);
+    if (present) {
+      if (!set) this.portsOfService.set(svc, (set = new Set()));
+      set.add(key);
+    } else if (set) {
+      set.delete(key);
+      if (set.size === 0) this.portsOfService.delete(svc);
     }
+  }
+
+  /** Service-port keys to rewrite: every port, old or new, of every service that changed. */
+  private affectedKeys(input: SyncInput, changed: ReadonlySet<string>): string[] {
+    const keys = new Set<string>(changed);
+    for (const k of changed) {
+      for (const other of this.portsOfService.get(serviceNameOfKey(k)) ?? []) keys.add(other);
+    }
+    for (const k of keys) this.indexPort(k, input.services.has(k));
     return [...keys].sort();
   }
 

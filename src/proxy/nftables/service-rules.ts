@@ -19,7 +19,21 @@ export interface RuleContext {
   /** Primary node IP of the family (source-range "allow from node" test), if any. */
   readonly nodeIP?: string;
   readonly containsIP: (cidr: string, ip: string) => boolean;
+  /** Name bases (`N.hashAndTruncate`), possibly memoised across syncs. */
+  readonly names: NameSource;
 }
+
+/** Where chain-name bases come from; the proxier memoises them between syncs. */
+export interface NameSource {
+  servicePort(svc: ServicePortInfo): string;
+  endpoint(svc: ServicePortInfo, ep: EndpointInfo): string;
+}
+
+/** Un-memoised names. */
+export const DIRECT_NAMES: NameSource = {
+  servicePort: (svc) => N.servicePortChainNameBase(svc.name),
+  endpoint: (svc, ep) => N.endpointChainNameBase(svc.name, ep.ip, ep.port),
+};
 
 /** The six shared containers whose elements are diffed. */
 export interface Containers {
@@ -57,7 +71,7 @@ export function writeServicePort(tx: TxWriter, c: Containers, ctx: RuleContext, 
   const { ipX, addrType } = ctx.words;
   const proto = svc.protocol.toLowerCase();
   const nameString = servicePortNameString(svc.name);
-  const base = N.servicePortChainNameBase(svc.name);
+  const base = ctx.names.servicePort(svc);
   const clusterChain = N.SERVICE_POLICY_CLUSTER_PREFIX + base;
   const localChain = N.SERVICE_POLICY_LOCAL_PREFIX + base;
   const extChain = N.SERVICE_EXTERNAL_PREFIX + base;
@@ -69,7 +83,7 @@ export function writeServicePort(tx: TxWriter, c: Containers, ctx: RuleContext, 
   const namesOf = (ep: EndpointInfo): EpNames => {
     let n = names.get(ep.endpoint);
     if (!n) {
-      const b = N.endpointChainNameBase(svc.name, ep.ip, ep.port);
+      const b = ctx.names.endpoint(svc, ep);
       n = { ep, chain: N.ENDPOINT_PREFIX + b, affinity: N.AFFINITY_PREFIX + b };
       names.set(ep.endpoint, n);
     }

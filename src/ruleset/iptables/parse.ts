@@ -143,7 +143,8 @@ export function tablesOf(doc: IptablesDocument): IptablesTable[] {
     } else if (l.kind === 'rule' && l.op === '-A') {
       const text = `-A ${l.chain}${l.raw !== undefined ? (l.raw ? ` ${l.raw}` : '')
         : l.args.length ? ` ${formatArgs(l.args)}` : ''}`;
-      chain(l.chain).rules.push({ args: l.args, text, ...(l.counters ? { counters: l.counters } : {}) });
+      const counters = l.counters ? { counters: l.counters } : {};
+      chain(l.chain).rules.push({ args: l.args, text, ...counters });
     } else if (l.kind === 'chain-op' && l.op === '-X' && l.chain) {
       chain(l.chain).deleted = true;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../../src/api/types.js';
+import type { Pod, Toleration } from '../../../src/api/types.js';
 import { buildDefaultTolerationSecondsPlugin } from '../../../src/apiserver/admission/index.js';
 import type { AdmissionRequest } from '../../../src/apiserver/pipeline-types.js';
 
@@ -10,8 +10,7 @@ function admitPod(pod: Pod, more: Partial<AdmissionRequest> = {}): Promise<Pod> 
   return plugin.admit!(req).then(() => pod);
 }
 
-const pod = (tolerations?: Pod['spec'] extends infer S ? S extends { tolerations?: infer T }
-  ? T : never : never): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' },
+const pod = (tolerations?: Toleration[]): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' },
   spec: { containers: [{ name: 'c', image: 'i' }], ...(tolerations ? { tolerations } : {}) } });
 
 const NOT_READY = { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute',

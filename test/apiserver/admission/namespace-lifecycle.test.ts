@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildNamespaceLifecyclePlugin } from '../../../src/apiserver/admission/index.js';
+import {
+  buildAdmissionPlugins, buildNamespaceLifecyclePlugin,
+} from '../../../src/apiserver/admission/index.js';
 import type { AdmissionRequest } from '../../../src/apiserver/pipeline-types.js';
 import type { KubeObject } from '../../../src/client/types.js';
 import type { KdpError } from '../../../src/errors.js';
@@ -78,4 +80,25 @@ describe('NamespaceLifecycle', () => {
     expect(await rejection(plugin.admit!(req({ group: 'authorization.k8s.io',
       resource: 'localsubjectaccessreviews', namespace: 'ghost' })))).toBeUndefined();
   });
+});
+
+describe('buildAdmissionPlugins', () => {
+  it('accepts a source addressed by group first, as the API server wiring passes it',
+    async () => {
+      const h = new Harness();
+      h.put(ns('team'));
+      const calls: string[] = [];
+      const grouped = {
+        get: (group: string, resource: string, namespace: string | undefined, name: string) => {
+          calls.push(`${group}/${resource}`);
+          return h.get(resource, namespace, name);
+        },
+        list: (group: string, resource: string, namespace?: string) => h.list(resource, namespace),
+      };
+      const [lifecycle] = buildAdmissionPlugins({ serviceCIDRs: ['10.96.0.0/12'],
+        source: grouped });
+      const e = await rejection(lifecycle!.admit!(req({ namespace: 'gone' })));
+      expect(e?.code).toBe('KDP_NOT_FOUND');
+      expect(calls).toEqual(['/namespaces']);
+    });
 });

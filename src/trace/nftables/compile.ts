@@ -1,0 +1,286 @@
+// Compiles nft rule token lists into evaluable statements, strictly: an expression or statement
+// the tracer does not model is an error naming the rule. Covers what kube-proxy writes and what
+// `nft list ruleset` prints back (payload matches, sets and verdict maps, numgen, fib, ct state,
+// mark arithmetic, dnat/masquerade, set updates).
+
+import { compareIPs } from '../../api/net.js';
+import { kdpError } from '../../errors.js';
+import { addressMatches, type Packet } from '../packet.js';
+
+export interface EvalContext {
+  readonly pkt: Packet;
+  readonly mark: number;
+  readonly ctstates: ReadonlySet<string>;
+  readonly inIface?: string;
+  readonly outIface?: string;
+  isLocal(ip: string): boolean;
+  /** Elements of a named set/map: keys (parts) and optional verdict value words. */
+  setElements(name: string): readonly { key: readonly string[]; value?: readonly string[] }[];
+}
+
+/** An expression yields a value: a string, a number, or (numgen) a random index. */
+export type Expr =
+  | { kind: 'field'; name: string; get: (c: EvalContext) => string | number | undefined }
+  | { kind: 'numgen'; mod: number; offset: number }
+  | { kind: 'concat'; parts: Expr[] };
+
+export type Verdict =
+  | { kind: 'accept' } | { kind: 'drop' } | { kind: 'reject' } | { kind: 'return' } | { kind: 'continue' }
+  | { kind: 'jump'; chain: string } | { kind: 'goto'; chain: string };
+
+export type Stmt =
+  | { kind: 'match'; expr: Expr; mask?: number; negate: boolean; value: ValueRef }
+  | { kind: 'vmap'; expr: Expr; map: ValueRef }
+  | { kind: 'verdict'; verdict: Verdict }
+  | { kind: 'mark'; op: 'or' | 'xor' | 'and' | 'set'; value: number }
+  | { kind: 'dnat'; ip: string; port?: number }
+  | { kind: 'masquerade' }
+  | { kind: 'snat'; ip: string }
+  | { kind: 'update-set'; set: string };
+
+/** A literal, an anonymous set `{ a, b }` (with optional `: verdict` values), or `@named`. */
+export type ValueRef =
+  | { kind: 'literal'; parts: string[] }
+  | { kind: 'anon'; elements: { key: string[]; value?: string[] }[] }
+  | { kind: 'named'; name: string };
+
+export interface CompiledNftRule {
+  readonly chain: string;
+  readonly index: number;
+  readonly text: string;
+  readonly comment?: string;
+  readonly stmts: readonly Stmt[];
+}
+
+/** Splits `{`, `}` and `,` off words (nft prints `{ a, b }`; kube-proxy writes `{ a , b }`). */
+export function normaliseTokens(tokens: readonly string[]): string[] {
+  return tokens.join(' ').replace(/([{},])/g, ' $1 ').split(/\s+/).filter(Boolean);
+}
+
+const PROTO_NUM: Record<string, string> = { '6': 'tcp', '17': 'udp', '132': 'sctp', '1': 'icmp', '58': 'icmp' };
+
+export function compileNftRule(chain: string, index: number, tokens: readonly string[], comment?: string): CompiledNftRule {
+  const text = tokens.join(' ');
+  const t = normaliseTokens(tokens);
+  const fail = (why: string): never => {
+    throw kdpError('KDP_TRACE', `unsupported nft rule (${why}): chain ${chain}: ${text}`);
+  };
+  let i = 0;
+  const peek = (k = 0) => t[i + k];
+  const next = () => t[i++] ?? fail('unexpected end of rule');
+  const stmts: Stmt[] = [];
+
+  const primary = (): Expr => {
+    const w = next();
+    const f = (name: string, get: (c: EvalContext) => string | number | undefined): Expr => ({ kind: 'field', name, get });
+    switch (w) {
+      case 'ip': case 'ip6': {
+        const which = next();
+        if (which !== 'saddr' && which !== 'daddr') return fail(`${w} ${which}`);
+        const v6 = w === 'ip6';
+        return f(`${w} ${which}`, (c) => (c.pkt.src.includes(':') === v6 ? (which === 'saddr' ? c.pkt.src : c.pkt.dst) : undefined));
+      }
+      case 'meta': {
+        const k = next();
+        if (k === 'l4proto') return f('meta l4proto', (c) => c.pkt.proto);
+        if (k === 'mark') return f('meta mark', (c) => c.mark);
+        if (k === 'iifname') return f('iifname', (c) => c.inIface);
+        if (k === 'oifname') return f('oifname', (c) => c.outIface);
+        return fail(`meta ${k}`);
+      }
+      case 'mark': return f('meta mark', (c) => c.mark);
+      case 'iifname': return f('iifname', (c) => c.inIface);
+      case 'oifname': return f('oifname', (c) => c.outIface);
+      case 'th': case 'tcp': case 'udp': case 'sctp': {
+        const k = next();
+        if (k !== 'dport' && k !== 'sport') return fail(`${w} ${k}`);
+        return f(`${w} ${k}`, (c) => {
+          if (c.pkt.proto === 'icmp' || (w !== 'th' && c.pkt.proto !== w)) return undefined;
+          return k === 'dport' ? c.pkt.dport : c.pkt.sport;
+        });
+      }
+      case 'ct': {
+        const k = next();
+        if (k !== 'state') return fail(`ct ${k}`);
+        return f('ct state', () => 'ctstate');
+      }
+      case 'fib': {
+        const which = next();
+        const k = next();
+        if ((which !== 'daddr' && which !== 'saddr') || k !== 'type') return fail(`fib ${which} ${k}`);
+        return f(`fib ${which} type`, (c) => (c.isLocal(which === 'daddr' ? c.pkt.dst : c.pkt.src) ? 'local' : 'unicast'));
+      }
+      case 'numgen': {
+        if (next() !== 'random' || next() !== 'mod') return fail('numgen mode');
+        const mod = Number(next());
+        let offset = 0;
+        if (peek() === 'offset') {
+          i++;
+          offset = Number(next());
+        }
+        return { kind: 'numgen', mod, offset };
+      }
+      default: return fail(`expression ${w}`);
+    }
+  };
+
+  const expr = (): Expr => {
+    const parts = [primary()];
+    while (peek() === '.') {
+      i++;
+      parts.push(primary());
+    }
+    return parts.length === 1 ? parts[0]! : { kind: 'concat', parts };
+  };
+
+  const literalParts = (): string[] => {
+    const parts = [next()];
+    while (peek() === '.') {
+      i++;
+      parts.push(next());
+    }
+    return parts;
+  };
+
+  const value = (): ValueRef => {
+    const w = peek();
+    if (w?.startsWith('@')) {
+      i++;
+      return { kind: 'named', name: w.slice(1) };
+    }
+    if (w === '{') {
+      i++;
+      const elements: { key: string[]; value?: string[] }[] = [];
+      while (peek() !== '}') {
+        const key = literalParts();
+        let v: string[] | undefined;
+        if (peek() === ':') {
+          i++;
+          v = [next()];
+          if (v[0] === 'goto' || v[0] === 'jump') v.push(next());
+        }
+        elements.push({ key, value: v });
+        if (peek() === ',') i++;
+        else if (peek() !== '}') fail('set element');
+      }
+      i++;
+      return { kind: 'anon', elements };
+    }
+    const first = literalParts();
+    if (peek() !== ',') return { kind: 'literal', parts: first };
+    // `ct state established,related`: a bare comma list is an anonymous set.
+    const elements = [{ key: first }];
+    while (peek() === ',') {
+      i++;
+      elements.push({ key: literalParts() });
+    }
+    return { kind: 'anon', elements };
+  };
+
+  const verdictWord = (w: string): Verdict | undefined => {
+    if (w === 'accept' || w === 'drop' || w === 'return' || w === 'continue') return { kind: w };
+    if (w === 'reject') return { kind: 'reject' };
+    if (w === 'jump' || w === 'goto') return { kind: w, chain: next() };
+    return undefined;
+  };
+
+  while (i < t.length) {
+    const w = peek()!;
+    if (w === 'counter') {
+      i++;
+      while (peek() === 'packets' || peek() === 'bytes') i += 2;
+      continue;
+    }
+    if (w === 'reject') {
+      i++;
+      if (peek() === 'with') i += peek(1) === 'tcp' ? 3 : 4;
+      stmts.push({ kind: 'verdict', verdict: { kind: 'reject' } });
+      continue;
+    }
+    const v = ['accept', 'drop', 'return', 'continue', 'jump', 'goto'].includes(w) ? (i++, verdictWord(w)) : undefined;
+    if (v) {
+      stmts.push({ kind: 'verdict', verdict: v });
+      continue;
+    }
+    if ((w === 'mark' && peek(1) === 'set') || (w === 'meta' && peek(1) === 'mark' && peek(2) === 'set')) {
+      i += w === 'mark' ? 2 : 3;
+      const a = next();
+      if ((a === 'mark' || a === 'meta') && (a === 'mark' || next() === 'mark')) {
+        const op = next();
+        if (op !== 'or' && op !== 'xor' && op !== 'and') return fail(`mark ${op}`), undefined as never;
+        stmts.push({ kind: 'mark', op, value: Number(next()) >>> 0 });
+      } else {
+        stmts.push({ kind: 'mark', op: 'set', value: Number(a) >>> 0 });
+      }
+      continue;
+    }
+    if (w === 'masquerade') {
+      i++;
+      while (['fully-random', 'random', 'persistent'].includes(peek() ?? '')) i++;
+      stmts.push({ kind: 'masquerade' });
+      continue;
+    }
+    if (w === 'dnat' || w === 'snat') {
+      i++;
+      if (peek() === 'ip' || peek() === 'ip6') i++;
+      if (next() !== 'to') fail(`${w} without to`);
+      const target = next();
+      const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(target) ?? /^([^:]+)(?::(\d+))?$/.exec(target) ?? [target, target];
+      if (w === 'snat') stmts.push({ kind: 'snat', ip: m[1]! });
+      else stmts.push({ kind: 'dnat', ip: m[1]!, ...(m[2] ? { port: Number(m[2]) } : {}) });
+      continue;
+    }
+    if ((w === 'update' || w === 'add') && peek(1)?.startsWith('@')) {
+      const set = peek(1)!.slice(1);
+      i += 2;
+      if (next() !== '{') fail('set update');
+      while (peek() !== '}' && i < t.length) i++;
+      i++;
+      stmts.push({ kind: 'update-set', set });
+      continue;
+    }
+    if (w === 'log' || w === 'notrack') fail(`statement ${w}`);
+    const e = expr();
+    if (peek() === 'vmap') {
+      i++;
+      stmts.push({ kind: 'vmap', expr: e, map: value() });
+      continue;
+    }
+    let mask: number | undefined;
+    if (peek() === 'and') {
+      i++;
+      mask = Number(next()) >>> 0;
+    }
+    let negate = false;
+    if (peek() === '!=') {
+      negate = true;
+      i++;
+    } else if (peek() === '==') {
+      i++;
+    }
+    stmts.push({ kind: 'match', expr: e, mask, negate, value: value() });
+  }
+  return { chain, index, text, comment, stmts };
+}
+
+/** Does one key part (from a literal or set) match a value the packet yields? */
+export function partMatches(spec: string, actual: string | number | undefined, field: string): boolean {
+  if (actual === undefined) return false;
+  if (typeof actual === 'number') {
+    const r = /^(\d+)-(\d+)$/.exec(spec);
+    if (r) return actual >= Number(r[1]) && actual <= Number(r[2]);
+    return Number(spec) === actual;
+  }
+  if (field === 'meta l4proto') return (PROTO_NUM[spec] ?? spec) === actual;
+  if (field === 'ct state') return false;
+  if (field.endsWith('addr')) {
+    const r = /^([^-/]+)-([^-/]+)$/.exec(spec);
+    if (r) return compareIPs(r[1]!, actual) <= 0 && compareIPs(actual, r[2]!) <= 0;
+    return addressMatches(spec, actual);
+  }
+  if (field === 'iifname' || field === 'oifname') {
+    const s = spec.replace(/^"|"$/g, '');
+    return s.endsWith('*') ? actual.startsWith(s.slice(0, -1)) : actual === s;
+  }
+  return spec === actual;
+}

@@ -1,0 +1,60 @@
+// The nftables NodeFilter: reads any nft form kdp knows (the `nft -f` transaction kube-proxy
+// writes, `nft list ruleset` text, `nft -j list ruleset` JSON) into the shared model, compiles
+// every rule once, and runs hooks over it.
+
+import type { RuleOrigin } from '../../proxy/backend.js';
+import { applyTransaction } from '../../ruleset/nftables/fake.js';
+import { parseListJson } from '../../ruleset/nftables/list-json.js';
+import { parseListText } from '../../ruleset/nftables/list-text.js';
+import { emptyRuleset, type NftRuleset } from '../../ruleset/nftables/model.js';
+import { parseTransaction } from '../../ruleset/nftables/transaction.js';
+import type { FilterEnv, NodeFilter } from '../topology.js';
+import type { HopOrigin } from '../world.js';
+import { compileNftRule } from './compile.js';
+import { runNftHook, type NftChainIR, type NftTableIR } from './interpreter.js';
+
+/** Detects the form: JSON, listing (`table ...{`), or transaction (`add ...`). */
+export function parseNftAny(text: string): NftRuleset {
+  const t = text.trimStart();
+  if (t.startsWith('{')) return parseListJson(text).ruleset;
+  if (/^table\s/m.test(text)) return parseListText(text);
+  return applyTransaction(emptyRuleset(), parseTransaction(text));
+}
+
+export function compileNftRuleset(rs: NftRuleset): NftTableIR[] {
+  return [...rs.tables.values()].map((t) => {
+    const chains = new Map<string, NftChainIR>();
+    for (const c of t.chains.values()) {
+      chains.set(c.name, {
+        table: `${t.family} ${t.name}`, name: c.name, hook: c.hook, type: c.type, priority: c.priority ?? 0,
+        policy: c.policy ?? 'accept',
+        rules: c.rules.map((r, i) => compileNftRule(c.name, i + 1, r.tokens, r.comment)),
+      });
+    }
+    const sets = new Map<string, { key: readonly string[]; value?: readonly string[] }[]>();
+    for (const s of t.sets.values()) sets.set(s.name, [...s.elements.values()]);
+    return { key: `${t.family} ${t.name}`, family: t.family, chains, sets };
+  });
+}
+
+/** kube-proxy names its chains `service-HASH-ns/name/proto/port`, `endpoint-…__ip/port`. */
+export function originFromNftChain(chain: string): HopOrigin | undefined {
+  const m = /^(?:service|external|local|firewall|endpoint|affinity)-[A-Z0-9]{8}-([^/]+)\/([^/]+)\/([^/]+)\/([^_]+)(?:__(.+)\/(\d+))?$/.exec(chain);
+  if (!m) return undefined;
+  const [, ns, name, , port, ip, epPort] = m;
+  return {
+    servicePort: `${ns}/${name}${port ? `:${port}` : ''}`,
+    ...(ip ? { endpoint: ip.includes(':') ? `[${ip}]:${epPort}` : `${ip}:${epPort}` } : {}),
+  };
+}
+
+export function buildNftFilter(text: string, origins?: ReadonlyMap<string, RuleOrigin>): NodeFilter {
+  const tables = compileNftRuleset(parseNftAny(text));
+  const origin = (chain: string) => origins?.get(chain) ?? originFromNftChain(chain);
+  return {
+    mode: 'nftables',
+    runHook(hook, worlds, env: FilterEnv) {
+      return runNftHook(tables, hook, worlds, { ...env, origin });
+    },
+  };
+}
