@@ -1,7 +1,7 @@
 // Compile benchmark for every proxy mode whose backend exists: seeded N Services × 10 endpoints,
 // full sync of 1,000 and 10,000 Services (target ≤ 1 s), partial sync with one Service changed
 // among 10,000 (target ≤ 10 ms), peak RSS (target ≤ 500 MB).
-// Run: node bin/run-ts.js bench/proxy-compile.ts
+// Run: node bin/run-ts.js bench/proxy-compile.ts [mode ...]
 
 import type { EndpointSlice } from '../src/api/types.js';
 import type { ProxyMode } from '../src/proxy/backend.js';
@@ -10,7 +10,9 @@ import type { BackendModule } from '../src/proxy/compile.js';
 import { ProxyPipeline } from '../src/proxy/pipeline.js';
 import { generateServices } from '../test/helpers/service-generator.js';
 
-const MODES: ProxyMode[] = ['iptables', 'nftables', 'ipvs'];
+const ALL: ProxyMode[] = ['iptables', 'nftables', 'ipvs'];
+const picked = process.argv.slice(2) as ProxyMode[];
+const MODES = picked.length ? ALL.filter((m) => picked.includes(m)) : ALL;
 const FULL_TARGET_MS = 1000;
 const PARTIAL_TARGET_MS = 10;
 const RSS_TARGET_MB = 500;
@@ -62,7 +64,10 @@ async function benchMode(mode: ProxyMode): Promise<void> {
       const pr = p.sync();
       times.push(ms(t1));
       p.commit(true);
-      if (pr.full) throw new Error(`${mode}: expected a partial sync`);
+      if (pr.full) {
+        console.log(`  ${mode}: sync after one change was full (no partial sync)`);
+        break;
+      }
     }
     times.sort((a, b) => a - b);
     line('partial sync, 1 of 10000 changed (median of 5)', times[2]!, 'ms', PARTIAL_TARGET_MS);

@@ -23,7 +23,9 @@ export interface PodRef {
  * Pod number `i` of a seeded population spread over 50 namespaces and 100 nodes. `running`
  * pods (~1.95 KB) carry the kubelet's status; `pending` ones (~1.45 KB) are only scheduled.
  */
-export function podJson(rnd: () => number, i: number, phase: 'running' | 'pending' = 'running'): PodRef {
+export function podJson(
+  rnd: () => number, i: number, phase: 'running' | 'pending' = 'running',
+): PodRef {
   const hex = (n: number) =>
     Array.from({ length: n }, () => Math.floor(rnd() * 16).toString(16)).join('');
   const app = APPS[Math.floor(rnd() * APPS.length)]!;
@@ -31,10 +33,12 @@ export function podJson(rnd: () => number, i: number, phase: 'running' | 'pendin
   const hash = hex(10);
   const name = `${app}-${hash}-${hex(5)}-${i}`;
   const node = `node-${Math.floor(rnd() * 100)}`;
-  const ts = new Date(Date.UTC(2026, 0, 1) + Math.floor(rnd() * 1e9)).toISOString().slice(0, 19) + 'Z';
+  const at = new Date(Date.UTC(2026, 0, 1) + Math.floor(rnd() * 1e9));
+  const ts = at.toISOString().slice(0, 19) + 'Z';
   const uid = `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`;
   const ip = `10.244.${Math.floor(rnd() * 100)}.${2 + Math.floor(rnd() * 250)}`;
-  const cond = (type: string) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: ts });
+  const cond = (type: string) =>
+    ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: ts });
   const pod = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -43,15 +47,19 @@ export function podJson(rnd: () => number, i: number, phase: 'running' | 'pendin
       generateName: `${app}-${hash}-`,
       labels: { app, 'pod-template-hash': hash, tier: rnd() < 0.5 ? 'frontend' : 'backend' },
       ownerReferences: [{
-        apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${app}-${hash}`, uid: `${hex(8)}-${hex(4)}`,
+        apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${app}-${hash}`,
+        uid: `${hex(8)}-${hex(4)}`,
         controller: true, blockOwnerDeletion: true,
       }],
     },
     spec: {
       containers: [{
-        name: app, image: IMAGES[Math.floor(rnd() * IMAGES.length)], imagePullPolicy: 'IfNotPresent',
+        name: app, image: IMAGES[Math.floor(rnd() * IMAGES.length)],
+        imagePullPolicy: 'IfNotPresent',
         ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }],
-        resources: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
+        resources: {
+          limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' },
+        },
         volumeMounts: [{
           name: `kube-api-access-${hex(5)}`, readOnly: true,
           mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',

@@ -138,7 +138,8 @@ async function memoryChild(phase: string, dir: string): Promise<void> {
     console.error(process.memoryUsage());
     const v8 = await import('node:v8');
     for (const sp of v8.getHeapSpaceStatistics()) {
-      console.error(sp.space_name, (sp.space_size / MB).toFixed(1), (sp.space_used_size / MB).toFixed(1));
+      const mb = (n: number) => (n / MB).toFixed(1);
+      console.error(sp.space_name, mb(sp.space_size), mb(sp.space_used_size));
     }
   }
   await s.close();

@@ -35,8 +35,11 @@ function mk(i: number, eps: number): void {
 for (let i = 0; i < N; i++) mk(i, E);
 const p = buildProxier(config);
 let t = performance.now();
+const cpu0 = process.cpuUsage();
 const r = p.sync({ services, endpoints });
 const full = performance.now() - t;
+const cpu = process.cpuUsage(cpu0);
+console.log(`cpu user ${(cpu.user / 1000).toFixed(0)} ms system ${(cpu.system / 1000).toFixed(0)} ms`);
 p.commit(true);
 const bytes = r.artifacts.reduce((n, a) => n + a.text.length, 0);
 console.log(`full sync ${N} svc x ${E} eps: ${full.toFixed(0)} ms, ${(bytes / 1e6).toFixed(1)} MB, target 1000 ms, ratio ${(full / 1000).toFixed(2)}`);

@@ -135,7 +135,8 @@ export function parseFieldSelector(s: string, resource: string): FieldMatcher {
   return {
     requirements: reqs,
     empty: reqs.length === 0,
-    matches: (obj) => reqs.every((r) => (fieldValue(obj, r.field) === r.value) === (r.operator === '=')),
+    matches: (obj) => reqs.every((r) => (fieldValue(obj,
+      r.field) === r.value) === (r.operator === '=')),
     exactValue: (f) => reqs.find((r) => r.field === f && r.operator === '=')?.value,
     toString: () => reqs.map((r) => `${r.field}${r.operator}${escape(r.value)}`).join(','),
   };

@@ -57,7 +57,8 @@ function reqString(r: LabelRequirement): string {
 }
 
 /** Builds a matcher from requirements (validated by the caller). */
-export function buildLabelMatcher(reqs: readonly LabelRequirement[], nothing = false): LabelMatcher {
+export function buildLabelMatcher(reqs: readonly LabelRequirement[],
+  nothing = false): LabelMatcher {
   const sorted = [...reqs].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return {
     requirements: sorted,
@@ -220,7 +221,8 @@ const OPS: Record<string, LabelOperator> = {
 export function labelSelectorMatcher(sel: LabelSelector | null | undefined): LabelMatcher {
   if (sel === null || sel === undefined) return buildLabelMatcher([], true);
   const reqs: LabelRequirement[] = [];
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) reqs.push(newRequirement(k, '=', [v]));
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) reqs.push(newRequirement(k, '=',
+    [v]));
   for (const e of sel.matchExpressions ?? []) {
     const op = OPS[e.operator];
     if (!op) bad(`"${e.operator}" is not a valid label selector operator`);

@@ -12,8 +12,9 @@ export interface BootstrapOptions {
   readonly serviceCIDR: string;
   /** First address of the service CIDR (the `kubernetes` Service's ClusterIP). */
   readonly apiServiceIP: string;
-  /** Where the API server listens, for the `kubernetes` Service's endpoints. */
-  readonly endpointIP: string;
+  /** Advertised address for the `kubernetes` Service's endpoints; none when absent (a
+   *  loopback address is not a valid endpoint). */
+  readonly endpointIP?: string;
   readonly endpointPort: number;
 }
 
@@ -23,14 +24,7 @@ export function bootstrapObjects(o: BootstrapOptions): KubeObject[] {
   const ns = SYSTEM_NAMESPACES.map((name) => ({ apiVersion: 'v1', kind: 'Namespace',
     metadata: { name } }));
   const labels = { component: 'apiserver', provider: 'kubernetes' };
-  return [
-    ...ns,
-    { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'kubernetes' },
-      spec: { cidrs: o.serviceCIDR.split(',').map((s) => s.trim()) } },
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'kubernetes', namespace: 'default', labels },
-      spec: { type: 'ClusterIP', clusterIP: o.apiServiceIP, clusterIPs: [o.apiServiceIP],
-        sessionAffinity: 'None',
-        ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: o.endpointPort }] } },
+  const endpoints = o.endpointIP ? [
     { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', namespace: 'default',
       labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
       subsets: [{ addresses: [{ ip: o.endpointIP }],
@@ -41,6 +35,16 @@ export function bootstrapObjects(o: BootstrapOptions): KubeObject[] {
       addressType: 'IPv4',
       endpoints: [{ addresses: [o.endpointIP], conditions: { ready: true } }],
       ports: [{ name: 'https', port: o.endpointPort, protocol: 'TCP' }] },
+  ] : [];
+  return [
+    ...ns,
+    { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'kubernetes' },
+      spec: { cidrs: o.serviceCIDR.split(',').map((s) => s.trim()) } },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'kubernetes', namespace: 'default', labels },
+      spec: { type: 'ClusterIP', clusterIP: o.apiServiceIP, clusterIPs: [o.apiServiceIP],
+        sessionAffinity: 'None',
+        ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: o.endpointPort }] } },
+    ...endpoints,
     ...bootstrapRbacObjects(),
   ];
 }

@@ -18,7 +18,7 @@ export interface ApiServerOptions {
   /** Default AlwaysAllow. */
   readonly authorizer?: Authorizer;
   readonly admission?: readonly AdmissionPlugin[];
-  /** Object validation (422 causes); default: the api package's, when present. */
+  /** Object validation (422 causes); default: the api package's `validate`. */
   readonly validator?: Validator;
   readonly catalog?: ResourceCatalog;
   readonly logProvider?: LogProvider;

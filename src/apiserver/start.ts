@@ -33,6 +33,8 @@ export interface StartApiServerOptions {
   readonly authorizationMode?: AuthorizationMode;
   readonly anonymous?: boolean;
   readonly tokenFile?: string;
+  /** Address in the `kubernetes` Service's endpoints (default: `host` unless loopback/any). */
+  readonly advertiseAddress?: string;
   readonly logProvider?: LogProvider;
   /** Extra admission plugins after the built-in ones. */
   readonly admission?: readonly AdmissionPlugin[];
@@ -85,7 +87,8 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
     }, { host, port: o.port, insecureHttp: o.insecureHttp,
       tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caCertPem } });
     deps = server.service.deps;
-    const endpointIP = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    const endpointIP = o.advertiseAddress ??
+      (/^(127\.|0\.0\.0\.0$|::1?$|localhost$)/.test(host) ? undefined : host);
     await ensureObjects(server.service, { user: ADMIN_USER }, bootstrapObjects({ serviceCIDR,
       apiServiceIP, endpointIP, endpointPort: server.port }));
   } catch (e) {

@@ -4,7 +4,7 @@
 
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { kdpError } from '../errors.js';
+import { isKdpError, kdpError } from '../errors.js';
 import { transportError } from './http-errors.js';
 
 export interface TransportOptions {
@@ -71,8 +71,7 @@ export function buildTransport(o: TransportOptions): Transport {
         const req = open(method, path, body);
         req.setTimeout(timeoutMs, () => req.destroy(kdpError('KDP_TIMEOUT',
           `${method} ${path}: no answer from ${o.server} within ${timeoutMs} ms`)));
-        req.on('error', (e) => reject(e instanceof Error && 'code' in e &&
-          (e as { code: unknown }).code === 'KDP_TIMEOUT' ? e : transportError(o.server, e)));
+        req.on('error', (e) => reject(isKdpError(e) ? e : transportError(o.server, e)));
         req.on('response', (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

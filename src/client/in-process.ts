@@ -51,7 +51,8 @@ export function buildInProcessClient(service: ApiService, user: UserInfo): Clien
       let stopped = false;
       let handle: WatchHandle | undefined;
       service.watch(ctx, target(ref), opts, {
-        onEvent: (ev) => { if (!stopped) handlers.onEvent(copy(ev) as never); },
+        // Watch objects are decoded afresh for each watcher, so no copy is needed.
+        onEvent: (ev) => { if (!stopped) handlers.onEvent(ev as never); },
         onClose: (err) => { if (!stopped) { stopped = true; handlers.onClose?.(err); } },
       }).then((h) => {
         handle = h;

@@ -24,13 +24,21 @@ function hintSet(list: ReadonlyArray<{ name: string }> | undefined): Set<string>
   return new Set(list.map((h) => h.name));
 }
 
+/** Dotted quads already in canonical form (no leading zeros): the common case, no parsing. */
+const CANONICAL_V4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+function canonicalOfFamily(raw: string, family: IPFamily): string | undefined {
+  if (family === 'IPv4' && CANONICAL_V4.test(raw)) return raw;
+  const parsed = parseIP(raw);
+  return parsed && parsed.family === family ? formatIP(parsed) : undefined;
+}
+
 function endpointInfo(ep: Endpoint, port: number, family: IPFamily,
   opts: EndpointsTrackerOptions): EndpointInfo | undefined {
   const raw = ep.addresses?.[0];
   if (raw === undefined) return undefined;
-  const parsed = parseIP(raw);
-  if (!parsed || parsed.family !== family) return undefined;
-  const ip = formatIP(parsed);
+  const ip = canonicalOfFamily(raw, family);
+  if (ip === undefined) return undefined;
   const c = ep.conditions ?? {};
   const zoneHints = hintSet(ep.hints?.forZones);
   const nodeHints = (opts.preferSameTrafficDistribution ?? true)

@@ -20,7 +20,8 @@ function buildTableCrc32(): Crc32 {
 const native = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
 
 /** CRC-32 of `data` as an unsigned 32-bit integer. */
-export const crc32: Crc32 = typeof native === 'function' ? (d) => native(d) >>> 0 : buildTableCrc32();
+export const crc32: Crc32 =
+  typeof native === 'function' ? (d) => native(d) >>> 0 : buildTableCrc32();
 
 /** Exposed for the test that checks both implementations agree. */
 export const tableCrc32: Crc32 = buildTableCrc32();

@@ -12,7 +12,8 @@ export function putEvent(
     modRevision: revision,
     version: prev ? prev.version + 1 : 1,
   };
-  return prev ? { type: 'put', kv, prevKv: prev, created: false } : { type: 'put', kv, created: true };
+  if (!prev) return { type: 'put', kv, created: true };
+  return { type: 'put', kv, prevKv: prev, created: false };
 }
 
 export function deleteEvent(prev: KeyValue, revision: number): StoreEvent {

@@ -35,7 +35,10 @@ export class GroupCommitter<T> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ item, record, resolve, reject });
       if (!this.running) {
-        this.running = new Promise<void>((done) => queueMicrotask(() => void this.run().then(done)));
+        // A microtask: writes submitted in the same tick join the first batch.
+        this.running = new Promise<void>((done) => {
+          queueMicrotask(() => void this.run().then(done));
+        });
       }
     });
   }

@@ -55,7 +55,8 @@ export class KeyIndex {
       if (!key.startsWith(prefix)) break;
       if (limit > 0 && items.length === limit) {
         const end = prefixEnd(prefix);
-        const endRank = end === undefined ? this.keys.size : this.keys.rank(this.keys.lowerBound(end));
+        const endRank =
+          end === undefined ? this.keys.size : this.keys.rank(this.keys.lowerBound(end));
         const remaining = endRank - this.keys.rank(pos);
         return { items, more: remaining > 0, remaining };
       }

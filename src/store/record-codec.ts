@@ -15,7 +15,10 @@ export const TYPE_COMPACT = 0x43; // 'C'
 export const TYPE_COMMIT = 0x42; // 'B'
 
 export type WalRecord =
-  | { readonly type: 'put'; readonly revision: number; readonly key: string; readonly value: string }
+  | {
+      readonly type: 'put'; readonly revision: number; readonly key: string;
+      readonly value: string;
+    }
   | { readonly type: 'delete'; readonly revision: number; readonly key: string }
   | { readonly type: 'compact'; readonly revision: number }
   /** `revision` holds the number of records in the batch this marker closes. */

@@ -77,9 +77,10 @@ export class WatchHub {
   add(
     prefix: string, afterRevision: number, history: readonly StoreEvent[], handlers: WatchHandlers,
   ): Watcher {
-    const w = new QueuedWatcher(prefix, afterRevision, handlers, this.queueLimit + history.length, (x) =>
-      this.watchers.delete(x),
-    );
+    const limit = this.queueLimit + history.length;
+    const w = new QueuedWatcher(prefix, afterRevision, handlers, limit, (x) => {
+      this.watchers.delete(x);
+    });
     this.watchers.add(w);
     w.enqueue(history);
     return w;

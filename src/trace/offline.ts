@@ -5,6 +5,7 @@ import { kdpError } from '../errors.js';
 import type { RuleOrigin } from '../proxy/backend.js';
 import { buildIptablesFilter } from './iptables/filter.js';
 import { buildNftFilter } from './nftables/filter.js';
+import { buildIpvsFilter } from './ipvs/filter.js';
 import { buildTraceTables } from './iptables/ruleset.js';
 import { DEFAULT_SPORT, type Packet, type TraceProtocol } from './packet.js';
 import { foldArrivals, type TraceResult } from './result.js';
@@ -33,8 +34,8 @@ export function buildFilter(mode: TraceMode, rules: string, origins?: ReadonlyMa
       return buildIptablesFilter(buildTraceTables(rules), { origins });
     case 'nftables':
       return buildNftFilter(rules, origins);
-    default:
-      throw kdpError('KDP_TRACE', `tracing ${mode} tables is not available yet`);
+    case 'ipvs':
+      return buildIpvsFilter(rules);
   }
 }
 

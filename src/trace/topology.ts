@@ -9,6 +9,8 @@ import type { HopOrigin, World } from './world.js';
 /** A mode's netfilter model on one node (iptables, nftables or ipvs). */
 export interface NodeFilter {
   readonly mode: string;
+  /** Addresses the mode itself makes local (ipvs binds service VIPs to kube-ipvs0). */
+  isLocal?(ip: string): boolean;
   runHook(hook: Hook, worlds: readonly World[], env: FilterEnv): World[];
 }
 
@@ -18,6 +20,8 @@ export interface FilterEnv {
   readonly inIface?: string;
   readonly outIface?: string;
   readonly masqueradeAddress?: string;
+  /** Entered through a bridge port (br_netfilter's physdev). */
+  readonly bridged?: boolean;
 }
 
 export interface TraceNodeInfo {
@@ -45,7 +49,7 @@ export interface Topology {
 }
 
 export function isLocalTo(node: TraceNodeInfo, ip: string): boolean {
-  if (node.nodeIPs.includes(ip) || node.gatewayIPs.includes(ip)) return true;
+  if (node.nodeIPs.includes(ip) || node.gatewayIPs.includes(ip) || node.filter.isLocal?.(ip)) return true;
   return ip.includes(':') ? ip === '::1' : cidrContains('127.0.0.0/8', ip);
 }
 

@@ -62,7 +62,7 @@ function nodePass(
   const out: Arrival[] = [];
   let ws = how === 'local'
     ? f.runHook('OUTPUT', worlds, { where: node.name, isLocal, outIface: undefined })
-    : f.runHook('PREROUTING', worlds, { where: node.name, isLocal, inIface });
+    : f.runHook('PREROUTING', worlds, { where: node.name, isLocal, inIface, bridged: inIface === node.bridge });
   for (const w of ws.filter((x) => x.verdict && x.verdict !== 'ACCEPT')) out.push({ world: w, reached: 'dropped' });
   ws = ws.filter((x) => !x.verdict || x.verdict === 'ACCEPT');
   for (const w of ws) w.verdict = undefined;
@@ -72,9 +72,14 @@ function nodePass(
   const arriving = how === 'local'
     ? f.runHook('POSTROUTING', toHost, { where: node.name, isLocal, outIface: 'lo' })
     : toHost;
-  for (const w of f.runHook('INPUT', arriving, { where: node.name, isLocal, inIface: how === 'local' ? 'lo' : inIface })) {
+  const inEnv = { where: node.name, isLocal, inIface: how === 'local' ? 'lo' : inIface, bridged: inIface === node.bridge };
+  for (const w of f.runHook('INPUT', arriving, inEnv)) {
     if (w.verdict && w.verdict !== 'ACCEPT') out.push({ world: w, reached: 'dropped' });
-    else {
+    else if (!isLocal(w.pkt.dst)) {
+      // IPVS took it at LOCAL_IN and sent it on: out through POSTROUTING, not FORWARD.
+      w.verdict = undefined;
+      out.push(...leaveNode(topo, node, w, 'local', inIface, depth));
+    } else {
       w.verdict = 'ACCEPT';
       w.hops.push({ where: node.name, stage: 'deliver', text: `delivered to ${node.name} (local address ${endpointString(w.pkt.dst, w.pkt.dport)})` });
       out.push({ world: w, reached: `node ${node.name}` });
@@ -91,7 +96,9 @@ function leaveNode(
   const r = route(topo, node, w.pkt.dst);
   w.hops.push({ where: node.name, stage: 'route', text: `route ${w.pkt.dst} → dev ${r.iface}` });
   let ws = [w];
-  if (how === 'forwarded') ws = node.filter.runHook('FORWARD', ws, { where: node.name, isLocal, inIface, outIface: r.iface });
+  if (how === 'forwarded') {
+    ws = node.filter.runHook('FORWARD', ws, { where: node.name, isLocal, inIface, outIface: r.iface, bridged: inIface === node.bridge });
+  }
   ws = ws.flatMap((x) => (x.verdict && x.verdict !== 'ACCEPT' ? [x] : node.filter.runHook('POSTROUTING', [x], {
     where: node.name, isLocal, inIface, outIface: r.iface, masqueradeAddress: r.src,
   })));

@@ -34,6 +34,8 @@ export interface World {
   dnat: boolean;
   snat: boolean;
   masquerade: boolean;
+  /** Set by the IPVS simulation when a virtual server scheduled this packet. */
+  ipvs?: { vaddr: string; vport: number; vproto: string };
   /** Set when a terminal verdict was reached. */
   verdict?: Verdict;
   readonly hops: Hop[];

@@ -63,17 +63,22 @@ describe('manifest loading', () => {
   it('rejects unknown kinds and wrong versions', () => {
     expect(inputError(() => loadObjectsFromText('apiVersion: v1\nkind: Deployment\n', 'f.yaml')))
       .toBe('f.yaml: document 1: kind: no matches for kind "Deployment" in version "v1"');
-    const ok = loadObjectsFromText('apiVersion: x/v1\nkind: Widget\n', 'f', { allowUnknownKinds: true });
+    const ok = loadObjectsFromText('apiVersion: x/v1\nkind: Widget\n', 'f',
+      { allowUnknownKinds: true });
     expect(ok).toHaveLength(1);
   });
   it('reports malformed YAML with its document and line', () => {
-    const msg = inputError(() => loadObjectsFromText('apiVersion: v1\nkind: Pod\n---\na: [\n', 'g.yaml'));
+    const msg = inputError(() => loadObjectsFromText('apiVersion: v1\nkind: Pod\n---\na: [\n',
+      'g.yaml'));
     expect(msg).toMatch(/^g\.yaml: document 2: invalid YAML at line \d+, column \d+/);
-    expect(inputError(() => loadObjectsFromText('- a\n- b\n', 'h.yaml'))).toContain('not an object');
-    expect(inputError(() => loadObjectsFromText('a: 1\na: 2\n', 'd.yaml'))).toContain('invalid YAML');
+    expect(inputError(() => loadObjectsFromText('- a\n- b\n',
+      'h.yaml'))).toContain('not an object');
+    expect(inputError(() => loadObjectsFromText('a: 1\na: 2\n',
+      'd.yaml'))).toContain('invalid YAML');
   });
   it('names the List item that is wrong', () => {
-    const text = 'apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod}\n- {kind: Pod}\n';
+    const text = 'apiVersion: v1\nkind: List\nitems:\n'
+      + '- {apiVersion: v1, kind: Pod}\n- {kind: Pod}\n';
     expect(inputError(() => loadObjectsFromText(text, 'l.yaml')))
       .toContain('l.yaml: document 1: item 1: apiVersion');
   });
@@ -84,7 +89,8 @@ describe('manifest files', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   it('reads a directory of manifests in name order and fails on missing files', async () => {
     writeFileSync(join(dir, 'b.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n');
-    writeFileSync(join(dir, 'a.json'), '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}}');
+    writeFileSync(join(dir, 'a.json'),
+      '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}}');
     writeFileSync(join(dir, 'notes.txt'), 'ignored');
     const objs = await loadObjectsFromFiles([dir]);
     expect(objs.map((o) => o.object.metadata.name)).toEqual(['a', 'b']);

@@ -22,7 +22,8 @@ describe('resource registry', () => {
     for (const [n, r] of [['svc', 'services'], ['deploy', 'deployments'], ['rs', 'replicasets'],
       ['ns', 'namespaces'], ['no', 'nodes'], ['ep', 'endpoints'], ['cm', 'configmaps'],
       ['sa', 'serviceaccounts'], ['ds', 'daemonsets'], ['ev', 'events'], ['pod', 'pods'],
-      ['Service', 'services'], ['deploy.apps', 'deployments'], ['deployments.v1.apps', 'deployments'],
+      ['Service', 'services'], ['deploy.apps', 'deployments'], ['deployments.v1.apps',
+        'deployments'],
       ['endpointslices.discovery', 'endpointslices'], ['job', 'jobs']] as const) {
       expect(reg.resolve(n)?.resource, n).toBe(r);
     }

@@ -17,7 +17,8 @@ describe('service CIDRs', () => {
   it('rejects bad configurations with KDP_CONFIG', () => {
     for (const s of ['', 'x', '10.0.0.0/8', '10.96.0.0/12,10.97.0.0/16',
       '10.96.0.0/12,fd00::/108,fd01::/108', '10.0.0.0/31']) {
-      expect(() => parseServiceCIDRs(s), s).toThrow(expect.objectContaining({ code: 'KDP_CONFIG' }));
+      expect(() => parseServiceCIDRs(s),
+        s).toThrow(expect.objectContaining({ code: 'KDP_CONFIG' }));
     }
   });
   it('builds the default ServiceCIDR object `kubernetes`', () => {

@@ -67,7 +67,8 @@ describe('Endpoints, Lease and ServiceCIDR validation', () => {
     expect(fields(sc([]))).toEqual(['spec.cidrs FieldValueRequired']);
     expect(fields(sc(['10.96.0.0/12', '10.100.0.0/16']))).toEqual(['spec.cidrs FieldValueInvalid']);
     expect(validate(sc(['10.96.0.0/33'])).map((c) => c.message)).toEqual([
-      'Invalid value: "10.96.0.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)',
+      'Invalid value: "10.96.0.0/33": must be a valid CIDR value, '
+        + '(e.g. 10.9.8.0/24 or 2001:db8::/64)',
     ]);
   });
 });

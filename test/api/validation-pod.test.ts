@@ -32,7 +32,8 @@ describe('pod validation', () => {
   });
   it('words unsupported protocols and restart policies like upstream', () => {
     const causes = validate(pod({ restartPolicy: 'Sometimes' as 'Always',
-      containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80, protocol: 'ICMP' as 'TCP' }] }] }));
+      containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80,
+        protocol: 'ICMP' as 'TCP' }] }] }));
     expect(causes.map((c) => c.message)).toEqual([
       'Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
       'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',

@@ -43,11 +43,13 @@ describe('service validation', () => {
   it('checks type, affinity and traffic policies', () => {
     const s = svc({ ports: [{ port: 80 }], sessionAffinity: 'ClientIP',
       sessionAffinityConfig: { clientIP: { timeoutSeconds: 0 } } });
-    expect(fields(s)).toEqual(['spec.sessionAffinityConfig.clientIP.timeoutSeconds FieldValueInvalid']);
+    expect(fields(s))
+      .toEqual(['spec.sessionAffinityConfig.clientIP.timeoutSeconds FieldValueInvalid']);
     const bad = svc({ ports: [{ port: 80 }], type: 'Magic' as 'ClusterIP',
       externalTrafficPolicy: 'Local', internalTrafficPolicy: 'Nearby' as 'Local' });
     expect(validate(bad).map((c) => c.message)).toEqual([
-      'Unsupported value: "Magic": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
+      'Unsupported value: "Magic": supported values: "ClusterIP", "ExternalName", '
+        + '"LoadBalancer", "NodePort"',
       'Invalid value: "Local": may only be set for externally-accessible services',
       'Unsupported value: "Nearby": supported values: "Cluster", "Local"',
     ]);

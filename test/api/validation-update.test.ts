@@ -27,7 +27,8 @@ describe('immutable fields on update', () => {
     expect(validate(n, svc)[0]!.message).toBe('Invalid value: "other": field is immutable');
   });
   it('keeps a service clusterIP unless the type becomes ExternalName', () => {
-    const moved = change(svc, (s) => { s.spec!.clusterIP = '10.96.0.6'; s.spec!.clusterIPs = ['10.96.0.6']; });
+    const moved = change(svc,
+      (s) => { s.spec!.clusterIP = '10.96.0.6'; s.spec!.clusterIPs = ['10.96.0.6']; });
     expect(fields(moved, svc)).toEqual(['spec.clusterIPs[0] FieldValueInvalid']);
     expect(validate(moved, svc)[0]!.message).toContain('may not change once set');
     const toExternal = change(svc, (s) => {
@@ -57,7 +58,8 @@ describe('immutable fields on update', () => {
   it('lets a pod change only images, deadlines and add tolerations', () => {
     const p: Pod = applyDefaults({ apiVersion: 'v1', kind: 'Pod',
       metadata: { name: 'p', namespace: 'default' },
-      spec: { containers: [{ name: 'c', image: 'i:1' }], tolerations: [{ key: 'a', operator: 'Exists' }] },
+      spec: { containers: [{ name: 'c', image: 'i:1' }], tolerations: [{ key: 'a',
+        operator: 'Exists' }] },
     } as Pod);
     const ok = change(p, (x) => {
       x.spec!.containers[0]!.image = 'i:2';
@@ -66,13 +68,16 @@ describe('immutable fields on update', () => {
     });
     expect(validate(ok, p)).toEqual([]);
     const bad = change(p, (x) => { x.spec!.nodeName = 'n1'; x.spec!.tolerations = []; });
-    expect(fields(bad, p)).toEqual(['spec.tolerations FieldValueForbidden', 'spec FieldValueForbidden']);
-    expect(validate(bad, p)[1]!.message).toMatch(/^Forbidden: pod updates may not change fields other than `spec.containers\[\*\].image`/);
+    expect(fields(bad, p)).toEqual(['spec.tolerations FieldValueForbidden',
+      'spec FieldValueForbidden']);
+    expect(validate(bad, p)[1]!.message).toMatch(
+      /^Forbidden: pod updates may not change fields other than `spec.containers\[\*\].image`/);
   });
   it('accepts pod status writes without re-checking the spec', () => {
     const p: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'd' },
       spec: { containers: [] } };
-    const n = change(p, (x) => { x.status = { phase: 'Running', podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }] }; });
+    const n = change(p, (x) => { x.status = { phase: 'Running', podIP: '10.0.0.1',
+      podIPs: [{ ip: '10.0.0.1' }] }; });
     expect(validate(n, p, { subresource: 'status' })).toEqual([]);
   });
   it('keeps EndpointSlice address type and ServiceCIDR ranges', () => {

@@ -30,7 +30,8 @@ describe('workload validation', () => {
   });
   it('requires a non-empty selector', () => {
     expect(fields(deploy({ selector: {} }))).toEqual(['spec.selector FieldValueInvalid']);
-    expect(fields(deploy({ selector: undefined as never }))).toEqual(['spec.selector FieldValueRequired']);
+    expect(fields(deploy({ selector: undefined as never })))
+      .toEqual(['spec.selector FieldValueRequired']);
   });
   it('reports strategy, counts and template problems together', () => {
     expect(fields(deploy({ replicas: -1, strategy: { type: 'RollingUpdate',

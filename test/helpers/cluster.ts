@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildApiServer, ADMIN_USER } from '../../src/apiserver/app.js';
+import { buildDefaultTolerationSecondsPlugin } from '../../src/apiserver/admission/index.js';
 import type { ApiService } from '../../src/apiserver/service.js';
 import type { Client, KubeObject, ResourceRef } from '../../src/client/types.js';
 import { buildControllerManager, type ControllerManager } from '../../src/controllers/manager.js';
@@ -42,7 +43,8 @@ export async function startApi(): Promise<{ client: Client; service: ApiService;
   store: StoreBackend; router: ReturnType<typeof buildNodeLogRouter>; close(): Promise<void> }> {
   const store = buildMemoryStore();
   const router = buildNodeLogRouter();
-  const api = buildApiServer({ store, logProvider: router });
+  const api = buildApiServer({ store, logProvider: router,
+    admission: [buildDefaultTolerationSecondsPlugin()] });
   const client = await makeClient(api.service);
   return {
     client, service: api.service, store, router,

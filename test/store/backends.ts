@@ -2,7 +2,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildEmbeddedStore, buildMemoryStore, type MemoryStoreOptions } from '../../src/store/index.js';
+import {
+  buildEmbeddedStore, buildMemoryStore, type MemoryStoreOptions,
+} from '../../src/store/index.js';
 import type { StoreBackend, StoreEvent, Watcher } from '../../src/store/types.js';
 
 export interface Opened {
@@ -10,7 +12,12 @@ export interface Opened {
   readonly cleanup: () => Promise<void>;
 }
 
-export const backends: readonly { name: string; open(o?: MemoryStoreOptions): Promise<Opened> }[] = [
+export interface Backend {
+  readonly name: string;
+  open(o?: MemoryStoreOptions): Promise<Opened>;
+}
+
+export const backends: readonly Backend[] = [
   {
     name: 'memory',
     async open(o) {

@@ -12,7 +12,7 @@ describe.each(backends)('$name store compaction and history window', (backend) =
   });
   afterEach(() => opened.cleanup());
 
-  it('list and watch before the compacted revision are gone; at or after it they work', async () => {
+  it('list and watch before the compacted revision are gone; at or after it work', async () => {
     await s.compact(6);
     expect(s.stats().compactedRevision).toBe(6);
     await expect(s.list('/k/', { revision: 5 })).rejects.toMatchObject({ code: 'KDP_GONE' });

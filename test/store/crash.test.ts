@@ -46,7 +46,8 @@ describe('embedded store crash safety', () => {
       }
       // Revisions stay dense: one per acknowledged or later write, no gaps after replay.
       const all = (await s.list('/registry/pods/')).items;
-      expect(s.currentRevision()).toBeGreaterThanOrEqual(Math.max(...all.map((i) => i.modRevision)));
+      const newest = Math.max(...all.map((i) => i.modRevision));
+      expect(s.currentRevision()).toBeGreaterThanOrEqual(newest);
       await s.create('/registry/pods/after/crash', '{}');
     } finally {
       await s.close();

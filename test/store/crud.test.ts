@@ -25,7 +25,8 @@ describe.each(backends)('$name store CRUD', (backend) => {
     expect(s.currentRevision()).toBe(1);
     const kv = await s.create('/registry/pods/default/a', '{"a":1}');
     expect(kv).toEqual({
-      key: '/registry/pods/default/a', value: '{"a":1}', createRevision: 2, modRevision: 2, version: 1,
+      key: '/registry/pods/default/a', value: '{"a":1}',
+      createRevision: 2, modRevision: 2, version: 1,
     });
     expect(s.currentRevision()).toBe(2);
     expect(await s.get('/registry/pods/default/a')).toEqual(kv);
@@ -58,7 +59,7 @@ describe.each(backends)('$name store CRUD', (backend) => {
     expect(await s.get('/k/missing')).toBeUndefined();
   });
 
-  it('delete returns the last value at the delete revision and the key can be re-created', async () => {
+  it('delete returns the last value at the delete revision; the key can be recreated', async () => {
     const a = await s.create('/k/a', 'v1');
     const d = await s.delete('/k/a', a.modRevision);
     expect(d).toEqual({ key: '/k/a', value: 'v1', createRevision: 2, modRevision: 3, version: 1 });

@@ -28,11 +28,11 @@ describe('embedded store durability', () => {
     expect(await dump(r)).toEqual(before);
     expect(r.currentRevision()).toBe(23);
     expect((await r.create('/k/new', 'x')).modRevision).toBe(24);
-    expect((await r.get('/k/3'))).toMatchObject({ value: 'updated', version: 2, createRevision: 5 });
+    expect(await r.get('/k/3')).toMatchObject({ value: 'updated', version: 2, createRevision: 5 });
     await r.close();
   });
 
-  it('1,000 concurrent creates are all acknowledged, share fsyncs and survive a reopen', async () => {
+  it('1,000 concurrent creates are all acknowledged, share fsyncs, survive a reopen', async () => {
     const s = await open();
     const acked = await Promise.all(
       Array.from({ length: 1000 }, (_, i) => s.create(`/registry/pods/ns/p${i}`, `{"i":${i}}`)),
@@ -80,7 +80,7 @@ describe('embedded store durability', () => {
     await r.close();
   });
 
-  it('a corrupt record in the middle of the WAL is KDP_STORE_CORRUPT naming file and offset', async () => {
+  it('a corrupt record mid-WAL is KDP_STORE_CORRUPT naming file and offset', async () => {
     const s = await open();
     for (let i = 0; i < 5; i++) await s.create(`/k/${i}`, 'x'.repeat(100));
     await s.close();
@@ -95,7 +95,7 @@ describe('embedded store durability', () => {
     expect((err as Error).message).toContain(`offset ${second.offset}`);
   });
 
-  it('snapshots prune old WAL segments and replay snapshot plus WAL to the same state', async () => {
+  it('snapshots prune old WAL segments; snapshot plus WAL replay to the same state', async () => {
     const s = await open({ snapshotEvery: 10, historyWindow: 1000 });
     for (let i = 0; i < 25; i++) await s.create(`/k/${String(i).padStart(2, '0')}`, `v${i}`);
     for (let i = 0; i < 25; i += 3) await s.update(`/k/${String(i).padStart(2, '0')}`, `u${i}`);
@@ -154,7 +154,12 @@ describe('embedded store durability', () => {
     const r = await open();
     const got: number[] = [];
     await new Promise<void>((resolve) => {
-      r.watch('/k/', 3, { onEvents: (evs) => { got.push(...evs.map((e) => e.kv.modRevision)); resolve(); } });
+      r.watch('/k/', 3, {
+        onEvents: (evs) => {
+          got.push(...evs.map((e) => e.kv.modRevision));
+          resolve();
+        },
+      });
     });
     expect(got).toEqual([4, 5]);
     await r.close();

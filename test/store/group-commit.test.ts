@@ -13,11 +13,12 @@ function gatedSink() {
   return { sink, calls };
 }
 
-const put = (revision: number): WalRecord => ({ type: 'put', revision, key: `/k/${revision}`, value: 'v' });
+const put = (revision: number): WalRecord =>
+  ({ type: 'put', revision, key: `/k/${revision}`, value: 'v' });
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('group commit', () => {
-  it('acknowledges nothing before the sink is durable, then everything in submission order', async () => {
+  it('acknowledges nothing before the sink is durable, then all in submission order', async () => {
     const { sink, calls } = gatedSink();
     const committed: number[] = [];
     const acked: number[] = [];

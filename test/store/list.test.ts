@@ -38,7 +38,9 @@ describe.each(backends)('$name store list', (backend) => {
     const p2 = await s.list('/registry/pods/', { limit: 2, startAfter: p1.items[1]!.key });
     expect(keysOf(p2)).toEqual(['/registry/pods/default/c', '/registry/pods/kube-system/dns']);
     expect(p2).toMatchObject({ more: false, remaining: 0 });
-    const p3 = await s.list('/registry/pods/', { limit: 2, startAfter: '/registry/pods/default/a' });
+    const p3 = await s.list('/registry/pods/', {
+      limit: 2, startAfter: '/registry/pods/default/a',
+    });
     expect(p3).toMatchObject({ more: true, remaining: 1 });
   });
 

@@ -45,7 +45,7 @@ describe.each(backends)('$name store watch', (backend) => {
     ]);
   });
 
-  it('concurrent writes reach every watcher once each, in strictly increasing revisions', async () => {
+  it('concurrent writes reach every watcher once each, in increasing revisions', async () => {
     const ws = [0, 1, 2].map(() => collect((h) => s.watch('/k/', 1, h)));
     await Promise.all(Array.from({ length: 300 }, (_, i) => s.create(`/k/${i}`, 'v')));
     for (const w of ws) {
@@ -95,7 +95,10 @@ describe.each(backends)('$name store watch', (backend) => {
   });
 
   it('a handler that throws ends only its own watch', async () => {
-    const bad = collect((h) => s.watch('/k/', 1, { ...h, onEvents: () => { throw new Error('boom'); } }));
+    const throwing = () => {
+      throw new Error('boom');
+    };
+    const bad = collect((h) => s.watch('/k/', 1, { ...h, onEvents: throwing }));
     const good = collect((h) => s.watch('/k/', 1, h));
     await s.create('/k/a', '1');
     await s.create('/k/b', '1');

@@ -7,7 +7,7 @@ import { listScenarios, loadScenario } from '../helpers/scenarios.js';
 
 // The tracer is the oracle: every packet-flow case of every scenario must hold for every mode
 // the tracer can interpret, over the golden table that mode's compiler produced.
-const MODES: readonly TraceMode[] = ['iptables', 'nftables'];
+const MODES: readonly TraceMode[] = ['iptables', 'nftables', 'ipvs'];
 
 for (const name of listScenarios()) {
   const s = loadScenario(name);

@@ -5,7 +5,7 @@
 import type { LabelSelector, ObjectMeta } from '../types.js';
 import { parseCIDR, parseIP } from '../net.js';
 import {
-  type Cause, duplicate, forbidden, immutable, invalid, required, tooLong, invalidEach,
+  type Cause, duplicate, formatValue, forbidden, immutable, invalid, required, tooLong, invalidEach,
 } from './field-errors.js';
 import {
   isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue,
@@ -64,7 +64,8 @@ const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
 export function validateFinalizerName(name: string, path: string): Cause[] {
   const out = isQualifiedName(name).map((m) => invalid(path, name, m));
   if (out.length === 0 && !name.includes('/') && !STANDARD_FINALIZERS.includes(name)) {
-    out.push(invalid(path, name, 'name is neither a standard finalizer name nor is it fully qualified'));
+    out.push(invalid(path, name,
+      'name is neither a standard finalizer name nor is it fully qualified'));
   }
   return out;
 }
@@ -74,7 +75,8 @@ function validateOwnerReferences(meta: ObjectMeta, path: string): Cause[] {
   let controllers = 0;
   (meta.ownerReferences ?? []).forEach((r, i) => {
     const p = index(path, i);
-    if (!r.apiVersion) out.push(invalid(child(p, 'apiVersion'), r.apiVersion ?? '', 'version must not be empty'));
+    if (!r.apiVersion) out.push(invalid(child(p, 'apiVersion'), r.apiVersion ?? '',
+      'version must not be empty'));
     if (!r.kind) out.push(invalid(child(p, 'kind'), r.kind ?? '', 'kind must not be empty'));
     if (!r.name) out.push(invalid(child(p, 'name'), r.name ?? '', 'name must not be empty'));
     if (!r.uid) out.push(invalid(child(p, 'uid'), r.uid ?? '', 'uid must not be empty'));
@@ -103,13 +105,15 @@ export function validateObjectMeta(meta: ObjectMeta | undefined, opts: MetaOptio
     }
   }
   if (!m.name) {
-    if (!m.generateName) out.push(required(child(path, 'name'), 'name or generateName is required'));
+    if (!m.generateName) out.push(required(child(path, 'name'),
+      'name or generateName is required'));
   } else {
-    for (const msg of opts.nameFn(m.name, false)) out.push(invalid(child(path, 'name'), m.name, msg));
+    out.push(...invalidEach(child(path, 'name'), m.name, opts.nameFn(m.name, false)));
   }
   if (opts.namespaced) {
     if (!m.namespace) out.push(required(child(path, 'namespace'), ''));
-    else for (const msg of isDNS1123Label(m.namespace)) out.push(invalid(child(path, 'namespace'), m.namespace, msg));
+    else for (const msg of isDNS1123Label(m.namespace)) out.push(invalid(child(path, 'namespace'),
+      m.namespace, msg));
   } else if (m.namespace) {
     out.push(forbidden(child(path, 'namespace'), 'not allowed on this type'));
   }
@@ -140,7 +144,7 @@ export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta, path
     const added = (meta.finalizers ?? []).filter((f) => !(old.finalizers ?? []).includes(f));
     if (added.length > 0) {
       out.push(forbidden(child(path, 'finalizers'), 'no new finalizers can be added if the '
-        + `object is being deleted, found new finalizers []string{${added.map((a) => JSON.stringify(a)).join(', ')}}`));
+        + `object is being deleted, found new finalizers ${formatValue(added)}`));
     }
   }
   return out;
@@ -156,7 +160,8 @@ export function validateLabelSelector(sel: LabelSelector | undefined | null, pat
     const values = r.values ?? [];
     if (r.operator === 'In' || r.operator === 'NotIn') {
       if (values.length === 0) {
-        out.push(required(child(p, 'values'), "must be specified when `operator` is 'In' or 'NotIn'"));
+        out.push(required(child(p, 'values'),
+          "must be specified when `operator` is 'In' or 'NotIn'"));
       }
     } else if (r.operator === 'Exists' || r.operator === 'DoesNotExist') {
       if (values.length > 0) {

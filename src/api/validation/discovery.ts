@@ -27,7 +27,8 @@ function validateFQDN(name: string, path: string): Cause[] {
   const sub = isDNS1123Subdomain(n);
   if (sub.length > 0) return [invalid(path, n, sub.join(','))];
   const labels = n.split('.');
-  if (labels.length < 2) return [invalid(path, n, 'should be a domain with at least two segments separated by dots')];
+  if (labels.length < 2) return [invalid(path, n,
+    'should be a domain with at least two segments separated by dots')];
   for (const l of labels) {
     const errs = isDNS1123Label(l);
     if (errs.length > 0) return [invalid(path, l, errs.join(','))];
@@ -37,7 +38,8 @@ function validateFQDN(name: string, path: string): Cause[] {
 
 function validateSliceAddress(addr: string, type: string, path: string): Cause[] {
   if (type === 'IPv4' || type === 'IPv6') {
-    if (parseIP(addr)?.family !== type) return [invalid(path, addr, `must be a valid ${type} address`)];
+    if (parseIP(addr)?.family !== type) return [invalid(path, addr,
+      `must be a valid ${type} address`)];
     return validateNonSpecialIP(addr, path);
   }
   return type === 'FQDN' ? validateFQDN(addr, path) : [];
@@ -78,12 +80,14 @@ function validateSlicePorts(es: EndpointSlice): Cause[] {
     if (names.has(name)) out.push(duplicate(child(p, 'name'), name));
     names.add(name);
     if (!pt.protocol) out.push(required(child(p, 'protocol'), ''));
-    else if (!PROTOCOLS.includes(pt.protocol)) out.push(notSupported(child(p, 'protocol'), pt.protocol, PROTOCOLS));
+    else if (!PROTOCOLS.includes(pt.protocol)) out.push(notSupported(child(p, 'protocol'),
+      pt.protocol, PROTOCOLS));
     if (pt.port !== undefined && pt.port !== null) {
       out.push(...invalidEach(child(p, 'port'), pt.port, isValidPortNum(pt.port)));
     }
     if (pt.appProtocol) {
-      out.push(...invalidEach(child(p, 'appProtocol'), pt.appProtocol, isQualifiedName(pt.appProtocol)));
+      out.push(...invalidEach(child(p, 'appProtocol'), pt.appProtocol,
+        isQualifiedName(pt.appProtocol)));
     }
   });
   return out;
@@ -115,18 +119,22 @@ export function validateEndpoints(ep: Endpoints): Cause[] {
       (ss[f] ?? []).forEach((a, j) => {
         const ap = index(child(p, f), j);
         out.push(...validateNonSpecialIP(a.ip ?? '', child(ap, 'ip')));
-        if (a.hostname) out.push(...invalidEach(child(ap, 'hostname'), a.hostname, isDNS1123Label(a.hostname)));
-        if (a.nodeName) out.push(...invalidEach(child(ap, 'nodeName'), a.nodeName, isDNS1123Subdomain(a.nodeName)));
+        if (a.hostname) out.push(...invalidEach(child(ap, 'hostname'), a.hostname,
+          isDNS1123Label(a.hostname)));
+        if (a.nodeName) out.push(...invalidEach(child(ap, 'nodeName'), a.nodeName,
+          isDNS1123Subdomain(a.nodeName)));
       });
     }
     const ports = ss.ports ?? [];
     ports.forEach((pt, j) => {
       const pp = index(child(p, 'ports'), j);
       if (ports.length > 1 && !pt.name) out.push(required(child(pp, 'name'), ''));
-      else if (pt.name) out.push(...invalidEach(child(pp, 'name'), pt.name, isDNS1123Label(pt.name)));
+      else if (pt.name) out.push(...invalidEach(child(pp, 'name'), pt.name,
+        isDNS1123Label(pt.name)));
       out.push(...invalidEach(child(pp, 'port'), pt.port ?? 0, isValidPortNum(pt.port)));
       if (!pt.protocol) out.push(required(child(pp, 'protocol'), ''));
-      else if (!PROTOCOLS.includes(pt.protocol)) out.push(notSupported(child(pp, 'protocol'), pt.protocol, PROTOCOLS));
+      else if (!PROTOCOLS.includes(pt.protocol)) out.push(notSupported(child(pp, 'protocol'),
+        pt.protocol, PROTOCOLS));
     });
   });
   return out;
@@ -136,7 +144,8 @@ export function validateLease(l: Lease): Cause[] {
   const out = validateObjectMeta(l.metadata, META);
   const s = l.spec ?? {};
   if (s.leaseDurationSeconds !== undefined && s.leaseDurationSeconds <= 0) {
-    out.push(invalid('spec.leaseDurationSeconds', s.leaseDurationSeconds, 'must be greater than 0'));
+    out.push(invalid('spec.leaseDurationSeconds', s.leaseDurationSeconds,
+      'must be greater than 0'));
   }
   out.push(...nonNegative(s.leaseTransitions, 'spec.leaseTransitions'));
   return out;

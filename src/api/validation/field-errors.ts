@@ -16,14 +16,16 @@ export function formatValue(v: unknown): string {
   }
   if (typeof v === 'object' && Object.values(v).every((x) => typeof x === 'string')) {
     const m = v as Record<string, string>;
-    const entries = Object.keys(m).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(m[k])}`);
+    const entries = Object.keys(m).sort()
+      .map((k) => `${JSON.stringify(k)}:${JSON.stringify(m[k])}`);
     return `map[string]string{${entries.join(', ')}}`;
   }
   return JSON.stringify(v);
 }
 
 export function required(field: string, detail = ''): Cause {
-  return { field, reason: 'FieldValueRequired', message: detail ? `Required value: ${detail}` : 'Required value' };
+  return { field, reason: 'FieldValueRequired',
+    message: detail ? `Required value: ${detail}` : 'Required value' };
 }
 
 export function invalid(field: string, value: unknown, detail: string): Cause {
@@ -41,7 +43,8 @@ export function notSupported(field: string, value: unknown, valid: readonly stri
 }
 
 export function duplicate(field: string, value: unknown): Cause {
-  return { field, reason: 'FieldValueDuplicate', message: `Duplicate value: ${formatValue(value)}` };
+  return { field, reason: 'FieldValueDuplicate',
+    message: `Duplicate value: ${formatValue(value)}` };
 }
 
 export function forbidden(field: string, detail: string): Cause {
@@ -50,7 +53,8 @@ export function forbidden(field: string, detail: string): Cause {
 
 export function tooLong(field: string, max: number): Cause {
   const unit = max === 1 ? 'byte' : 'bytes';
-  return { field, reason: 'FieldValueTooLong', message: `Too long: may not be more than ${max} ${unit}` };
+  return { field, reason: 'FieldValueTooLong',
+    message: `Too long: may not be more than ${max} ${unit}` };
 }
 
 export function tooMany(field: string, actual: number, max: number): Cause {

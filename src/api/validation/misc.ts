@@ -13,11 +13,15 @@ import {
   child, index, nameIsDNSLabel, nameIsDNSSubdomain, nameIsPathSegment, validateCIDR,
   validateFinalizerName, validateImmutable, validateObjectMeta, validateObjectMetaUpdate,
 } from './common.js';
-import { isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './names.js';
+import {
+  isDNS1123Subdomain, isQualifiedName, isValidLabelValue, regexError,
+} from './names.js';
 
 export function validateNamespace(ns: Namespace): Cause[] {
   const out = validateObjectMeta(ns.metadata, { namespaced: false, nameFn: nameIsDNSLabel });
-  for (const f of ns.spec?.finalizers ?? []) out.push(...validateFinalizerName(f, 'spec.finalizers'));
+  for (const f of ns.spec?.finalizers ?? []) {
+    out.push(...validateFinalizerName(f, 'spec.finalizers'));
+  }
   return out;
 }
 
@@ -30,7 +34,8 @@ function validateTaints(n: Node): Cause[] {
     if (t.value) out.push(...invalidEach(child(p, 'value'), t.value, isValidLabelValue(t.value)));
     const effects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
     if (!t.effect) out.push(required(child(p, 'effect'), ''));
-    else if (!effects.includes(t.effect)) out.push(notSupported(child(p, 'effect'), t.effect, effects));
+    else if (!effects.includes(t.effect)) out.push(notSupported(child(p, 'effect'), t.effect,
+      effects));
     const k = `${t.key}:${t.effect}`;
     if (seen.has(k)) out.push(duplicate(p, t));
     seen.add(k);
@@ -47,7 +52,8 @@ export function validateNode(n: Node): Cause[] {
   if (cidrs.length > 1) {
     const fams = cidrs.map((c) => parseCIDR(c)?.family);
     if (cidrs.length > 2 || fams[0] === fams[1]) {
-      out.push(invalid('spec.podCIDRs', cidrs, 'may specify no more than one CIDR for each IP family'));
+      out.push(invalid('spec.podCIDRs', cidrs,
+        'may specify no more than one CIDR for each IP family'));
     }
   }
   out.push(...validateTaints(n));
@@ -59,19 +65,21 @@ export function validateNodeUpdate(n: Node, old: Node): Cause[] {
   const a = n.spec?.podCIDRs ?? [];
   const b = old.spec?.podCIDRs ?? [];
   if (b.length > 0 && (a.length !== b.length || a.some((c, i) => c !== b[i]))) {
-    out.push(forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'));
+    out.push(forbidden('spec.podCIDRs',
+      'node updates may not change podCIDR except from "" to valid'));
   }
   return out;
 }
 
-const CONFIG_KEY_MSG = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+const CONFIG_KEY_MSG = 'a valid config key must consist of alphanumeric characters, '
+  + "'-', '_' or '.'";
 
 /** Upstream IsConfigMapKey. */
 function isConfigMapKey(k: string): string[] {
   const errs: string[] = [];
   if (k.length > 253) errs.push('must be no more than 253 characters');
   if (!/^[-._a-zA-Z0-9]+$/.test(k)) {
-    errs.push(`${CONFIG_KEY_MSG} (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`);
+    errs.push(regexError(CONFIG_KEY_MSG, '[-._a-zA-Z0-9]+', 'key.name', 'KEY_NAME', 'key-name'));
   }
   if (k === '.') errs.push("must not be '.'");
   else if (k === '..') errs.push("must not be '..'");
@@ -95,9 +103,12 @@ export function validateConfigMap(cm: ConfigMap): Cause[] {
   let size = 0;
   for (const [k, v] of Object.entries(cm.data ?? {})) {
     size += String(v).length;
-    if (cm.binaryData && k in cm.binaryData) out.push(invalid('data', k, 'duplicate of key present in binaryData'));
+    if (cm.binaryData && k in cm.binaryData) out.push(invalid('data', k,
+      'duplicate of key present in binaryData'));
   }
-  for (const v of Object.values(cm.binaryData ?? {})) size += Math.floor((String(v).length * 3) / 4);
+  for (const v of Object.values(cm.binaryData ?? {})) {
+    size += Math.floor((String(v).length * 3) / 4);
+  }
   if (size > DATA_LIMIT) out.push(tooLong('', DATA_LIMIT));
   return out;
 }
@@ -105,7 +116,8 @@ export function validateConfigMap(cm: ConfigMap): Cause[] {
 export function validateConfigMapUpdate(cm: ConfigMap, old: ConfigMap): Cause[] {
   const out = [...validateObjectMetaUpdate(cm.metadata, old.metadata), ...validateConfigMap(cm)];
   if (old.immutable) {
-    if (!cm.immutable) out.push(forbidden('immutable', 'field is immutable when `immutable` is set'));
+    if (!cm.immutable) out.push(forbidden('immutable',
+      'field is immutable when `immutable` is set'));
     for (const f of ['data', 'binaryData'] as const) {
       if (validateImmutable(cm[f], old[f], f).length > 0) {
         out.push(forbidden(f, 'field is immutable when `immutable` is set'));
@@ -125,7 +137,8 @@ export function validateSecretUpdate(s: Secret, old: Secret): Cause[] {
   const out = [...validateObjectMetaUpdate(s.metadata, old.metadata), ...validateSecret(s)];
   out.push(...validateImmutable(s.type ?? '', old.type ?? '', 'type'));
   if (old.immutable) {
-    if (!s.immutable) out.push(forbidden('immutable', 'field is immutable when `immutable` is set'));
+    if (!s.immutable) out.push(forbidden('immutable',
+      'field is immutable when `immutable` is set'));
     if (validateImmutable(s.data, old.data, 'data').length > 0) {
       out.push(forbidden('data', 'field is immutable when `immutable` is set'));
     }
@@ -150,17 +163,22 @@ function validateRules(rules: PolicyRule[] | undefined, namespaced: boolean): Ca
   const out: Cause[] = [];
   (rules ?? []).forEach((r, i) => {
     const p = index('rules', i);
-    if (!r.verbs?.length) out.push(required(child(p, 'verbs'), 'verbs must contain at least one value'));
+    if (!r.verbs?.length) out.push(required(child(p, 'verbs'),
+      'verbs must contain at least one value'));
     const urls = r.nonResourceURLs ?? [];
     if (urls.length > 0) {
-      if (namespaced) out.push(invalid(child(p, 'nonResourceURLs'), urls, 'namespaced rules cannot apply to non-resource URLs'));
+      if (namespaced) out.push(invalid(child(p, 'nonResourceURLs'), urls,
+        'namespaced rules cannot apply to non-resource URLs'));
       if (r.apiGroups?.length || r.resources?.length || r.resourceNames?.length) {
-        out.push(invalid(child(p, 'nonResourceURLs'), urls, 'rules cannot apply to both regular resources and non-resource URLs'));
+        out.push(invalid(child(p, 'nonResourceURLs'), urls,
+          'rules cannot apply to both regular resources and non-resource URLs'));
       }
       return;
     }
-    if (!r.apiGroups?.length) out.push(required(child(p, 'apiGroups'), 'resource rules must supply at least one api group'));
-    if (!r.resources?.length) out.push(required(child(p, 'resources'), 'resource rules must supply at least one resource'));
+    if (!r.apiGroups?.length) out.push(required(child(p, 'apiGroups'),
+      'resource rules must supply at least one api group'));
+    if (!r.resources?.length) out.push(required(child(p, 'resources'),
+      'resource rules must supply at least one resource'));
   });
   return out;
 }
@@ -185,7 +203,8 @@ function validateSubject(s: Subject, namespaced: boolean, path: string): Cause[]
     if (s.apiGroup) out.push(notSupported(child(path, 'apiGroup'), s.apiGroup, ['']));
     if (!namespaced && !s.namespace) out.push(required(child(path, 'namespace'), ''));
   } else if (s.kind === 'User' || s.kind === 'Group') {
-    if (s.apiGroup !== RBAC_GROUP) out.push(notSupported(child(path, 'apiGroup'), s.apiGroup ?? '', [RBAC_GROUP]));
+    if (s.apiGroup !== RBAC_GROUP) out.push(notSupported(child(path, 'apiGroup'), s.apiGroup ?? '',
+      [RBAC_GROUP]));
   } else {
     out.push(notSupported(child(path, 'kind'), s.kind ?? '', ['ServiceAccount', 'User', 'Group']));
   }
@@ -196,11 +215,14 @@ function validateBinding(b: RoleBinding | ClusterRoleBinding, namespaced: boolea
   const out = validateObjectMeta(b.metadata, { namespaced, nameFn: nameIsPathSegment });
   const ref = b.roleRef ?? ({} as RoleBinding['roleRef']);
   const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
-  if (ref.apiGroup !== RBAC_GROUP) out.push(notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
+  if (ref.apiGroup !== RBAC_GROUP) out.push(notSupported('roleRef.apiGroup', ref.apiGroup ?? '',
+    [RBAC_GROUP]));
   if (!kinds.includes(ref.kind)) out.push(notSupported('roleRef.kind', ref.kind ?? '', kinds));
   if (!ref.name) out.push(required('roleRef.name', ''));
   else out.push(...invalidEach('roleRef.name', ref.name, nameIsPathSegment(ref.name, false)));
-  (b.subjects ?? []).forEach((s, i) => out.push(...validateSubject(s, namespaced, index('subjects', i))));
+  (b.subjects ?? []).forEach((s, i) => {
+    out.push(...validateSubject(s, namespaced, index('subjects', i)));
+  });
   return out;
 }
 
@@ -214,7 +236,8 @@ export function validateClusterRoleBinding(b: ClusterRoleBinding): Cause[] {
 
 export function validateBindingUpdate(b: RoleBinding | ClusterRoleBinding,
   old: RoleBinding | ClusterRoleBinding, namespaced: boolean): Cause[] {
-  const out = [...validateObjectMetaUpdate(b.metadata, old.metadata), ...validateBinding(b, namespaced)];
+  const out = [...validateObjectMetaUpdate(b.metadata, old.metadata),
+    ...validateBinding(b, namespaced)];
   if (validateImmutable(b.roleRef, old.roleRef, 'roleRef').length > 0) {
     out.push(invalid('roleRef', b.roleRef, 'cannot change roleRef'));
   }

@@ -9,7 +9,8 @@ import {
   type Cause, duplicate, forbidden, invalid, notSupported, required, invalidEach,
 } from './field-errors.js';
 import {
-  child, deepEqual, index, inRange, nameIsDNSSubdomain, nonNegative, uniqueNames, validateAnnotations,
+  child, deepEqual, index, inRange, nameIsDNSSubdomain, nonNegative, uniqueNames,
+    validateAnnotations,
   validateIP, validateLabels, validateObjectMeta, validateObjectMetaUpdate,
 } from './common.js';
 import {
@@ -37,7 +38,8 @@ function validatePorts(c: Container, hostNetwork: boolean, path: string): Cause[
       names.add(p.name);
     }
     if (!p.containerPort) out.push(required(child(pp, 'containerPort'), ''));
-    else out.push(...invalidEach(child(pp, 'containerPort'), p.containerPort, isValidPortNum(p.containerPort)));
+    else out.push(...invalidEach(child(pp, 'containerPort'), p.containerPort,
+      isValidPortNum(p.containerPort)));
     if (p.hostPort) {
       out.push(...invalidEach(child(pp, 'hostPort'), p.hostPort, isValidPortNum(p.hostPort)));
       if (hostNetwork && p.hostPort !== p.containerPort) {
@@ -46,7 +48,8 @@ function validatePorts(c: Container, hostNetwork: boolean, path: string): Cause[
       }
     }
     if (!p.protocol) out.push(required(child(pp, 'protocol'), ''));
-    else if (!PROTOCOLS.includes(p.protocol)) out.push(notSupported(child(pp, 'protocol'), p.protocol, PROTOCOLS));
+    else if (!PROTOCOLS.includes(p.protocol)) out.push(notSupported(child(pp, 'protocol'),
+      p.protocol, PROTOCOLS));
   });
   return out;
 }
@@ -70,7 +73,8 @@ function validateContainer(c: Container, hostNet: boolean, path: string, isPod: 
   else out.push(...invalidEach(child(path, 'name'), c.name, isDNS1123Label(c.name)));
   if (!c.image) out.push(required(child(path, 'image'), ''));
   else if (isPod && c.image.trim() !== c.image) {
-    out.push(invalid(child(path, 'image'), c.image, 'must not have leading or trailing whitespace'));
+    out.push(invalid(child(path, 'image'), c.image,
+      'must not have leading or trailing whitespace'));
   }
   out.push(...validatePorts(c, hostNet, child(path, 'ports')));
   out.push(...validateEnv(c, child(path, 'env')));
@@ -81,7 +85,8 @@ function validateContainer(c: Container, hostNet: boolean, path: string, isPod: 
   const tmp = c.terminationMessagePolicy;
   if (!tmp) out.push(required(child(path, 'terminationMessagePolicy'), ''));
   else if (!TERMINATION_MESSAGE_POLICIES.includes(tmp)) {
-    out.push(notSupported(child(path, 'terminationMessagePolicy'), tmp, TERMINATION_MESSAGE_POLICIES));
+    out.push(notSupported(child(path, 'terminationMessagePolicy'), tmp,
+      TERMINATION_MESSAGE_POLICIES));
   }
   return out;
 }
@@ -100,7 +105,8 @@ export function validateTolerations(tols: Toleration[] | undefined, path: string
     if (t.key) out.push(...invalidEach(child(p, 'key'), t.key, isQualifiedName(t.key)));
     if (!t.key && t.operator !== 'Exists') {
       out.push(invalid(child(p, 'operator'), t.operator ?? '',
-        'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
+        'operator must be Exists when `key` is empty, which means '
+          + '"match all values and all keys"'));
     }
     if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') {
       out.push(invalid(child(p, 'effect'), t.effect ?? '',
@@ -108,9 +114,10 @@ export function validateTolerations(tols: Toleration[] | undefined, path: string
     }
     if (t.operator === 'Exists') {
       if (t.value) {
-        out.push(invalid(child(p, 'operator'), t.value, "value must be empty when `operator` is 'Exists'"));
+        out.push(invalid(child(p, 'operator'), t.value,
+          "value must be empty when `operator` is 'Exists'"));
       }
-    } else if (t.operator === undefined || t.operator === 'Equal' || (t.operator as string) === '') {
+    } else if (!t.operator || t.operator === 'Equal') {
       out.push(...invalidEach(child(p, 'value'), t.value, isValidLabelValue(t.value ?? '')));
     } else {
       out.push(notSupported(child(p, 'operator'), t.operator, ['Equal', 'Exists']));
@@ -132,15 +139,18 @@ function validatePolicies(s: PodSpec, path: string): Cause[] {
   else if (!DNS_POLICIES.includes(s.dnsPolicy)) {
     out.push(notSupported(child(path, 'dnsPolicy'), s.dnsPolicy, DNS_POLICIES));
   } else if (s.dnsPolicy === 'None' && !s.dnsConfig) {
-    out.push(required(child(path, 'dnsConfig'), 'must provide `dnsConfig` when `dnsPolicy` is None'));
+    out.push(required(child(path, 'dnsConfig'),
+      'must provide `dnsConfig` when `dnsPolicy` is None'));
   }
   (s.dnsConfig?.nameservers ?? []).forEach((ns, i) => {
     out.push(...validateIP(ns, index(child(child(path, 'dnsConfig'), 'nameservers'), i)));
   });
   if (s.activeDeadlineSeconds !== undefined && s.activeDeadlineSeconds <= 0) {
-    out.push(...inRange(s.activeDeadlineSeconds, 1, MAX_INT32, child(path, 'activeDeadlineSeconds')));
+    out.push(...inRange(s.activeDeadlineSeconds, 1, MAX_INT32, child(path,
+      'activeDeadlineSeconds')));
   }
-  out.push(...nonNegative(s.terminationGracePeriodSeconds, child(path, 'terminationGracePeriodSeconds')));
+  out.push(...nonNegative(s.terminationGracePeriodSeconds, child(path,
+    'terminationGracePeriodSeconds')));
   return out;
 }
 
@@ -172,7 +182,8 @@ export function validatePodSpec(s: PodSpec | undefined, path: string, isPod = tr
     if (!v.name) out.push(required(p, ''));
     else out.push(...invalidEach(p, v.name, isDNS1123Label(v.name)));
   });
-  out.push(...uniqueNames(vols, (v) => v.name, (i) => child(index(child(path, 'volumes'), i), 'name')));
+  const volName = (i: number): string => child(index(child(path, 'volumes'), i), 'name');
+  out.push(...uniqueNames(vols, (v) => v.name, volName));
   const hostNet = s.hostNetwork === true;
   if (!s.containers || s.containers.length === 0) out.push(required(child(path, 'containers'), ''));
   out.push(...validateContainers(s.containers, hostNet, child(path, 'containers'), isPod));
@@ -180,7 +191,8 @@ export function validatePodSpec(s: PodSpec | undefined, path: string, isPod = tr
   const all = [...(s.containers ?? []), ...(s.initContainers ?? [])];
   const kinds = [...(s.containers ?? []).map(() => 'containers'),
     ...(s.initContainers ?? []).map(() => 'initContainers')];
-  const offset = (i: number): number => (kinds[i] === 'containers' ? i : i - (s.containers?.length ?? 0));
+  const nContainers = s.containers?.length ?? 0;
+  const offset = (i: number): number => (kinds[i] === 'containers' ? i : i - nContainers);
   out.push(...uniqueNames(all, (c) => c.name,
     (i) => child(index(child(path, kinds[i]!), offset(i)), 'name')));
   out.push(...validatePolicies(s, path));
@@ -202,10 +214,12 @@ export function validatePodTemplateSpec(t: PodTemplateSpec | undefined, path: st
 function validatePodStatus(pod: Pod): Cause[] {
   const out: Cause[] = [];
   const st = pod.status ?? {};
-  (st.podIPs ?? []).forEach((p, i) => out.push(...validateIP(p.ip, child(index('status.podIPs', i), 'ip'))));
-  (st.hostIPs ?? []).forEach((p, i) => out.push(...validateIP(p.ip, child(index('status.hostIPs', i), 'ip'))));
+  for (const f of ['podIPs', 'hostIPs'] as const) {
+    (st[f] ?? []).forEach((p, i) => out.push(...validateIP(p.ip, `status.${f}[${i}].ip`)));
+  }
   if (st.podIPs && st.podIPs.length > 0 && st.podIP && st.podIPs[0]!.ip !== st.podIP) {
-    out.push(invalid('status.podIPs', st.podIPs.map((p) => p.ip), 'first value must match `podIP`'));
+    out.push(invalid('status.podIPs', st.podIPs.map((p) => p.ip),
+      'first value must match `podIP`'));
   }
   return out;
 }
@@ -228,7 +242,8 @@ function sameToleration(a: Toleration, b: Toleration): boolean {
 
 /** The old spec with the fields a pod update may change taken from the new one. */
 function mungedOldSpec(s: PodSpec, o: PodSpec): PodSpec {
-  const images = (a: Container[] | undefined, b: Container[] | undefined): Container[] | undefined =>
+  const images = (a: Container[] | undefined,
+    b: Container[] | undefined): Container[] | undefined =>
     b?.map((c, i) => ({ ...c, image: a?.[i]?.image ?? c.image }));
   const gatesShrunk = (s.schedulingGates ?? []).every((g) =>
     (o.schedulingGates ?? []).some((x) => x.name === g.name));
@@ -255,17 +270,20 @@ export function validatePodUpdate(pod: Pod, old: Pod): Cause[] {
     if (s.activeDeadlineSeconds === undefined) {
       out.push(invalid(ads, null, 'must not update from a positive integer to nil value'));
     } else if (s.activeDeadlineSeconds > o.activeDeadlineSeconds) {
-      out.push(invalid(ads, s.activeDeadlineSeconds, 'must be less than or equal to previous value'));
+      out.push(invalid(ads, s.activeDeadlineSeconds,
+        'must be less than or equal to previous value'));
     }
   }
   for (const t of o.tolerations ?? []) {
     if (!(s.tolerations ?? []).some((n) => sameToleration(n, t))) {
-      out.push(forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));
+      out.push(forbidden('spec.tolerations',
+        'existing toleration can not be modified except its tolerationSeconds'));
       break;
     }
   }
   if (!deepEqual(s, mungedOldSpec(s, o))) {
-    out.push(forbidden('spec', `pod updates may not change fields other than ${UPDATABLE.join(',')}`));
+    out.push(forbidden('spec',
+      `pod updates may not change fields other than ${UPDATABLE.join(',')}`));
   }
   return out;
 }

@@ -44,13 +44,15 @@ function validatePort(p: ServicePort, requireName: boolean, names: Set<string>, 
   }
   out.push(...invalidEach(child(path, 'port'), p.port ?? 0, isValidPortNum(p.port)));
   if (!p.protocol) out.push(required(child(path, 'protocol'), ''));
-  else if (!PROTOCOLS.includes(p.protocol)) out.push(notSupported(child(path, 'protocol'), p.protocol, PROTOCOLS));
+  else if (!PROTOCOLS.includes(p.protocol)) out.push(notSupported(child(path, 'protocol'),
+    p.protocol, PROTOCOLS));
   const tp = p.targetPort;
   const tpPath = child(path, 'targetPort');
   if (typeof tp === 'number') out.push(...invalidEach(tpPath, tp, isValidPortNum(tp)));
   else if (typeof tp === 'string') out.push(...invalidEach(tpPath, tp, isValidPortName(tp)));
   if (p.appProtocol) {
-    out.push(...invalidEach(child(path, 'appProtocol'), p.appProtocol, isQualifiedName(p.appProtocol)));
+    out.push(...invalidEach(child(path, 'appProtocol'), p.appProtocol,
+      isQualifiedName(p.appProtocol)));
   }
   return out;
 }
@@ -63,7 +65,9 @@ function validatePorts(svc: Service): Cause[] {
     out.push(required('spec.ports', ''));
   }
   const names = new Set<string>();
-  ports.forEach((p, i) => out.push(...validatePort(p, ports.length > 1, names, index('spec.ports', i))));
+  ports.forEach((p, i) => {
+    out.push(...validatePort(p, ports.length > 1, names, index('spec.ports', i)));
+  });
   const nodePorts = new Set<string>();
   const keys = new Set<string>();
   ports.forEach((p, i) => {
@@ -72,7 +76,8 @@ function validatePorts(svc: Service): Cause[] {
       out.push(forbidden(child(pp, 'nodePort'), "may not be used when `type` is 'ClusterIP'"));
     }
     if (s.type === 'LoadBalancer' && p.port === KUBELET_PORT) {
-      out.push(invalid(pp, p.port, `may not expose port ${KUBELET_PORT} externally since it is used by kubelet`));
+      out.push(invalid(pp, p.port,
+        `may not expose port ${KUBELET_PORT} externally since it is used by kubelet`));
     }
     if (p.nodePort) {
       const k = `${p.protocol}/${p.nodePort}`;
@@ -115,20 +120,24 @@ function validateTrafficPolicies(svc: Service): Cause[] {
   const out: Cause[] = [];
   const etp = s.externalTrafficPolicy;
   if (!isExternallyAccessible(svc)) {
-    if (etp) out.push(invalid('spec.externalTrafficPolicy', etp, 'may only be set for externally-accessible services'));
+    if (etp) out.push(invalid('spec.externalTrafficPolicy', etp,
+      'may only be set for externally-accessible services'));
   } else if (!etp) out.push(required('spec.externalTrafficPolicy', ''));
-  else if (!POLICIES.includes(etp)) out.push(notSupported('spec.externalTrafficPolicy', etp, POLICIES));
+  else if (!POLICIES.includes(etp)) out.push(notSupported('spec.externalTrafficPolicy', etp,
+    POLICIES));
   const needsHC = s.type === 'LoadBalancer' && etp === 'Local';
   if (!needsHC && s.healthCheckNodePort) {
     out.push(invalid('spec.healthCheckNodePort', s.healthCheckNodePort,
       "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
   } else if (s.healthCheckNodePort) {
-    out.push(...invalidEach('spec.healthCheckNodePort', s.healthCheckNodePort, isValidPortNum(s.healthCheckNodePort)));
+    out.push(...invalidEach('spec.healthCheckNodePort', s.healthCheckNodePort,
+      isValidPortNum(s.healthCheckNodePort)));
   }
   if (s.type !== 'ExternalName') {
     const itp = s.internalTrafficPolicy;
     if (!itp) out.push(required('spec.internalTrafficPolicy', ''));
-    else if (!POLICIES.includes(itp)) out.push(notSupported('spec.internalTrafficPolicy', itp, POLICIES));
+    else if (!POLICIES.includes(itp)) out.push(notSupported('spec.internalTrafficPolicy', itp,
+      POLICIES));
   }
   if (s.trafficDistribution !== undefined && s.trafficDistribution !== 'PreferClose') {
     out.push(notSupported('spec.trafficDistribution', s.trafficDistribution, ['PreferClose']));
@@ -169,7 +178,8 @@ function validateLoadBalancerFields(svc: Service): Cause[] {
   }
   if (s.loadBalancerClass !== undefined) {
     if (s.type !== 'LoadBalancer') out.push(forbidden('spec.loadBalancerClass', lbOnly));
-    else out.push(...invalidEach('spec.loadBalancerClass', s.loadBalancerClass, isQualifiedName(s.loadBalancerClass)));
+    else out.push(...invalidEach('spec.loadBalancerClass', s.loadBalancerClass,
+      isQualifiedName(s.loadBalancerClass)));
   }
   if (s.loadBalancerIP) out.push(...validateIP(s.loadBalancerIP, 'spec.loadBalancerIP'));
   return out;
@@ -182,7 +192,8 @@ function validateClusterIPs(svc: Service): Cause[] {
   const ipsPath = 'spec.clusterIPs';
   if (s.clusterIP) {
     if (ips.length === 0) out.push(required(ipsPath, ''));
-    else if (ips[0] !== s.clusterIP) out.push(invalid(ipsPath, ips, 'first value must match `clusterIP`'));
+    else if (ips[0] !== s.clusterIP) out.push(invalid(ipsPath, ips,
+      'first value must match `clusterIP`'));
   } else if (ips.length > 0) {
     out.push(invalid(ipsPath, ips, 'must be empty when `clusterIP` is not specified'));
   }
@@ -192,14 +203,16 @@ function validateClusterIPs(svc: Service): Cause[] {
     if (seen.has(f)) out.push(duplicate(index('spec.ipFamilies', i), f));
     seen.add(f);
   });
-  if ((s.ipFamilies?.length ?? 0) > 2) out.push(invalid('spec.ipFamilies', s.ipFamilies, 'may only hold up to 2 values'));
+  if ((s.ipFamilies?.length ?? 0) > 2) out.push(invalid('spec.ipFamilies', s.ipFamilies,
+    'may only hold up to 2 values'));
   if (s.ipFamilyPolicy !== undefined && !FAMILY_POLICIES.includes(s.ipFamilyPolicy)) {
     out.push(notSupported('spec.ipFamilyPolicy', s.ipFamilyPolicy, FAMILY_POLICIES));
   }
   let bad = false;
   ips.forEach((ip, i) => {
     if (i === 0 && ip === 'None') {
-      if (ips.length > 1) { bad = true; out.push(invalid(ipsPath, ips, "'None' must be the first and only value")); }
+      if (ips.length > 1) { bad = true; out.push(invalid(ipsPath, ips,
+        "'None' must be the first and only value")); }
       return;
     }
     const errs = validateIP(ip, index(ipsPath, i));
@@ -215,16 +228,19 @@ function validateClusterIPs(svc: Service): Cause[] {
       const fam = s.ipFamilies?.[i];
       const actual = parseIP(ip)?.family;
       if (fam && actual && fam !== actual) {
-        out.push(invalid(index(ipsPath, i), ip, `expected an ${fam} value as indicated by \`ipFamilies[${i}]\``));
+        out.push(invalid(index(ipsPath, i), ip,
+          `expected an ${fam} value as indicated by \`ipFamilies[${i}]\``));
       }
     });
   }
   if (s.ipFamilyPolicy === 'SingleStack') {
     if ((s.ipFamilies?.length ?? 0) > 1) {
-      out.push(invalid('spec.ipFamilies', s.ipFamilies, "must be a single value when `ipFamilyPolicy` is 'SingleStack'"));
+      out.push(invalid('spec.ipFamilies', s.ipFamilies,
+        "must be a single value when `ipFamilyPolicy` is 'SingleStack'"));
     }
     if (ips.length > 1) {
-      out.push(invalid(ipsPath, ips, "must be a single value when `ipFamilyPolicy` is 'SingleStack'"));
+      out.push(invalid(ipsPath, ips,
+        "must be a single value when `ipFamilyPolicy` is 'SingleStack'"));
     }
   }
   return out;
@@ -238,12 +254,14 @@ export function validateService(svc: Service): Cause[] {
   if (s.type === 'ExternalName') out.push(...validateExternalName(svc));
   else out.push(...validateClusterIPs(svc));
   if ((s.type === 'LoadBalancer' || s.type === 'NodePort') && isHeadless(svc)) {
-    out.push(invalid('spec.clusterIPs[0]', 'None', `may not be set to 'None' for ${s.type} services`));
+    out.push(invalid('spec.clusterIPs[0]', 'None',
+      `may not be set to 'None' for ${s.type} services`));
   }
   out.push(...validatePorts(svc));
   out.push(...validateLabels(s.selector, 'spec.selector'));
   out.push(...validateAffinity(svc));
-  (s.externalIPs ?? []).forEach((ip, i) => out.push(...validateNonSpecialIP(ip, index('spec.externalIPs', i))));
+  (s.externalIPs ?? []).forEach((ip, i) => out.push(...validateNonSpecialIP(ip,
+    index('spec.externalIPs', i))));
   out.push(...validateLoadBalancerFields(svc));
   out.push(...validateTrafficPolicies(svc));
   return out;

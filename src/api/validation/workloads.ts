@@ -38,7 +38,8 @@ function validateSelectorAndTemplate(sel: LabelSelector | undefined, t: PodTempl
   else {
     out.push(...validateLabelSelector(sel, child(path, 'selector')));
     const n = Object.keys(sel.matchLabels ?? {}).length + (sel.matchExpressions?.length ?? 0);
-    if (n === 0) out.push(invalid(child(path, 'selector'), sel, `empty selector is invalid for ${what}`));
+    if (n === 0) out.push(invalid(child(path, 'selector'), sel,
+      `empty selector is invalid for ${what}`));
     else out.push(...selectorMatchesTemplate(sel, t, path));
   }
   out.push(...validatePodTemplateSpec(t, child(path, 'template')));
@@ -48,9 +49,11 @@ function validateSelectorAndTemplate(sel: LabelSelector | undefined, t: PodTempl
 function alwaysRestart(t: PodTemplateSpec | undefined, kind: string, path: string): Cause[] {
   const out: Cause[] = [];
   const rp = t?.spec?.restartPolicy;
-  if (rp && rp !== 'Always') out.push(notSupported(`${path}.template.spec.restartPolicy`, rp, ['Always']));
+  if (rp && rp !== 'Always') out.push(notSupported(`${path}.template.spec.restartPolicy`, rp,
+    ['Always']));
   if (t?.spec?.activeDeadlineSeconds !== undefined) {
-    out.push(forbidden(`${path}.template.spec.activeDeadlineSeconds`, `activeDeadlineSeconds in ${kind} is not Supported`));
+    out.push(forbidden(`${path}.template.spec.activeDeadlineSeconds`,
+      `activeDeadlineSeconds in ${kind} is not Supported`));
   }
   return out;
 }
@@ -76,7 +79,8 @@ function validateRolling(ru: { maxUnavailable?: IntOrString; maxSurge?: IntOrStr
   const out = [...intOrPercent(ru.maxUnavailable, child(path, 'maxUnavailable')),
     ...intOrPercent(ru.maxSurge, child(path, 'maxSurge'))];
   if (isZero(ru.maxUnavailable) && isZero(ru.maxSurge ?? 0)) {
-    out.push(invalid(child(path, 'maxUnavailable'), ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
+    out.push(invalid(child(path, 'maxUnavailable'), ru.maxUnavailable,
+      'may not be 0 when `maxSurge` is 0'));
   }
   return out;
 }
@@ -90,9 +94,11 @@ export function validateDeployment(d: Deployment): Cause[] {
   out.push(...alwaysRestart(s.template, 'ReplicaSet', 'spec'));
   const st = s.strategy ?? {};
   if (st.type === 'Recreate') {
-    if (st.rollingUpdate) out.push(forbidden('spec.strategy.rollingUpdate', "may not be specified when strategy `type` is 'Recreate'"));
+    if (st.rollingUpdate) out.push(forbidden('spec.strategy.rollingUpdate',
+      "may not be specified when strategy `type` is 'Recreate'"));
   } else if (st.type === 'RollingUpdate') {
-    if (!st.rollingUpdate) out.push(required('spec.strategy.rollingUpdate', 'this should be defaulted and never be nil'));
+    if (!st.rollingUpdate) out.push(required('spec.strategy.rollingUpdate',
+      'this should be defaulted and never be nil'));
     else out.push(...validateRolling(st.rollingUpdate, 'spec.strategy.rollingUpdate'));
   } else {
     out.push(notSupported('spec.strategy.type', st.type ?? '', ['Recreate', 'RollingUpdate']));
@@ -100,8 +106,10 @@ export function validateDeployment(d: Deployment): Cause[] {
   out.push(...nonNegative(s.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   out.push(...nonNegative(s.minReadySeconds, 'spec.minReadySeconds'));
   out.push(...nonNegative(s.progressDeadlineSeconds, 'spec.progressDeadlineSeconds'));
-  if (s.progressDeadlineSeconds !== undefined && s.progressDeadlineSeconds <= (s.minReadySeconds ?? 0)) {
-    out.push(invalid('spec.progressDeadlineSeconds', s.progressDeadlineSeconds, 'must be greater than minReadySeconds'));
+  const pds = s.progressDeadlineSeconds;
+  if (pds !== undefined && pds <= (s.minReadySeconds ?? 0)) {
+    out.push(invalid('spec.progressDeadlineSeconds', s.progressDeadlineSeconds,
+      'must be greater than minReadySeconds'));
   }
   return out;
 }
@@ -131,7 +139,8 @@ export function validateDaemonSet(ds: DaemonSet): Cause[] {
     if (!st.rollingUpdate) out.push(required('spec.updateStrategy.rollingUpdate', ''));
     else out.push(...validateRolling(st.rollingUpdate, 'spec.updateStrategy.rollingUpdate'));
   } else if (st.type !== 'OnDelete') {
-    out.push(notSupported('spec.updateStrategy.type', st.type ?? '', ['OnDelete', 'RollingUpdate']));
+    out.push(notSupported('spec.updateStrategy.type', st.type ?? '', ['OnDelete',
+      'RollingUpdate']));
   }
   return out;
 }

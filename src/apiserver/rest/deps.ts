@@ -12,7 +12,7 @@ export interface ObjectRules {
   /** Fills defaults in place (idempotent). */
   applyDefaults(r: ServedResource, obj: KubeObject, onCreate: boolean): void;
   /** Every problem found; empty when valid. `old` is set on update. */
-  validate(r: ServedResource, obj: KubeObject, old?: KubeObject): Cause[];
+  validate(r: ServedResource, obj: KubeObject, old?: KubeObject, subresource?: string): Cause[];
   /** Throws KDP_BAD_REQUEST on a malformed selector. */
   compileLabelSelector(selector: string): (labels: Record<string, string>) => boolean;
   /** Throws KDP_BAD_REQUEST (`field label not supported: f`) on an unknown field. */

@@ -36,7 +36,10 @@ async function admitDefaultValidate(
     deps.rules.applyDefaults(r, obj, op === 'CREATE');
     await adm.admit();
     deps.rules.applyDefaults(r, obj, op === 'CREATE');
-    const causes = deps.rules.validate(r, obj, old);
+    // A binding writes spec.nodeName directly, as upstream's binding storage does (no pod
+    // update validation: nodeName is otherwise immutable).
+    const causes = ctx.subresource === 'binding' ? [] :
+      deps.rules.validate(r, obj, old, ctx.subresource);
     if (causes.length) throw invalid(r, obj.metadata.name ?? '', causes);
     await adm.validate();
   } catch (e) {

@@ -40,6 +40,7 @@ interface Pending {
   readonly deleted: readonly string[];
   readonly rules: ReadonlyMap<string, PortRules>;
   readonly order: readonly string[];
+  readonly chunks: readonly Chunk[];
   readonly skippedStale: ReadonlyMap<string, string>;
   readonly scanned: boolean;
   readonly now: number;
@@ -58,6 +59,25 @@ function sortedKeys(services: ReadonlyMap<string, ServicePortInfo>): string[] {
 
 const lines = (text: string, out: string[]) => { if (text !== '') out.push(text); };
 
+/**
+ * Service ports per chunk. A partial sync still writes every capture rule; it reuses the joined
+ * capture text of chunks without a changed service, so its cost follows the change, not the
+ * number of services.
+ */
+const CHUNK = 128;
+
+/** The always-written texts (filter rules, nat capture rules) of a run of service ports. */
+interface Chunk {
+  readonly filter: string;
+  readonly nat: string;
+}
+
+interface Sink {
+  readonly natChains: string[];
+  readonly natRules: string[];
+  readonly declaredNat: string[];
+}
+
 class IptablesProxier implements Proxier {
   readonly mode = 'iptables' as const;
   private needFullSync = true;
@@ -67,6 +87,9 @@ class IptablesProxier implements Proxier {
   private cache = new Map<string, PortRules>();
   /** Service-port keys of `cache`, in emission order. */
   private order: readonly string[] = [];
+  /** Capture-rule texts of `order` in chunks, reused by partial syncs. */
+  private chunks: readonly Chunk[] = [];
+  private chunkOf = new Map<string, number>();
   /** Stale chains not yet deleted (large-cluster scans skipped), chain → owner key. */
   private skippedStale = new Map<string, string>();
   private pending: Pending | undefined;
@@ -142,24 +165,27 @@ class IptablesProxier implements Proxier {
         'RELATED,ESTABLISHED,DNAT -j DROP');
     }
     const order = this.orderFor(input, full);
-    const declaredNat: string[] = [];
-    const rulesByKey = new Map<string, PortRules>();
-    /** Chains the written services had before and no longer have: stale candidates. */
-    const candidates = new Map<string, string>(this.skippedStale);
-    for (const key of order) {
-      const svc = input.services.get(key)!;
-      const write = full || changedServices.has(`${svc.name.namespace}/${svc.name.name}`);
-      let r = write ? undefined : this.cache.get(key);
-      if (!r) r = servicePortRules(svc, input.endpoints.get(key) ?? [], ctx);
-      rulesByKey.set(key, r);
-      lines(r.filterRules, filterRules);
-      lines(r.natCapture, natRules);
-      if (write) {
-        lines(r.natChainLines, natChains);
-        lines(r.natChainRules, natRules);
-        for (const [name] of r.chains) declaredNat.push(name);
+    const reuse = !full && order === this.order;
+    const dirty = new Set<number>();
+    if (reuse) {
+      for (const k of input.changed ?? []) {
+        const ci = this.chunkOf.get(k);
+        if (ci !== undefined) dirty.add(ci);
       }
     }
+    const declaredNat: string[] = [];
+    const rulesByKey = reuse ? new Map(this.cache) : new Map<string, PortRules>();
+    const chunks: Chunk[] = [];
+    for (let ci = 0; ci * CHUNK < order.length; ci++) {
+      const old = reuse && !dirty.has(ci) ? this.chunks[ci] : undefined;
+      const chunk = old ?? this.buildChunk(order.slice(ci * CHUNK, (ci + 1) * CHUNK), input, ctx,
+        full, changedServices, rulesByKey, { natChains, natRules, declaredNat });
+      chunks.push(chunk);
+      lines(chunk.filter, filterRules);
+      if (old) lines(old.nat, natRules);
+    }
+    /** Chains the written services had before and no longer have: stale candidates. */
+    const candidates = new Map<string, string>(this.skippedStale);
     for (const k of input.changed ?? []) {
       for (const [name] of this.cache.get(k)?.chains ?? []) candidates.set(name, k);
     }
@@ -184,11 +210,37 @@ class IptablesProxier implements Proxier {
     const text = `*filter\n${filterChains.join('\n')}\n${filterRules.join('\n')}\nCOMMIT\n` +
       `*nat\n${natChains.join('\n')}\n${natRules.join('\n')}\nCOMMIT\n`;
     this.pending = {
-      declaredNat, deleted: stale, rules: rulesByKey, order, scanned: scan, now,
+      declaredNat, deleted: stale, rules: rulesByKey, order, chunks, scanned: scan, now,
       skippedStale: scan ? new Map() : candidates,
     };
     const kind = isIPv4 ? 'iptables-restore' : 'ip6tables-restore';
     return { full, artifacts: [{ kind, text }], origins: new LazyOrigins(rulesByKey) };
+  }
+
+  /**
+   * Rules of a run of service ports: appends this sync's nat output (captures, plus chains of
+   * the services written) to `sink` and returns the capture-only texts for reuse.
+   */
+  private buildChunk(keys: readonly string[], input: SyncInput, ctx: RuleContext, full: boolean,
+    changed: ReadonlySet<string>, rulesByKey: Map<string, PortRules>, sink: Sink): Chunk {
+    const filter: string[] = [];
+    const capture: string[] = [];
+    for (const key of keys) {
+      const svc = input.services.get(key)!;
+      const write = full || changed.has(`${svc.name.namespace}/${svc.name.name}`);
+      let r = write ? undefined : this.cache.get(key);
+      if (!r) r = servicePortRules(svc, input.endpoints.get(key) ?? [], ctx);
+      rulesByKey.set(key, r);
+      lines(r.filterRules, filter);
+      lines(r.natCapture, capture);
+      lines(r.natCapture, sink.natRules);
+      if (write) {
+        lines(r.natChainLines, sink.natChains);
+        lines(r.natChainRules, sink.natRules);
+        for (const [name] of r.chains) sink.declaredNat.push(name);
+      }
+    }
+    return { filter: filter.join('\n'), nat: capture.join('\n') };
   }
 
   /**
@@ -234,14 +286,18 @@ class IptablesProxier implements Proxier {
     const p = this.pending;
     this.pending = undefined;
     if (!p) return;
+    if (p.scanned) this.lastCleanup = p.now;
     if (!applied) { this.needFullSync = true; return; }
     this.needFullSync = false;
     for (const n of p.deleted) this.existingNat.delete(n);
     for (const n of p.declaredNat) this.existingNat.add(n);
-    this.cache = new Map(p.rules);
+    this.cache = p.rules as Map<string, PortRules>;
+    if (this.order !== p.order) {
+      this.chunkOf = new Map(p.order.map((k, i) => [k, Math.floor(i / CHUNK)]));
+    }
     this.order = p.order;
+    this.chunks = p.chunks;
     this.skippedStale = new Map(p.skippedStale);
-    if (p.scanned) this.lastCleanup = p.now;
   }
 }
 

@@ -1,17 +1,31 @@
 // An in-memory IPVS table with the operations upstream's utilipvs.Interface offers. Each change
-// is recorded as the `ipvsadm` command that would make it (`-A/-E/-D` virtual servers,
-// `-a/-e/-d` real servers), so a sync's incremental work is visible and replayable.
+// is recorded (formatted lazily as the `ipvsadm` command that makes it: `-A/-E/-D` virtual
+// servers, `-a/-e/-d` real servers), so a sync's incremental work is visible and replayable.
+// Entries keep their `ipvsadm -Sn` line and sort key, so a large table formats cheaply.
 
-import { formatRealServer, formatVirtualServer, virtualServerKey } from '../../ruleset/ipvs/ipvsadm.js';
-import { ipSortKey, joinHostPort } from '../../ruleset/ipvs/address.js';
+import { ipSortKey } from '../../ruleset/ipvs/address.js';
+import {
+  formatRealServer, formatVirtualServer, realServerLine, serviceArgs, virtualServerKey,
+} from '../../ruleset/ipvs/ipvsadm.js';
+import { joinHostPort } from '../../ruleset/ipvs/address.js';
 import type { IpvsTable, RealServer, VirtualServer } from '../../ruleset/ipvs/types.js';
 
 /** A virtual server without its real servers (upstream utilipvs.VirtualServer). */
 export type VirtualServerSpec = Omit<VirtualServer, 'realServers'>;
 
+interface RealEntry {
+  readonly rs: RealServer;
+  readonly order: string;
+  readonly line: string;
+}
+
 interface Entry {
   spec: VirtualServerSpec;
-  reals: Map<string, RealServer>;
+  readonly order: string;
+  readonly service: string;
+  head: string;
+  readonly reals: Map<string, RealServer>;
+  readonly lines: Map<string, RealEntry>;
 }
 
 export const realServerKey = (rs: Pick<RealServer, 'address' | 'port'>): string =>
@@ -22,15 +36,9 @@ function sameSpec(a: VirtualServerSpec, b: VirtualServerSpec): boolean {
     a.schedFlags.join(',') === b.schedFlags.join(',');
 }
 
-/** Sort by a string key computed once per element. */
-function sortByKey<T>(items: readonly T[], key: (t: T) => string): T[] {
-  return items.map((t) => ({ k: key(t), t }))
-    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).map((x) => x.t);
-}
-
 const port5 = (p: number) => String(p).padStart(5, '0');
-const vsOrder = (v: VirtualServerSpec) => `${ipSortKey(v.address)} ${port5(v.port)} ${v.protocol}`;
-const rsOrder = (r: RealServer) => `${ipSortKey(r.address)} ${port5(r.port)}`;
+const byOrder = (a: { order: string }, b: { order: string }) =>
+  (a.order < b.order ? -1 : a.order > b.order ? 1 : 0);
 
 /**
  * One recorded change, formatted only when asked for (a first sync of a large cluster makes
@@ -42,17 +50,15 @@ export type IpvsOp =
   | { readonly op: 'raw'; readonly line: string };
 
 export function formatOp(o: IpvsOp): string {
+  if (o.op === 'raw') return o.line;
+  const vs = { ...o.vs, realServers: [] };
   switch (o.op) {
-    case 'raw': return o.line;
-    case '-A': return formatVirtualServer({ ...o.vs, realServers: [] });
-    case '-E': return formatVirtualServer({ ...o.vs, realServers: [] }).replace(/^-A /, '-E ');
-    case '-D':
-      return formatVirtualServer({ ...o.vs, realServers: [] }).replace(/^-A (\S+ \S+).*$/, '-D $1');
-    case '-a': return formatRealServer({ ...o.vs, realServers: [] }, o.rs);
-    case '-e': return formatRealServer({ ...o.vs, realServers: [] }, o.rs).replace(/^-a /, '-e ');
-    case '-d':
-      return formatRealServer({ ...o.vs, realServers: [] }, o.rs)
-        .replace(/^-a (.* -r \S+).*$/, '-d $1');
+    case '-A': return formatVirtualServer(vs);
+    case '-E': return formatVirtualServer(vs).replace(/^-A /, '-E ');
+    case '-D': return `-D ${serviceArgs(vs)}`;
+    case '-a': return formatRealServer(vs, o.rs);
+    case '-e': return formatRealServer(vs, o.rs).replace(/^-a /, '-e ');
+    case '-d': return `-d ${serviceArgs(vs)} -r ${realServerKey(o.rs)}`;
   }
 }
 
@@ -65,16 +71,18 @@ export class IpvsModel {
     const m = new IpvsModel();
     for (const vs of table.virtualServers) {
       const { realServers, ...spec } = vs;
-      m.servers.set(virtualServerKey(vs), {
-        spec, reals: new Map(realServers.map((rs) => [realServerKey(rs), rs])),
-      });
+      m.ensureVirtualServer(spec);
+      for (const rs of realServers) m.setRealServer(virtualServerKey(spec), rs);
     }
+    m.ops = [];
     return m;
   }
 
   clone(): IpvsModel {
     const m = new IpvsModel();
-    for (const [k, e] of this.servers) m.servers.set(k, { spec: e.spec, reals: new Map(e.reals) });
+    for (const [k, e] of this.servers) {
+      m.servers.set(k, { ...e, reals: new Map(e.reals), lines: new Map(e.lines) });
+    }
     return m;
   }
 
@@ -102,10 +110,15 @@ export class IpvsModel {
     const key = virtualServerKey(spec);
     const cur = this.servers.get(key);
     if (cur === undefined) {
-      this.servers.set(key, { spec, reals: new Map() });
+      this.servers.set(key, {
+        spec, order: `${ipSortKey(spec.address)} ${port5(spec.port)} ${spec.protocol}`,
+        service: serviceArgs(spec), head: formatVirtualServer({ ...spec, realServers: [] }),
+        reals: new Map(), lines: new Map(),
+      });
       this.ops.push({ op: '-A', vs: spec });
     } else if (!sameSpec(cur.spec, spec)) {
       cur.spec = spec;
+      cur.head = formatVirtualServer({ ...spec, realServers: [] });
       this.ops.push({ op: '-E', vs: spec });
     }
   }
@@ -117,6 +130,11 @@ export class IpvsModel {
     this.ops.push({ op: '-D', vs: cur.spec });
   }
 
+  /** The live map of a virtual server's real servers by `ip:port` (do not modify). */
+  realServerMap(key: string): ReadonlyMap<string, RealServer> | undefined {
+    return this.servers.get(key)?.reals;
+  }
+
   getRealServers(key: string): RealServer[] {
     return [...(this.servers.get(key)?.reals.values() ?? [])];
   }
@@ -125,9 +143,12 @@ export class IpvsModel {
   setRealServer(key: string, rs: RealServer): void {
     const e = this.servers.get(key);
     if (e === undefined) return;
-    const cur = e.reals.get(realServerKey(rs));
-    if (cur !== undefined && cur.weight === rs.weight) return;
-    e.reals.set(realServerKey(rs), rs);
+    const rsKey = realServerKey(rs);
+    const cur = e.lines.get(rsKey);
+    if (cur !== undefined && cur.rs.weight === rs.weight) return;
+    const order = cur?.order ?? `${ipSortKey(rs.address)} ${port5(rs.port)}`;
+    e.reals.set(rsKey, rs);
+    e.lines.set(rsKey, { rs, order, line: realServerLine(e.service, rs) });
     this.ops.push({ op: cur === undefined ? '-a' : '-e', vs: e.spec, rs });
   }
 
@@ -136,17 +157,31 @@ export class IpvsModel {
     const rs = e?.reals.get(rsKey);
     if (e === undefined || rs === undefined) return;
     e.reals.delete(rsKey);
+    e.lines.delete(rsKey);
     this.ops.push({ op: '-d', vs: e.spec, rs });
+  }
+
+  private sorted(): Entry[] {
+    return [...this.servers.values()].sort(byOrder);
   }
 
   /** The table in canonical order: virtual servers by address, port, protocol; reals likewise. */
   toTable(): IpvsTable {
-    const entries = sortByKey([...this.servers.values()], (e) => vsOrder(e.spec));
     return {
-      virtualServers: entries.map((e) => ({
-        ...e.spec,
-        realServers: e.reals.size < 2 ? [...e.reals.values()] : sortByKey([...e.reals.values()], rsOrder),
+      virtualServers: this.sorted().map((e) => ({
+        ...e.spec, realServers: [...e.lines.values()].sort(byOrder).map((r) => r.rs),
       })),
     };
+  }
+
+  /** `ipvsadm -Sn` text of `toTable()`, from the cached lines. */
+  formatSave(): string {
+    let out = '';
+    for (const e of this.sorted()) {
+      out += `${e.head}\n`;
+      const reals = e.lines.size < 2 ? [...e.lines.values()] : [...e.lines.values()].sort(byOrder);
+      for (const r of reals) out += `${r.line}\n`;
+    }
+    return out;
   }
 }

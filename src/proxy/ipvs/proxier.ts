@@ -10,7 +10,6 @@
 
 import { hostPrefix, sortAddresses } from '../../ruleset/ipvs/addresses.js';
 import { formatIpsetSave } from '../../ruleset/ipvs/ipset.js';
-import { formatIpvsadm } from '../../ruleset/ipvs/ipvsadm.js';
 import { SECTION_HEADERS } from '../../ruleset/ipvs/state-text.js';
 import { cidrContains } from '../../api/net.js';
 import type { Artifact, Proxier, ProxierConfig, RuleOrigin, SyncInput, SyncResult } from '../backend.js';
@@ -123,7 +122,7 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
       sets: new Map(IPSET_INFO.map((i) => [i.name, new Set(sets.get(i.name))])),
     };
     const artifacts: Artifact[] = [
-      { kind: 'ipvs', text: formatIpvsadm(ipvs.toTable()) },
+      { kind: 'ipvs', text: ipvs.formatSave() },
       { kind: 'ipset', text: formatIpsetSave(sets.toIpSets(config.family)) },
       { kind: config.family === 'IPv6' ? 'ip6tables-restore' : 'iptables-restore', text: iptables },
       { kind: 'kube-ipvs0', text: sortAddresses(ctx.activeBindAddrs).map(hostPrefix).join('\n') +

@@ -4,7 +4,7 @@
 
 import { DUMMY_DEVICE, hostPrefix } from '../../ruleset/ipvs/addresses.js';
 import { virtualServerKey } from '../../ruleset/ipvs/ipvsadm.js';
-import type { IpvsProtocol } from '../../ruleset/ipvs/types.js';
+import type { IpvsProtocol, RealServer } from '../../ruleset/ipvs/types.js';
 import { cidrContains } from '../../api/net.js';
 import type { RuleOrigin } from '../backend.js';
 import { categorizeEndpoints, type TopologyContext } from '../topology.js';
@@ -13,7 +13,7 @@ import type { GracefulTermination } from './graceful-termination.js';
 import * as S from './ipset.js';
 import type { ActiveIpSets } from './ipset.js';
 import type { NoNodeAccessEntry } from './iptables-rules.js';
-import { realServerKey, type IpvsModel, type VirtualServerSpec } from './ipvs-model.js';
+import type { IpvsModel, VirtualServerSpec } from './ipvs-model.js';
 
 /** Everything one sync accumulates across service ports. */
 export interface SyncContext {
@@ -69,23 +69,22 @@ function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, chosen: Chose
   if (bind) ctx.activeBindAddrs.add(spec.address);
   ctx.origins.set(key, { servicePort });
   const eps = onlyLocal && chosen.local.length > 0 ? chosen.local : chosen.cluster;
-  const current = ctx.ipvs.getRealServers(key);
-  const currentWeight = new Map(current.map((rs) => [realServerKey(rs), rs.weight]));
+  const current = new Map<string, RealServer>(ctx.ipvs.realServerMap(key) ?? []);
   const wanted = new Set<string>();
-  const reset = ctx.initialSync && current.some((d) => d.weight !== 1);
+  const reset = ctx.initialSync && [...current.values()].some((d) => d.weight !== 1);
   for (const ep of eps) {
     if (wanted.has(ep.endpoint)) continue; // duplicate endpoint string
     wanted.add(ep.endpoint);
     ctx.origins.set(`${key}/${ep.endpoint}`, { servicePort, endpoint: ep.endpoint });
     const dest = { address: ep.ip, port: ep.port, weight: 1, forward: 'masq' as const };
-    if (currentWeight.has(ep.endpoint)) {
+    if (current.has(ep.endpoint)) {
       if (reset) ctx.ipvs.setRealServer(key, dest);
       if (!ctx.graceful.has(key, ep.endpoint)) continue;
       ctx.graceful.moveOut(ctx.ipvs, key, ep.endpoint);
     }
     ctx.ipvs.setRealServer(key, dest);
   }
-  for (const rsKey of currentWeight.keys()) {
+  for (const rsKey of current.keys()) {
     if (wanted.has(rsKey) || ctx.graceful.has(key, rsKey)) continue;
     ctx.graceful.gracefulDelete(ctx.ipvs, key, rsKey);
   }

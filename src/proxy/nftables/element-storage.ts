@@ -10,10 +10,11 @@ import type { TxWriter } from './tx-writer.js';
 export class ElementStorage {
   /** key → value (`''` for set elements), as in the kernel after the pending transaction. */
   private readonly elements = new Map<string, string>();
-  /** key → service-port keys that produced it. */
-  private readonly owners = new Map<string, Set<string>>();
-  /** Keys ensured during the current sync. */
+  /** key → service-port key(s) that produced it (a Set only when shared). */
+  private readonly owners = new Map<string, string | Set<string>>();
+  /** Keys ensured during the current partial sync (a full sync needs no leftover check). */
   private readonly ensured = new Set<string>();
+  private tracking = false;
 
   constructor(readonly kind: 'set' | 'map', readonly name: string) {}
 
@@ -41,18 +42,30 @@ export class ElementStorage {
       tx.addElement(this.name, key, value, comment);
       this.elements.set(key, v);
     }
-    this.ensured.add(key);
-    let o = this.owners.get(key);
-    if (!o) this.owners.set(key, (o = new Set()));
-    o.add(owner);
+    if (this.tracking) this.ensured.add(key);
+    const o = this.owners.get(key);
+    if (o === undefined) this.owners.set(key, owner);
+    else if (typeof o === 'string') {
+      if (o !== owner) this.owners.set(key, new Set([o, owner]));
+    } else o.add(owner);
   }
 
   /** The owner no longer produces `key` (its service port is being rewritten or removed). */
   disown(owner: string, key: string): void {
     const o = this.owners.get(key);
-    if (!o) return;
+    if (o === undefined) return;
+    if (typeof o === 'string') {
+      if (o === owner) this.owners.delete(key);
+      return;
+    }
     o.delete(owner);
-    if (o.size === 0) this.owners.delete(key);
+    if (o.size === 1) this.owners.set(key, [...o][0]!);
+  }
+
+  /** A partial sync starts: remember which keys it ensures. */
+  track(): void {
+    this.ensured.clear();
+    this.tracking = true;
   }
 
   /** Delete `candidates` that nobody produces any more (sorted, for a stable text). */
@@ -64,6 +77,7 @@ export class ElementStorage {
       this.elements.delete(k);
     }
     this.ensured.clear();
+    this.tracking = false;
   }
 
   has(key: string): boolean {

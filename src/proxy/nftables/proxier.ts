@@ -10,14 +10,14 @@ import { applyTransaction, dumpOps } from '../../ruleset/nftables/fake.js';
 import { sortTransactionText } from '../../ruleset/nftables/canonical.js';
 import { emptyRuleset } from '../../ruleset/nftables/model.js';
 import { formatTransaction, parseTransaction } from '../../ruleset/nftables/transaction.js';
-import type { Artifact, Proxier, ProxierConfig, RuleOrigin, SyncInput,
-  SyncResult } from '../backend.js';
+import type { Artifact, Proxier, ProxierConfig, SyncInput, SyncResult } from '../backend.js';
 import { serviceNameOfKey } from '../keys.js';
 import { topologyContextOf } from '../topology.js';
 import { servicePortNameString, type EndpointInfo, type ServicePortInfo } from '../types.js';
 import { ElementStorage } from './element-storage.js';
 import * as N from './naming.js';
-import { writeServicePort, type Containers, type NameSource, type PortObjects,
+import { LazyOrigins, portKeyOfName } from './origins.js';
+import { DIRECT_NAMES, writeServicePort, type Containers, type NameSource, type PortObjects,
   type RuleContext } from './service-rules.js';
 import { writeSetup } from './setup.js';
 import { TxWriter } from './tx-writer.js';
@@ -33,11 +33,6 @@ export interface NftablesProxierDeps {
 /** A chain may be deleted once it has been stale (flushed, unreferenced) this long. */
 export const STALE_CHAIN_DELETE_AFTER_MS = 1000;
 
-interface PortState {
-  readonly svc: ServicePortInfo;
-  readonly objects: PortObjects;
-}
-
 const CONTAINER_ORDER: ReadonlyArray<keyof Containers> = ['clusterIPs', 'serviceIPs',
   'firewallIPs', 'noEndpointServices', 'noEndpointNodePorts', 'serviceNodePorts'];
 
@@ -50,52 +45,6 @@ function newContainers(): Containers {
     noEndpointNodePorts: new ElementStorage('map', N.NO_ENDPOINT_NODEPORTS_MAP),
     serviceNodePorts: new ElementStorage('map', N.SERVICE_NODEPORTS_MAP),
   };
-}
-
-/**
- * Memoised name bases. Hashing is most of a full sync's cost; a sync reads the previous
- * sync's names and keeps only those it used, so the memo never outgrows the table.
- */
-class NameMemo implements NameSource {
-  private previous = new Map<string, string>();
-  private current = new Map<string, string>();
-
-  private limit = 10_000;
-
-  /**
-   * Start a generation: names not used since then are forgotten. Partial syncs keep adding to
-   * the current generation until it doubles, so endpoint churn cannot grow the memo forever.
-   */
-  rotate(partial: boolean): void {
-    if (partial && this.current.size <= this.limit) return;
-    this.previous = this.current;
-    this.current = new Map();
-  }
-
-  /** After a full sync: the size the memo may grow to before partial syncs rotate it. */
-  settle(): void {
-    this.limit = 2 * this.current.size + 10_000;
-  }
-
-  private get(input: string): string {
-    let v = this.current.get(input);
-    if (v === undefined) {
-      v = this.previous.get(input) ?? N.hashAndTruncate(input);
-      this.current.set(input, v);
-    }
-    return v;
-  }
-
-  servicePort(svc: ServicePortInfo): string {
-    const n = svc.name;
-    return this.get(`${n.namespace}/${n.name}/${n.protocol.toLowerCase()}/${n.port}`);
-  }
-
-  endpoint(svc: ServicePortInfo, ep: EndpointInfo): string {
-    const n = svc.name;
-    const host = ep.ip.includes(':') ? ep.ip.replaceAll(':', '.') : ep.ip;
-    return this.get(`${n.namespace}/${n.name}/${n.protocol.toLowerCase()}/${n.port}__${host}/${ep.port}`);
-  }
 }
 
 function ruleContext(config: ProxierConfig, names: NameSource): RuleContext {
@@ -136,74 +85,109 @@ export function nodePortIPs(config: ProxierConfig): string[] {
     config.nodePortAddresses.some((c) => cidrContains(c, ip)));
 }
 
-/** Pending changes to the proxier's knowledge of the kernel, applied on `commit(true)`. */
+/** One service port as last written. */
+interface PortState {
+  readonly svc: ServicePortInfo;
+  readonly objects: PortObjects;
+}
+
+/** What a sync changed, so `commit(false)` can restore the committed picture. */
 interface Pending {
-  readonly addedChains: Set<string>;
-  readonly deletedChains: Set<string>;
-  readonly addedSets: Set<string>;
-  readonly deletedSets: Set<string>;
+  /** Full sync: the new port map (replaces the committed one on success). */
+  readonly fullPorts?: Map<string, PortState>;
+  /** Partial sync: previous values of the port keys it rewrote (undefined = was absent). */
+  readonly undo: Map<string, PortState | undefined>;
+  /** Stale chains deleted by the ageing transaction. */
+  readonly deleted: string[];
+  /** Chains first marked stale by this sync. */
+  readonly newlyStale: string[];
 }
 
 export class NftablesProxier implements Proxier {
   readonly mode = 'nftables' as const;
   private readonly tx: () => TxWriter;
   private readonly ctx: RuleContext;
-  private readonly names = new NameMemo();
-  /** Service `ns/name` → its service-port keys, for partial syncs. */
-  private readonly portsOfService = new Map<string, Set<string>>();
   private readonly mark: string;
   private readonly now: () => number;
-  private containers = newContainers();
+  private readonly containers = newContainers();
   private needFullSync = true;
   private baseChainsRecreated = false;
+  /**
+   * Service ports as the kernel holds them after the last successful apply (partial syncs
+   * edit it in place and keep an undo record until `commit`). With `staleChains` it is the
+   * proxier's whole knowledge of the per-service chains and affinity sets in the kernel.
+   */
   private ports = new Map<string, PortState>();
-  /** Per-service chains and affinity sets the kernel holds (after the last commit). */
-  private readonly kernelChains = new Set<string>();
-  private readonly kernelSets = new Set<string>();
+  /** Service `ns/name` → its service-port keys, for partial syncs. */
+  private readonly portsOfService = new Map<string, Set<string>>();
+  /** Flushed, no longer used chains that still exist → when they went stale. */
   private readonly staleChains = new Map<string, number>();
-  private readonly origins = new Map<string, RuleOrigin>();
+  /** Names upstream truncated (over 240 characters) → their service-port key. */
+  private readonly truncated = new Map<string, string>();
   private pending: Pending | undefined;
+  private view: Map<string, PortState> = this.ports;
 
   constructor(readonly config: ProxierConfig, deps: NftablesProxierDeps = {}) {
     const w = N.familyWords(config.family);
     this.tx = () => new TxWriter(w.nftFamily, N.KUBE_PROXY_TABLE);
-    this.ctx = ruleContext(config, this.names);
+    this.ctx = ruleContext(config, DIRECT_NAMES);
     this.mark = deps.masqueradeMark ?? N.masqueradeMark(config.masqueradeBit);
     this.now = deps.now ?? Date.now;
   }
 
   sync(input: SyncInput): SyncResult {
     const start = this.now();
-    const pending: Pending = { addedChains: new Set(), deletedChains: new Set(),
-      addedSets: new Set(), deletedSets: new Set() };
-    this.pending = pending;
+    const pending: Pending = { undo: new Map(), deleted: [], newlyStale: [] };
     const artifacts: Artifact[] = [];
     const del = this.deleteAgedStaleChains(start, pending);
     if (del.length > 0) artifacts.push({ kind: 'nft', text: del.text() });
 
     const full = this.needFullSync || input.changed === undefined;
-    this.names.rotate(!full);
     const tx = this.tx();
-    if (full) this.fullSync(tx, input, start, pending);
-    else this.partialSync(tx, input, input.changed!, start, pending);
+    let view: Map<string, PortState>;
+    if (full) {
+      const fullPorts = this.fullSync(tx, input, start, pending);
+      this.pending = { ...pending, fullPorts };
+      view = fullPorts;
+    } else {
+      this.partialSync(tx, input, input.changed!, start, pending);
+      this.pending = pending;
+      view = this.ports;
+    }
+    this.view = view;
     if (tx.length > 0) artifacts.push({ kind: 'nft', text: tx.text() });
-    return { full, artifacts, origins: this.origins };
+    return { full, artifacts, origins: new LazyOrigins(view, this.config.family, this.truncated) };
   }
 
   commit(applied: boolean): void {
     const p = this.pending;
     this.pending = undefined;
-    if (!applied) {
-      this.needFullSync = true;
-      this.staleChains.clear();
+    if (!p) return;
+    if (applied) {
+      this.needFullSync = false;
+      if (p.fullPorts) {
+        this.ports = p.fullPorts;
+        this.reindex();
+      }
       return;
     }
-    this.needFullSync = false;
-    if (!p) return;
-    for (const c of p.deletedChains) this.kernelChains.delete(c);
-    for (const c of p.addedChains) this.kernelChains.add(c);
-    for (const s of p.deletedSets) this.kernelSets.delete(s);
-    for (const s of p.addedSets) this.kernelSets.add(s);
+    // As upstream after a failed transaction: full resync next, stale timers forgotten (the
+    // chains are found again by the next full sync, which flushes and re-times them).
+    this.needFullSync = true;
+    for (const [key, old] of p.undo) {
+      if (old) this.ports.set(key, old);
+      else this.ports.delete(key);
+    }
+    if (p.undo.size > 0) this.reindex();
+    for (const c of p.newlyStale) this.staleChains.delete(c);
+    for (const c of p.deleted) this.staleChains.set(c, Infinity);
+    for (const c of this.staleChains.keys()) this.staleChains.set(c, Infinity);
+    this.view = this.ports;
+  }
+
+  private reindex(): void {
+    this.portsOfService.clear();
+    for (const key of this.ports.keys()) this.indexPort(key, true);
   }
 
   private deleteAgedStaleChains(start: number, pending: Pending): TxWriter {
@@ -213,7 +197,7 @@ export class NftablesProxier implements Proxier {
     for (const c of aged) {
       tx.delete('chain', c);
       this.staleChains.delete(c);
-      pending.deletedChains.add(c);
+      pending.deleted.push(c);
     }
     return tx;
   }
@@ -232,54 +216,53 @@ export class NftablesProxier implements Proxier {
   }
 
   private writePort(tx: TxWriter, key: string, svc: ServicePortInfo,
-    eps: readonly EndpointInfo[], pending: Pending): PortState {
+    eps: readonly EndpointInfo[]): PortState {
     const objects = writeServicePort(tx, this.containers, this.ctx, key, svc, eps);
-    for (const c of objects.chains) pending.addedChains.add(c);
-    for (const s of objects.affinitySets) pending.addedSets.add(s);
-    const servicePort = servicePortNameString(svc.name);
-    for (const c of objects.chains) this.origins.set(c, originOf(servicePort, objects, c));
-    for (const s of objects.affinitySets) this.origins.set(s, originOf(servicePort, objects, s));
+    for (const c of objects.chains) if (c.endsWith('...')) this.truncated.set(c, key);
+    for (const c of objects.affinitySets) if (c.endsWith('...')) this.truncated.set(c, key);
     return { svc, objects };
   }
 
-  private fullSync(tx: TxWriter, input: SyncInput, start: number, pending: Pending): void {
-    this.setup(tx);
-    this.origins.clear();
-    const ports = new Map<string, PortState>();
-    const activeChains = new Set<string>();
-    const activeSets = new Set<string>();
-    for (const key of [...input.services.keys()].sort()) {
-      const svc = input.services.get(key)!;
-      const st = this.writePort(tx, key, svc, input.endpoints.get(key) ?? [], pending);
-      ports.set(key, st);
-      for (const c of st.objects.chains) activeChains.add(c);
-      for (const s of st.objects.affinitySets) activeSets.add(s);
-    }
-    this.ports = ports;
-    this.names.settle();
-    this.portsOfService.clear();
-    for (const key of ports.keys()) this.indexPort(key, true);
-    const existing = [...this.kernelChains].filter((c) => !pending.deletedChains.has(c)).sort();
-    for (const c of existing) {
-      if (!N.isServiceChainName(c)) continue;
-      if (activeChains.has(c)) this.staleChains.delete(c);
-      else this.markStale(tx, c, start);
-    }
-    for (const s of [...this.kernelSets].sort()) {
-      if (N.isAffinitySetName(s) && !activeSets.has(s)) this.deleteSet(tx, s, pending);
-    }
-    for (const k of CONTAINER_ORDER) this.containers[k].cleanup(tx, []);
+  /** Is `chain` (a per-service chain name) used by the port map `ports`? */
+  private isActive(ports: ReadonlyMap<string, PortState>, chain: string): boolean {
+    const key = this.truncated.get(chain) ?? portKeyOfName(chain);
+    return key !== undefined && (ports.get(key)?.objects.chains.includes(chain) ?? false);
   }
 
-  private markStale(tx: TxWriter, chain: string, start: number): void {
+  private markStale(tx: TxWriter, chain: string, start: number, pending: Pending): void {
     tx.flush('chain', chain);
+    if (!this.staleChains.has(chain)) pending.newlyStale.push(chain);
     this.staleChains.set(chain, start);
   }
 
-  private deleteSet(tx: TxWriter, set: string, pending: Pending): void {
-    tx.delete('set', set);
-    pending.deletedSets.add(set);
-    this.origins.delete(set);
+  private fullSync(tx: TxWriter, input: SyncInput, start: number,
+    pending: Pending): Map<string, PortState> {
+    this.setup(tx);
+    const next = new Map<string, PortState>();
+    for (const key of [...input.services.keys()].sort()) {
+      const svc = input.services.get(key)!;
+      next.set(key, this.writePort(tx, key, svc, input.endpoints.get(key) ?? []));
+    }
+    // Chains the kernel holds: those of the committed ports, and the stale ones.
+    const existing = new Set<string>(this.staleChains.keys());
+    for (const c of pending.deleted) existing.delete(c);
+    const staleSets: string[] = [];
+    for (const [key, old] of this.ports) {
+      const now = next.get(key)?.objects;
+      for (const c of old.objects.chains) {
+        if (!now || !now.chains.includes(c)) existing.add(c);
+      }
+      for (const s of old.objects.affinitySets) {
+        if (!now || !now.affinitySets.includes(s)) staleSets.push(s);
+      }
+    }
+    for (const c of [...existing].sort()) {
+      if (this.isActive(next, c)) this.staleChains.delete(c);
+      else this.markStale(tx, c, start, pending);
+    }
+    for (const s of staleSets.sort()) tx.delete('set', s);
+    for (const k of CONTAINER_ORDER) this.containers[k].cleanup(tx, []);
+    return next;
   }
 
   private indexPort(key: string, present: boolean): void {
@@ -307,55 +290,45 @@ export class NftablesProxier implements Proxier {
   private partialSync(tx: TxWriter, input: SyncInput, changed: ReadonlySet<string>,
     start: number, pending: Pending): void {
     const affected = this.affectedKeys(input, changed);
-    const oldChains = new Set<string>();
-    const oldSets = new Set<string>();
-    const newChains = new Set<string>();
-    const newSets = new Set<string>();
     const candidates = new Map<keyof Containers, string[]>();
+    for (const k of CONTAINER_ORDER) this.containers[k].track();
     for (const key of affected) {
       const old = this.ports.get(key);
-      if (old) {
-        for (const c of old.objects.chains) oldChains.add(c);
-        for (const s of old.objects.affinitySets) oldSets.add(s);
-        for (const [k, el] of old.objects.elements) {
-          this.containers[k].disown(key, el);
-          let list = candidates.get(k);
-          if (!list) candidates.set(k, (list = []));
-          list.push(el);
-        }
-      }
+      pending.undo.set(key, old);
+      if (!old) continue;
+      const o = old.objects;
+      o.elementKeys.forEach((el, i) => {
+        const k = o.elementContainers[i]!;
+        this.containers[k].disown(key, el);
+        let list = candidates.get(k);
+        if (!list) candidates.set(k, (list = []));
+        list.push(el);
+      });
     }
     for (const key of affected) {
       const svc = input.services.get(key);
-      if (!svc) {
-        this.ports.delete(key);
-        continue;
-      }
-      const st = this.writePort(tx, key, svc, input.endpoints.get(key) ?? [], pending);
-      this.ports.set(key, st);
-      for (const c of st.objects.chains) newChains.add(c);
-      for (const s of st.objects.affinitySets) newSets.add(s);
+      if (svc) this.ports.set(key, this.writePort(tx, key, svc, input.endpoints.get(key) ?? []));
+      else this.ports.delete(key);
     }
-    const stale = new Set<string>([...oldChains, ...this.staleChains.keys()]);
+    const stale = new Set<string>(this.staleChains.keys());
+    const staleSets: string[] = [];
+    for (const key of affected) {
+      const old = pending.undo.get(key)?.objects;
+      if (!old) continue;
+      const now = this.ports.get(key)?.objects;
+      for (const c of old.chains) if (!now || !now.chains.includes(c)) stale.add(c);
+      for (const s of old.affinitySets) {
+        if (!now || !now.affinitySets.includes(s)) staleSets.push(s);
+      }
+    }
+    for (const c of pending.deleted) stale.delete(c);
     for (const c of [...stale].sort()) {
-      if (!this.kernelChains.has(c) || pending.deletedChains.has(c)) continue;
-      if (newChains.has(c)) this.staleChains.delete(c);
-      else {
-        this.markStale(tx, c, start);
-        if (!oldChains.has(c)) continue;
-        this.origins.delete(c);
-      }
+      if (this.isActive(this.ports, c)) this.staleChains.delete(c);
+      else this.markStale(tx, c, start, pending);
     }
-    for (const s of [...oldSets].sort()) {
-      if (this.kernelSets.has(s) && !newSets.has(s)) this.deleteSet(tx, s, pending);
-    }
+    for (const s of staleSets.sort()) tx.delete('set', s);
     for (const k of CONTAINER_ORDER) this.containers[k].cleanup(tx, candidates.get(k) ?? []);
   }
-}
-
-function originOf(servicePort: string, objects: PortObjects, name: string): RuleOrigin {
-  const endpoint = objects.endpointOf.get(name);
-  return endpoint === undefined ? { servicePort } : { servicePort, endpoint };
 }
 
 export function buildProxier(config: ProxierConfig, deps?: NftablesProxierDeps): NftablesProxier {

@@ -50,10 +50,9 @@ export interface PortObjects {
   /** Per-service chains (service-, local-, external-, firewall-, endpoint-). */
   readonly chains: string[];
   readonly affinitySets: string[];
-  /** `[containerName, key]` pairs this port ensured. */
-  readonly elements: Array<readonly [keyof Containers, string]>;
-  /** chain/set name → endpoint `ip:port` (endpoint chains and affinity sets). */
-  readonly endpointOf: Map<string, string>;
+  /** Containers and keys this port ensured (parallel arrays). */
+  readonly elementContainers: Array<keyof Containers>;
+  readonly elementKeys: string[];
 }
 
 interface EpNames {
@@ -89,7 +88,8 @@ export function writeServicePort(tx: TxWriter, c: Containers, ctx: RuleContext, 
     }
     return n;
   };
-  const out: PortObjects = { chains: [], affinitySets: [], elements: [], endpointOf: new Map() };
+  const out: PortObjects = { chains: [], affinitySets: [], elementContainers: [],
+    elementKeys: [] };
   const ensureChain = (name: string): void => {
     out.chains.push(name);
     tx.addChain(name);
@@ -97,17 +97,14 @@ export function writeServicePort(tx: TxWriter, c: Containers, ctx: RuleContext, 
   };
   const elem = (k: keyof Containers, key: string, value?: string, comment?: string): void => {
     c[k].ensure(tx, owner, key, value, comment);
-    out.elements.push([k, key]);
+    out.elementContainers.push(k);
+    out.elementKeys.push(key);
   };
 
   const reachable = cat.allReachable.map(namesOf);
   for (const n of reachable) {
     ensureChain(n.chain);
-    out.endpointOf.set(n.chain, n.ep.endpoint);
-    if (affinity) {
-      out.affinitySets.push(n.affinity);
-      out.endpointOf.set(n.affinity, n.ep.endpoint);
-    }
+    if (affinity) out.affinitySets.push(n.affinity);
   }
   const hasEndpoints = cat.hasAnyEndpoints;
   const usesClusterPolicyChain = cat.cluster.length > 0 && usesClusterEndpoints(svc);

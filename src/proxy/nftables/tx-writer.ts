@@ -4,7 +4,11 @@
 import { quote } from '../../ruleset/nftables/tokens.js';
 
 export class TxWriter {
-  readonly lines: string[] = [];
+  /** Lines not yet folded into a chunk. */
+  private lines: string[] = [];
+  /** Folded blocks of lines (each ends with a newline); keeps few long-lived strings. */
+  private readonly chunks: string[] = [];
+  private count = 0;
   private readonly t: string;
 
   /** `family` is `ip` or `ip6`; `table` the table name. */
@@ -12,55 +16,66 @@ export class TxWriter {
     this.t = `${family} ${table}`;
   }
 
+  /** Number of operations written. */
   get length(): number {
-    return this.lines.length;
+    return this.count;
+  }
+
+  private push(line: string): void {
+    this.lines.push(line);
+    this.count++;
+    if (this.lines.length >= 2048) {
+      this.chunks.push(this.lines.join('\n') + '\n');
+      this.lines = [];
+    }
   }
 
   addTable(comment: string): void {
-    this.lines.push(`add table ${this.t} { comment ${quote(comment)} ; }`);
+    this.push(`add table ${this.t} { comment ${quote(comment)} ; }`);
   }
 
   addChain(name: string, props?: { type: string; hook: string; priority: number }): void {
-    this.lines.push(props
+    this.push(props
       ? `add chain ${this.t} ${name} { type ${props.type} hook ${props.hook} priority ${props.priority} ; }`
       : `add chain ${this.t} ${name}`);
   }
 
   addChainWithComment(name: string, comment: string): void {
-    this.lines.push(`add chain ${this.t} ${name} { comment ${quote(comment)} ; }`);
+    this.push(`add chain ${this.t} ${name} { comment ${quote(comment)} ; }`);
   }
 
   flush(object: 'chain' | 'set' | 'map', name: string): void {
-    this.lines.push(`flush ${object} ${this.t} ${name}`);
+    this.push(`flush ${object} ${this.t} ${name}`);
   }
 
   delete(object: 'chain' | 'set' | 'map' | 'table', name: string): void {
-    this.lines.push(object === 'table' ? `delete table ${this.t}` : `delete ${object} ${this.t} ${name}`);
+    this.push(object === 'table' ? `delete table ${this.t}` : `delete ${object} ${this.t} ${name}`);
   }
 
   addRule(chain: string, rule: string, comment?: string): void {
-    this.lines.push(comment === undefined
+    this.push(comment === undefined
       ? `add rule ${this.t} ${chain} ${rule}`
       : `add rule ${this.t} ${chain} ${rule} comment ${quote(comment)}`);
   }
 
   /** `props` is the text inside the braces, e.g. `type ipv4_addr ; comment "x" ;`. */
   addSetOrMap(object: 'set' | 'map', name: string, props: string): void {
-    this.lines.push(`add ${object} ${this.t} ${name} { ${props} }`);
+    this.push(`add ${object} ${this.t} ${name} { ${props} }`);
   }
 
   addElement(container: string, key: string, value?: string, comment?: string): void {
     let s = `add element ${this.t} ${container} { ${key}`;
     if (comment !== undefined) s += ` comment ${quote(comment)}`;
     if (value !== undefined) s += ` : ${value}`;
-    this.lines.push(s + ' }');
+    this.push(s + ' }');
   }
 
   deleteElement(container: string, key: string): void {
-    this.lines.push(`delete element ${this.t} ${container} { ${key} }`);
+    this.push(`delete element ${this.t} ${container} { ${key} }`);
   }
 
   text(): string {
-    return this.lines.length === 0 ? '' : this.lines.join('\n') + '\n';
+    const tail = this.lines.length === 0 ? '' : this.lines.join('\n') + '\n';
+    return this.chunks.length === 0 ? tail : this.chunks.join('') + tail;
   }
 }

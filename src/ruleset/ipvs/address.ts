@@ -19,7 +19,18 @@ export function splitHostPort(text: string): { ip: string; port: number } | unde
 /** IPv4 addresses as a sortable key; IPv6 expanded to 32 hex digits (sorted after IPv4). */
 export function ipSortKey(ip: string): string {
   if (!ip.includes(':')) {
-    return `4${ip.split('.').map((o) => o.padStart(3, '0')).join('.')}`;
+    let value = 0;
+    let octet = 0;
+    for (let i = 0; i < ip.length; i++) {
+      const c = ip.charCodeAt(i);
+      if (c === 46) {
+        value = value * 256 + octet;
+        octet = 0;
+      } else {
+        octet = octet * 10 + (c - 48);
+      }
+    }
+    return `4${(value * 256 + octet).toString(16).padStart(8, '0')}`;
   }
   const [head = '', tail = ''] = ip.split('::');
   const h = head === '' ? [] : head.split(':');

@@ -23,7 +23,8 @@ export function virtualServerKey(vs: Pick<VirtualServer, 'address' | 'port' | 'p
   return `${joinHostPort(vs.address, vs.port)}/${vs.protocol}`;
 }
 
-function serviceArgs(vs: Pick<VirtualServer, 'address' | 'port' | 'protocol'>): string {
+/** `-t 10.96.0.1:443` (the service part shared by a virtual server's lines). */
+export function serviceArgs(vs: Pick<VirtualServer, 'address' | 'port' | 'protocol'>): string {
   return `${PROTO_SWITCH[vs.protocol]} ${joinHostPort(vs.address, vs.port)}`;
 }
 
@@ -35,8 +36,13 @@ export function formatVirtualServer(vs: VirtualServer): string {
 }
 
 export function formatRealServer(vs: VirtualServer, rs: RealServer): string {
+  return realServerLine(serviceArgs(vs), rs);
+}
+
+/** `-a SERVICE -r ip:port -m -w N`, given the virtual server's `serviceArgs`. */
+export function realServerLine(service: string, rs: RealServer): string {
   const dest = joinHostPort(rs.address, rs.port);
-  return `-a ${serviceArgs(vs)} -r ${dest} ${FORWARD_SWITCH[rs.forward]} -w ${rs.weight}`;
+  return `-a ${service} -r ${dest} ${FORWARD_SWITCH[rs.forward]} -w ${rs.weight}`;
 }
 
 export function formatIpvsadm(table: IpvsTable): string {

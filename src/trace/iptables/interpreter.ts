@@ -28,6 +28,7 @@ export interface HookEnv {
   readonly masqueradeAddress?: string;
   origin(chain: string, rule: CompiledRule): HopOrigin | undefined;
   inSet?: MatchContext['inSet'];
+  readonly bridged?: boolean;
 }
 
 type End = 'accept' | 'return' | 'terminal';
@@ -35,9 +36,12 @@ interface Outcome { readonly w: World; readonly end: End }
 
 const MAX_DEPTH = 64;
 
-export function runHook(tables: TraceTables, hook: Hook, worlds: readonly World[], env: HookEnv): World[] {
+/** Runs the hook's tables in priority order (or only `only`, for callers that interleave). */
+export function runHook(
+  tables: TraceTables, hook: Hook, worlds: readonly World[], env: HookEnv, only?: readonly string[],
+): World[] {
   let current = [...worlds];
-  for (const table of TABLE_ORDER[hook]) {
+  for (const table of TABLE_ORDER[hook].filter((t) => !only || only.includes(t))) {
     const base = tables.get(table)?.get(hook);
     if (!base) continue;
     const next: World[] = [];
@@ -165,6 +169,6 @@ function context(x: World, env: HookEnv): MatchContext {
   if (x.snat) states.add('SNAT');
   return {
     pkt: x.pkt, mark: x.mark, ctstates: states, inIface: env.inIface, outIface: env.outIface,
-    isLocal: env.isLocal, inSet: env.inSet,
+    isLocal: env.isLocal, inSet: env.inSet, bridged: env.bridged, ipvs: x.ipvs,
   };
 }

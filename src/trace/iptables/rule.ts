@@ -15,6 +15,10 @@ export interface MatchContext {
   isLocal(ip: string): boolean;
   /** ipset membership; undefined when the tracer has no ipsets (then `--match-set` errors). */
   inSet?(name: string, flags: readonly string[], pkt: Packet): boolean;
+  /** The packet entered through a bridge port (physdev, with br_netfilter). */
+  readonly bridged?: boolean;
+  /** The IPVS virtual service that handled this packet, if any (`-m ipvs`). */
+  readonly ipvs?: { readonly vaddr: string; readonly vport: number; readonly vproto: string };
 }
 
 export type Match =
@@ -44,7 +48,7 @@ export interface CompiledRule {
 
 const LOCAL_TYPES = new Set(['LOCAL']);
 const SKIP_MODULES = new Set(['tcp', 'udp', 'sctp', 'icmp', 'icmp6', 'comment', 'mark', 'addrtype', 'conntrack',
-  'statistic', 'recent', 'multiport', 'set', 'nfacct', 'state']);
+  'statistic', 'recent', 'multiport', 'set', 'nfacct', 'state', 'physdev', 'ipvs']);
 
 function num(s: string): number {
   return s.startsWith('0x') ? parseInt(s, 16) : Number(s);
@@ -113,6 +117,10 @@ export function compileRule(
       case '--dst-type': { const t = val(); add((c) => LOCAL_TYPES.has(t) && c.isLocal(c.pkt.dst)); break; }
       case '--src-type': { const t = val(); add((c) => LOCAL_TYPES.has(t) && c.isLocal(c.pkt.src)); break; }
       case '--limit-iface-in': case '--limit-iface-out': break;
+      case '--physdev-is-in': add((c) => c.bridged === true); break;
+      case '--vaddr': { const v = val(); add((c) => c.ipvs !== undefined && addressMatches(v, c.ipvs.vaddr)); break; }
+      case '--vport': { const v = Number(val()); add((c) => c.ipvs?.vport === v); break; }
+      case '--vproto': { const v = val().toLowerCase(); add((c) => c.ipvs?.vproto === v); break; }
       case '--ctstate': case '--state': { const states = val().split(','); add((c) => states.some((s) => c.ctstates.has(s))); break; }
       case '--mode': mode = val(); break;
       case '--probability': probability = Number(val()); break;

@@ -1,0 +1,110 @@
+// The ipvs NodeFilter: the supplementary iptables rules (with ipsets) in their hooks, and the
+// IPVS director where the kernel runs it — LOCAL_IN for arriving packets (after filter INPUT),
+// LOCAL_OUT for the node's own (after nat OUTPUT, before filter OUTPUT). A scheduled packet is
+// DNATed to each real server with the scheduler's share; a virtual server without real servers
+// is answered by the node itself (connection refused: REJECT).
+
+import { parseIpvsState } from '../../ruleset/ipvs/state-text.js';
+import type { IpvsState, VirtualServer } from '../../ruleset/ipvs/types.js';
+import { parse, tablesOf } from '../../ruleset/iptables/parse.js';
+import { compileTables, type TraceTables } from '../iptables/ruleset.js';
+import { runHook } from '../iptables/interpreter.js';
+import { originFromComment } from '../iptables/filter.js';
+import { endpointString } from '../packet.js';
+import type { FilterEnv, NodeFilter } from '../topology.js';
+import { forkWorld, type World } from '../world.js';
+import { buildSetLookup } from './ipsets.js';
+
+/** The jumps upstream's ipvs proxier ensures (reference §3.5), in resulting top-down order. */
+const IPVS_JUMPS = `*nat
+:PREROUTING ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:POSTROUTING ACCEPT [0:0]
+-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES
+-A OUTPUT -m comment --comment "kubernetes service portals" -j KUBE-SERVICES
+-A POSTROUTING -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING
+COMMIT
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A INPUT -m comment --comment "kubernetes ipvs access filter" -j KUBE-IPVS-FILTER
+-A INPUT -m comment --comment "kube-proxy firewall rules" -j KUBE-PROXY-FIREWALL
+-A INPUT -m comment --comment "kubernetes health check rules" -j KUBE-NODE-PORT
+-A FORWARD -m comment --comment "kube-proxy firewall rules" -j KUBE-PROXY-FIREWALL
+-A FORWARD -m comment --comment "kubernetes forwarding rules" -j KUBE-FORWARD
+-A OUTPUT -m comment --comment "kubernetes ipvs access filter" -j KUBE-IPVS-OUT-FILTER
+COMMIT
+`;
+
+/** kube-proxy's restore input lacks the built-in chains; a live dump (iptables-save) has them. */
+function ipvsTables(state: IpvsState): TraceTables {
+  const tables = tablesOf(parse(state.iptables));
+  const hasJumps = tables.some((t) => t.chains.some((c) => c.name === 'PREROUTING' || c.name === 'INPUT'));
+  if (!hasJumps) {
+    for (const j of tablesOf(parse(IPVS_JUMPS))) {
+      const t = tables.find((x) => x.name === j.name);
+      if (t) t.chains.unshift(...j.chains);
+    }
+  }
+  return compileTables(tables, false);
+}
+
+export function buildIpvsFilter(text: string): NodeFilter {
+  const state = parseIpvsState(text);
+  const tables = ipvsTables(state);
+  const inSet = buildSetLookup(state.ipsets);
+  const vips = new Set(state.dummyAddresses.map((a) => a.split('/')[0]!));
+  const origin = (_chain: string, rule: Parameters<typeof originFromComment>[0]) => originFromComment(rule);
+  const env = (e: FilterEnv) => ({
+    ...e, origin, inSet, isLocal: (ip: string) => e.isLocal(ip) || vips.has(ip),
+  });
+  return {
+    mode: 'ipvs',
+    isLocal: (ip) => vips.has(ip),
+    runHook(hook, worlds, e) {
+      const en = env(e);
+      if (hook === 'INPUT') return director(state, runHook(tables, 'INPUT', worlds, en), e.where);
+      if (hook === 'OUTPUT') {
+        const natted = runHook(tables, 'OUTPUT', worlds, en, ['raw', 'mangle', 'nat']);
+        return runHook(tables, 'OUTPUT', director(state, natted, e.where), en, ['filter']);
+      }
+      return runHook(tables, hook, worlds, en);
+    },
+  };
+}
+
+function findVs(state: IpvsState, w: World): VirtualServer | undefined {
+  const proto = w.pkt.proto.toUpperCase();
+  return state.ipvs.virtualServers.find((vs) => vs.protocol === proto && vs.address === w.pkt.dst && vs.port === w.pkt.dport);
+}
+
+function director(state: IpvsState, worlds: readonly World[], where: string): World[] {
+  const out: World[] = [];
+  for (const w of worlds) {
+    const vs = w.verdict && w.verdict !== 'ACCEPT' ? undefined : findVs(state, w);
+    if (!vs) {
+      out.push(w);
+      continue;
+    }
+    const vip = endpointString(vs.address, vs.port);
+    const live = vs.realServers.filter((rs) => rs.weight > 0);
+    if (live.length === 0) {
+      w.verdict = 'REJECT';
+      w.hops.push({ where, stage: 'ipvs', text: `-A -t ${vip} -s ${vs.scheduler}: no real servers; the node refuses the connection` });
+      out.push(w);
+      continue;
+    }
+    const total = live.reduce((a, rs) => a + rs.weight, 0);
+    for (const rs of live) {
+      const x = forkWorld(w, w.probability * (rs.weight / total));
+      const to = endpointString(rs.address, rs.port);
+      x.hops.push({ where, stage: 'ipvs', text: `-a -t ${vip} -r ${to} -m -w ${rs.weight} (${vs.scheduler})`, nat: `IPVS ${vip} → ${to}` });
+      x.ipvs = { vaddr: vs.address, vport: vs.port, vproto: w.pkt.proto };
+      x.pkt = { ...x.pkt, dst: rs.address, dport: rs.port };
+      x.dnat = true;
+      out.push(x);
+    }
+  }
+  return out;
+}
