@@ -60,6 +60,15 @@ async function durableCreates(writers: number, total: number): Promise<number> {
   });
 }
 
+/** Wall and CPU milliseconds of `fn` (CPU time is the robust figure on a shared machine). */
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; cpuMs: number }> {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const value = await fn();
+  const c = process.cpuUsage(cpu0);
+  return { value, ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
+}
+
 function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits });
 }
@@ -67,23 +76,19 @@ function fmt(n: number, digits = 0): string {
 async function listing(): Promise<void> {
   const s = buildMemoryStore();
   await fillFrom(s, pods(PODS, 3), 200);
-  let t0 = performance.now();
-  const all = await s.list('/registry/pods/');
-  const fullMs = performance.now() - t0;
-  t0 = performance.now();
-  let pages = 0;
-  for (let after: string | undefined; ; pages++) {
-    const page = await s.list('/registry/pods/', { limit: 500, startAfter: after });
-    if (!page.more) break;
-    after = page.items[page.items.length - 1]!.key;
-  }
-  const pagedMs = performance.now() - t0;
-  t0 = performance.now();
-  const ns = await s.list('/registry/pods/ns-7/');
-  const nsMs = performance.now() - t0;
-  console.log(`list ${fmt(all.items.length)} keys: ${fmt(fullMs, 1)} ms; ` +
-    `paged by 500 (${pages + 1} pages): ${fmt(pagedMs, 1)} ms; ` +
-    `one namespace (${fmt(ns.items.length)}): ${fmt(nsMs, 1)} ms`);
+  const full = await timed(() => s.list('/registry/pods/'));
+  const paged = await timed(async () => {
+    let pages = 1;
+    for (let after: string | undefined; ; pages++) {
+      const page = await s.list('/registry/pods/', { limit: 500, startAfter: after });
+      if (!page.more) return pages;
+      after = page.items[page.items.length - 1]!.key;
+    }
+  });
+  const ns = await timed(() => s.list('/registry/pods/ns-7/'));
+  const f = (t: { ms: number; cpuMs: number }) => `${fmt(t.ms, 1)} ms (cpu ${fmt(t.cpuMs, 1)})`;
+  console.log(`list ${fmt(full.value.items.length)} keys: ${f(full)}; paged by 500 ` +
+    `(${paged.value} pages): ${f(paged)}; one namespace (${fmt(ns.value.items.length)}): ${f(ns)}`);
   await s.close();
 }
 
@@ -125,10 +130,13 @@ async function memoryChild(phase: string, dir: string): Promise<void> {
     bytes += p.json.length;
     return p;
   };
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const s = await buildEmbeddedStore({ dataDir: dir });
   const rate = phase === 'replay' ? 0 : await fill(s, PODS, pod, 100);
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   bytes /= PODS;
   rss();
   await new Promise((r) => setTimeout(r, 500)); // array buffers are freed by a background sweeper
@@ -143,7 +151,7 @@ async function memoryChild(phase: string, dir: string): Promise<void> {
     }
   }
   await s.close();
-  console.log(JSON.stringify({ phase, ms, rate, bytes, base, ...m, keys: stats.keys }));
+  console.log(JSON.stringify({ phase, ms, cpuMs, rate, bytes, base, ...m, keys: stats.keys }));
 }
 
 function runChild(phase: string, dir: string) {
@@ -152,7 +160,7 @@ function runChild(phase: string, dir: string) {
   const r = spawnSync(process.execPath, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`child ${phase} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as {
-    ms: number; rate: number; bytes: number; rss: number; heap: number; base: { rss: number };
+    ms: number; cpuMs: number; rate: number; bytes: number; rss: number; heap: number; base: { rss: number };
     keys: number;
   };
 }
@@ -166,12 +174,15 @@ async function memory(phase: Phase): Promise<void> {
       `load ${fmt(load.rate)} creates/s at 100 writers`);
     if (phase !== 'running') return;
     const rep = runChild('replay', dir);
-    console.log(`reopen (snapshot + WAL replay) of ${fmt(rep.keys)} pods: ${fmt(rep.ms)} ms; ` +
+    console.log(`reopen (snapshot + WAL replay) of ${fmt(rep.keys)} pods: ${fmt(rep.ms)} ms ` +
+      `(cpu ${fmt(rep.cpuMs)} ms); ` +
       `RSS after ${fmt(rep.rss)} MB, heapUsed ${fmt(rep.heap)} MB`);
   });
 }
 
 async function main(): Promise<void> {
+  const [load1] = (await import('node:os')).loadavg();
+  console.log(`load average at start: ${fmt(load1!, 1)} (2 cores; wall times scale with it)`);
   const childAt = process.argv.indexOf('--child');
   if (childAt > 0) return memoryChild(process.argv[childAt + 1]!, process.argv[childAt + 2]!);
   const one = await durableCreates(1, quick ? 500 : 2_000);

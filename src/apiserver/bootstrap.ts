@@ -62,8 +62,17 @@ export async function ensureObjects(svc: ApiService, ctx: RequestContext, objs: 
   Promise<number> {
   let n = 0;
   for (const o of objs) {
+    const t = targetOf(svc, o);
+    // Look first: admission (e.g. ClusterIP allocation) would reject a duplicate before the
+    // store could answer AlreadyExists.
     try {
-      await svc.create(ctx, targetOf(svc, o), structuredClone(o), { fieldManager: 'kdp-bootstrap' });
+      await svc.get(ctx, { ...t, name: o.metadata.name });
+      continue;
+    } catch (e) {
+      if (!isKdpError(e, 'KDP_NOT_FOUND')) throw e;
+    }
+    try {
+      await svc.create(ctx, t, structuredClone(o), { fieldManager: 'kdp-bootstrap' });
       n++;
     } catch (e) {
       if (!isKdpError(e, 'KDP_ALREADY_EXISTS')) throw e;

@@ -3,7 +3,7 @@
 // Waiting(ContainerCreating) → Running after `startDelayMs`, and turn ready after their
 // readiness probe's initialDelaySeconds (or `readyDelayMs` without a probe). Pods that may
 // complete (restartPolicy Never/OnFailure) exit after the `kdp.io/virtual-run-seconds`
-// annotation, with the code in `kdp.io/virtual-exit-code`. Each container keeps a small
+// annotation (default `completeAfterMs`), with the code in `kdp.io/virtual-exit-code`. Each container keeps a small
 // synthetic log.
 
 import type { Pod } from '../api/types.js';
@@ -17,6 +17,9 @@ import type {
 export interface VirtualRuntimeOptions {
   readonly startDelayMs?: number;
   readonly readyDelayMs?: number;
+  /** How long a container of a Never/OnFailure pod runs without the run-seconds annotation.
+   * Default 1000 ms (scaled). */
+  readonly completeAfterMs?: number;
   readonly timeScale?: number;
   /** IPAM store; default in memory. */
   readonly store?: IpamStore;
@@ -67,7 +70,9 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
   function start(sb: Sandbox, pod: Pod): void {
     const startDelay = (o.startDelayMs ?? 0) * scale;
     const ann = pod.metadata.annotations ?? {};
-    const runFor = ann[RUN_SECONDS_ANNOTATION];
+    const completes = (pod.spec?.restartPolicy ?? 'Always') !== 'Always';
+    const runFor = ann[RUN_SECONDS_ANNOTATION] ?? (completes
+      ? String((o.completeAfterMs ?? 1000) / 1000) : undefined);
     const exitCode = Number(ann[EXIT_CODE_ANNOTATION] ?? 0);
     later(sb, startDelay, () => {
       for (const spec of pod.spec?.containers ?? []) {
@@ -88,7 +93,7 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
           });
         }
       }
-      if (runFor !== undefined && (pod.spec?.restartPolicy ?? 'Always') !== 'Always') {
+      if (runFor !== undefined && completes) {
         later(sb, Number(runFor) * 1000 * scale, () => {
           for (const [name, c] of sb.containers) {
             sb.containers.set(name, {

@@ -217,8 +217,9 @@ export class EmbeddedStore implements StoreBackend {
     const { dataDir, snapshotEvery, snapshotBytes, fsync } = this.opts;
     if (!this.wal || !dataDir || this.snapshotting) return;
     if (this.writesSinceSnapshot < snapshotEvery && this.bytesSinceSnapshot < snapshotBytes) return;
-    // Amortised: a snapshot (whole state) is only rewritten once the WAL grew by half its size.
-    if (this.bytesSinceSnapshot < this.lastSnapshotBytes / 2) return;
+    // Amortised: the whole state is only rewritten once the WAL has grown by as much, so
+    // snapshots cost at most as many bytes as the writes, and replay reads at most 2x the state.
+    if (this.bytesSinceSnapshot < this.lastSnapshotBytes) return;
     this.writesSinceSnapshot = 0;
     this.bytesSinceSnapshot = 0;
     const revision = this.committedRev;

@@ -2,7 +2,7 @@
 // prefix listing. Past revisions are served by undoing the history ring's newer events on top of
 // the current state (see `listAtRevision`), so only one version per key is kept in memory.
 import type { KeyValue, StoreEvent } from './types.js';
-import { SortedKeys } from './sorted-keys.js';
+import { SortedKeys, type KeyPos } from './sorted-keys.js';
 
 export interface Page {
   readonly items: KeyValue[];
@@ -49,21 +49,21 @@ export class KeyIndex {
   /** One page of the current state; `limit` 0 means no limit. */
   page(prefix: string, startAfter: string | undefined, limit: number): Page {
     const items: KeyValue[] = [];
-    const start = this.startPos(prefix, startAfter);
-    let pos = start;
-    for (let key = this.keys.keyAt(pos); key !== undefined; key = this.keys.keyAt(pos)) {
-      if (!key.startsWith(prefix)) break;
+    let stop: KeyPos | undefined;
+    this.keys.scan(this.startPos(prefix, startAfter), (key, c, i) => {
+      if (!key.startsWith(prefix)) return false;
       if (limit > 0 && items.length === limit) {
-        const end = prefixEnd(prefix);
-        const endRank =
-          end === undefined ? this.keys.size : this.keys.rank(this.keys.lowerBound(end));
-        const remaining = endRank - this.keys.rank(pos);
-        return { items, more: remaining > 0, remaining };
+        stop = { c, i };
+        return false;
       }
       items.push(this.map.get(key)!);
-      pos = this.keys.next(pos);
-    }
-    return { items, more: false, remaining: 0 };
+      return true;
+    });
+    if (stop === undefined) return { items, more: false, remaining: 0 };
+    const end = prefixEnd(prefix);
+    const endRank = end === undefined ? this.keys.size : this.keys.rank(this.keys.lowerBound(end));
+    const remaining = endRank - this.keys.rank(stop);
+    return { items, more: remaining > 0, remaining };
   }
 
   private startPos(prefix: string, startAfter: string | undefined) {

@@ -13,6 +13,7 @@ const T_HEADER = 0x48; // 'H'
 const T_KEY = 0x4b; // 'K'
 const T_END = 0x45; // 'E'
 const CHUNK = 1 << 20;
+const SYNC_EVERY = 16 << 20;
 
 export interface SnapshotInfo {
   readonly revision: number;
@@ -60,10 +61,17 @@ export async function writeSnapshot(
   let buf = Buffer.allocUnsafeSlow(2 * CHUNK);
   let used = 0;
   let total = 0;
+  let unsynced = 0;
   const flush = async () => {
     await fh.write(buf, 0, used);
     total += used;
+    unsynced += used;
     used = 0;
+    // Sync as we go: one huge write-back at the end would stall the WAL's fdatasyncs behind it.
+    if (fsync && unsynced >= SYNC_EVERY) {
+      await fh.datasync();
+      unsynced = 0;
+    }
   };
   const put = async (p: { size: number; fill: (b: Buffer, at: number) => void }) => {
     const need = FRAME_HEADER + p.size;

@@ -77,6 +77,17 @@ export class SortedKeys {
     return true;
   }
 
+  /**
+   * Calls `visit(key, c, i)` for keys from `pos` on, in order, until it returns false.
+   * Allocation-free: the hot loop of every list.
+   */
+  scan(pos: KeyPos, visit: (key: string, c: number, i: number) => boolean): void {
+    for (let c = pos.c, i = pos.i; c < this.chunks.length; c++, i = 0) {
+      const chunk = this.chunks[c]!;
+      for (; i < chunk.length; i++) if (!visit(chunk[i]!, c, i)) return;
+    }
+  }
+
   *keysFrom(pos: KeyPos): Generator<string> {
     for (let c = pos.c, i = pos.i; c < this.chunks.length; c++, i = 0) {
       const chunk = this.chunks[c]!;

@@ -9,7 +9,7 @@ export interface TraceDestination {
   /** `ip:port` after DNAT (the original destination when nothing DNATs). */
   readonly destination: string;
   readonly probability: number;
-  /** The source address the receiver sees differs from the sender's. */
+  /** The source was masqueraded (SNAT to the outgoing interface's address) on the way. */
   readonly masquerade: boolean;
   readonly sourceSeen: string;
   readonly verdict: Verdict;
@@ -34,7 +34,8 @@ export function foldArrivals(pkt: Packet, arrivals: readonly Arrival[]): TraceRe
     const w = a.world;
     const verdict: Verdict = w.verdict ?? 'ACCEPT';
     const destination = endpointString(w.pkt.dst, pkt.proto === 'icmp' ? undefined : w.pkt.dport);
-    const masquerade = w.pkt.src !== pkt.src;
+    // Masqueraded even when the new source equals the old one (a node reaching a Service).
+    const masquerade = w.masquerade;
     const key = `${verdict}|${destination}|${masquerade}|${a.reached}`;
     const prev = byKey.get(key);
     if (prev) {

@@ -30,6 +30,12 @@ describe('Pod defaulting', () => {
     expect(c.readinessProbe).toEqual({ httpGet: { port: 80, path: '/', scheme: 'HTTP' },
       timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
   });
+  it('defaults container requests to limits on pods', () => {
+    const pod = applyDefaults({ apiVersion: 'v1', kind: 'Pod', metadata: {},
+      spec: { containers: [{ name: 'c', image: 'x:1',
+        resources: { limits: { cpu: '1' }, requests: { memory: '1Gi' } } }] } } as Pod);
+    expect(pod.spec!.containers[0]!.resources!.requests).toEqual({ memory: '1Gi', cpu: '1' });
+  });
   it('pulls tagged images IfNotPresent and :latest Always', () => {
     expect(imageTag('nginx')).toBe('latest');
     expect(imageTag('nginx:1.25')).toBe('1.25');
@@ -88,6 +94,8 @@ describe('workload defaulting', () => {
     expect(d.spec!.revisionHistoryLimit).toBe(10);
     expect(d.spec!.progressDeadlineSeconds).toBe(600);
     expect(d.spec!.template.spec!.restartPolicy).toBe('Always');
+    // Pod-only defaults (SetDefaults_Pod) stay off templates, as upstream.
+    expect(d.spec!.template.spec!.enableServiceLinks).toBeUndefined();
   });
   it('defaults DaemonSet update strategy and Job counts', () => {
     const ds = applyDefaults({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {},

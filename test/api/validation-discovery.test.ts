@@ -36,10 +36,10 @@ describe('EndpointSlice validation', () => {
   it('checks ports and the address type', () => {
     expect(fields(slice('IPX' as 'IPv4', [], [{ name: 'a', port: 0 }, { name: 'a', port: 80,
       protocol: 'ICMP' as 'TCP' }]))).toEqual([
+      'addressType FieldValueNotSupported',
       'ports[0].port FieldValueInvalid',
       'ports[1].name FieldValueDuplicate',
       'ports[1].protocol FieldValueNotSupported',
-      'addressType FieldValueNotSupported',
     ]);
   });
 });

@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/command.js';
-
-export function captureIO(): CliIO & { stdout: string; stderr: string } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    out(t: string) { io.stdout += t; },
-    err(t: string) { io.stderr += t; },
-    env: {},
-    isTTY: false,
-    interrupted: new Promise<void>(() => {}),
-  };
-  return io;
-}
+import { captureIO } from '../helpers/cli.js';
 
 describe('kdp CLI', () => {
   it('prints the command list for --help and exits 0', async () => {

@@ -12,6 +12,8 @@ export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 export function defaultNamespace(ns: Namespace): void {
   const name = ns.metadata.name;
   if (name) ns.metadata.labels = { ...(ns.metadata.labels ?? {}), [NAMESPACE_NAME_LABEL]: name };
+  const st = (ns.status ??= {});
+  st.phase ??= 'Active';
 }
 
 /**

@@ -25,28 +25,20 @@ function defaultProbe(p: Probe | undefined): void {
   }
 }
 
-export function defaultContainer(c: Container, hostNetwork: boolean): void {
+/** Upstream SetDefaults_Container (+ port protocol, probes and env field refs). */
+export function defaultContainer(c: Container): void {
   if (!c.imagePullPolicy) {
     c.imagePullPolicy = imageTag(c.image ?? '') === 'latest' ? 'Always' : 'IfNotPresent';
   }
   c.terminationMessagePath ??= '/dev/termination-log';
   c.terminationMessagePolicy ??= 'File';
-  for (const p of c.ports ?? []) {
-    p.protocol ??= 'TCP';
-    if (hostNetwork && !p.hostPort) p.hostPort = p.containerPort;
-  }
+  for (const p of c.ports ?? []) p.protocol ??= 'TCP';
   for (const e of c.env ?? []) {
     if (e.valueFrom?.fieldRef) e.valueFrom.fieldRef.apiVersion ??= 'v1';
   }
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
   defaultProbe(c.startupProbe);
-  // SetDefaults_Pod: requests default to limits when unset.
-  const r = c.resources;
-  if (r?.limits) {
-    r.requests ??= {};
-    for (const [k, v] of Object.entries(r.limits)) r.requests[k] ??= v;
-  }
 }
 
 const VOLUME_META = new Set(['name']);
@@ -54,7 +46,7 @@ const VOLUME_META = new Set(['name']);
 function defaultVolume(v: Volume): void {
   const sources = Object.keys(v).filter((k) => !VOLUME_META.has(k));
   if (sources.length === 0) v.emptyDir = {};
-  for (const k of ['configMap', 'secret'] as const) {
+  for (const k of ['configMap', 'secret', 'downwardAPI', 'projected'] as const) {
     const src = v[k] as { defaultMode?: number } | undefined;
     if (src && typeof src === 'object') src.defaultMode ??= 420;
   }
@@ -67,16 +59,30 @@ export function defaultPodSpec(s: PodSpec): void {
   s.securityContext ??= {};
   s.terminationGracePeriodSeconds ??= 30;
   s.schedulerName ??= 'default-scheduler';
-  s.enableServiceLinks ??= true;
-  const hostNet = s.hostNetwork === true;
-  for (const c of s.initContainers ?? []) defaultContainer(c, hostNet);
-  for (const c of s.containers ?? []) defaultContainer(c, hostNet);
-  for (const c of s.ephemeralContainers ?? []) defaultContainer(c, false);
+  for (const c of s.initContainers ?? []) defaultContainer(c);
+  for (const c of s.containers ?? []) defaultContainer(c);
+  for (const c of s.ephemeralContainers ?? []) defaultContainer(c);
   for (const v of s.volumes ?? []) defaultVolume(v);
 }
 
+/**
+ * Upstream SetDefaults_Pod: on Pods only (not templates) requests default to limits,
+ * enableServiceLinks to true, and under hostNetwork hostPort to containerPort.
+ */
 export function defaultPod(p: Pod): void {
-  if (p.spec) defaultPodSpec(p.spec);
+  const s = p.spec;
+  if (!s) return;
+  defaultPodSpec(s);
+  s.enableServiceLinks ??= true;
+  for (const c of [...(s.containers ?? []), ...(s.initContainers ?? [])]) {
+    const r = c.resources;
+    if (r?.limits) {
+      r.requests ??= {};
+      for (const [k, v] of Object.entries(r.limits)) r.requests[k] ??= v;
+    }
+    if (s.hostNetwork !== true) continue;
+    for (const port of c.ports ?? []) if (!port.hostPort) port.hostPort = port.containerPort;
+  }
 }
 
 export function defaultPodTemplate(t: PodTemplateSpec | undefined): void {

@@ -24,7 +24,10 @@ export function defaultService(svc: Service): void {
   }
   if (isExternallyAccessible(svc)) s.externalTrafficPolicy ??= 'Cluster';
   if (s.type !== 'ExternalName') s.internalTrafficPolicy ??= 'Cluster';
-  if (s.type === 'LoadBalancer') s.allocateLoadBalancerNodePorts ??= true;
+  if (s.type === 'LoadBalancer') {
+    s.allocateLoadBalancerNodePorts ??= true;
+    for (const ing of svc.status?.loadBalancer?.ingress ?? []) if (ing.ip) ing.ipMode ??= 'VIP';
+  }
   if (s.type !== 'ExternalName' && s.ipFamilyPolicy === undefined) {
     const headlessNoSelector = s.clusterIP === 'None'
       && Object.keys(s.selector ?? {}).length === 0;

@@ -100,20 +100,21 @@ export function validateObjectMeta(meta: ObjectMeta | undefined, opts: MetaOptio
   const m = meta ?? {};
   const out: Cause[] = [];
   if (m.generateName) {
-    for (const msg of opts.nameFn(m.generateName, true)) {
-      out.push(invalid(child(path, 'generateName'), m.generateName, msg));
-    }
+    out.push(...invalidEach(child(path, 'generateName'), m.generateName,
+      opts.nameFn(m.generateName, true)));
   }
   if (!m.name) {
-    if (!m.generateName) out.push(required(child(path, 'name'),
-      'name or generateName is required'));
+    if (!m.generateName) {
+      out.push(required(child(path, 'name'), 'name or generateName is required'));
+    }
   } else {
     out.push(...invalidEach(child(path, 'name'), m.name, opts.nameFn(m.name, false)));
   }
   if (opts.namespaced) {
     if (!m.namespace) out.push(required(child(path, 'namespace'), ''));
-    else for (const msg of isDNS1123Label(m.namespace)) out.push(invalid(child(path, 'namespace'),
-      m.namespace, msg));
+    else {
+      out.push(...invalidEach(child(path, 'namespace'), m.namespace, isDNS1123Label(m.namespace)));
+    }
   } else if (m.namespace) {
     out.push(forbidden(child(path, 'namespace'), 'not allowed on this type'));
   }

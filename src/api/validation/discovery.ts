@@ -95,11 +95,11 @@ function validateSlicePorts(es: EndpointSlice): Cause[] {
 
 export function validateEndpointSlice(es: EndpointSlice): Cause[] {
   const out = validateObjectMeta(es.metadata, META);
-  out.push(...validateSliceEndpoints(es), ...validateSlicePorts(es));
   if (!es.addressType) out.push(required('addressType', ''));
   else if (!ADDRESS_TYPES.includes(es.addressType)) {
     out.push(notSupported('addressType', es.addressType, ADDRESS_TYPES));
   }
+  out.push(...validateSliceEndpoints(es), ...validateSlicePorts(es));
   return out;
 }
 

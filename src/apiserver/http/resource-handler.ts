@@ -50,6 +50,14 @@ function deleteOptions(body: unknown, query: Query): DeleteOptions {
     preconditions: b.preconditions as DeleteOptions['preconditions'], dryRun: dry };
 }
 
+/** The field manager: the query's, else the User-Agent's product (upstream's default). */
+function fieldManager(req: FastifyRequest, query: Query): string | undefined {
+  const fm = q(query, 'fieldManager');
+  if (fm) return fm;
+  const ua = req.headers['user-agent'];
+  return ua ? ua.split('/')[0]!.slice(0, 128) || undefined : undefined;
+}
+
 export async function handleResourceRequest(
   svc: ApiService, ctx: RequestContext, req: FastifyRequest, reply: FastifyReply,
 ): Promise<unknown> {
@@ -70,13 +78,13 @@ export async function handleResourceRequest(
     case 'POST': {
       const body = decodeBody(req.headers['content-type'], req.body);
       const out = await svc.create(ctx, t, body, { dryRun: qDryRun(query),
-        fieldManager: q(query, 'fieldManager') });
+        fieldManager: fieldManager(req, query) });
       return sendJson(reply, 201, out);
     }
     case 'PUT': {
       const body = decodeBody(req.headers['content-type'], req.body);
       const out = await svc.update(ctx, t, body, { dryRun: qDryRun(query),
-        fieldManager: q(query, 'fieldManager') });
+        fieldManager: fieldManager(req, query) });
       return sendJson(reply, 200, out);
     }
     case 'PATCH': {
@@ -90,7 +98,8 @@ export async function handleResourceRequest(
         throw kdpError('KDP_BAD_REQUEST', 'force may not be specified for non-apply patch');
       }
       const out = await svc.patch(ctx, t, type, body, { dryRun: qDryRun(query),
-        fieldManager: q(query, 'fieldManager'), force: force === 'true' });
+        fieldManager: type === 'apply' ? q(query, 'fieldManager') : fieldManager(req, query),
+        force: force === 'true' });
       return sendJson(reply, out.created ? 201 : 200, out.obj);
     }
     case 'DELETE': {

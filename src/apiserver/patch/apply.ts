@@ -36,7 +36,8 @@ function removeAt(obj: unknown, path: readonly string[]): void {
 function conflictError(conflicts: Array<{ e: ManagedFieldsEntry; path: string[] }>) {
   const causes: Cause[] = conflicts.map(({ e, path }) => ({
     reason: 'FieldManagerConflict', field: pathString(path),
-    message: `conflict with "${e.manager}"${e.operation === 'Update' ? '' : ''} using ${e.apiVersion}`,
+    message: `conflict with "${e.manager}"` +
+      (e.subresource ? ` with subresource "${e.subresource}"` : '') + ` using ${e.apiVersion}`,
   }));
   const n = conflicts.length;
   let msg: string;

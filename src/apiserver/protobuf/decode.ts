@@ -81,6 +81,17 @@ function isEmpty(v: Json | undefined): boolean {
   return typeof v === 'object' && Object.keys(v).length === 0;
 }
 
+const fieldsByName = new WeakMap<MessageSchema, Map<string, Field>>();
+
+function byName(schema: MessageSchema): Map<string, Field> {
+  let m = fieldsByName.get(schema);
+  if (!m) {
+    m = new Map(Object.values(schema).map((f) => [f.name, f]));
+    fieldsByName.set(schema, m);
+  }
+  return m;
+}
+
 export function decodeMessage(schema: MessageSchema, r: ProtoReader): JsonObject {
   const out: JsonObject = {};
   const present = new Set<string>();
@@ -108,8 +119,9 @@ export function decodeMessage(schema: MessageSchema, r: ProtoReader): JsonObject
       if (field.pointer) present.add(field.name);
     }
   }
+  const fields = byName(schema);
   for (const [k, v] of Object.entries(out)) {
-    const field = Object.values(schema).find((f) => f.name === k);
+    const field = fields.get(k);
     if (field?.map || field?.repeated || present.has(k)) continue;
     if (isEmpty(v)) delete out[k];
   }

@@ -22,8 +22,11 @@ function truncated(): never {
 
 export class ProtoReader {
   private pos: number;
+  private readonly buf: Buffer;
 
-  constructor(private readonly buf: Uint8Array, start = 0, private readonly end = buf.length) {
+  constructor(bytes: Uint8Array, start = 0, private readonly end = bytes.length) {
+    this.buf = Buffer.isBuffer(bytes) ? bytes
+      : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = start;
   }
 
@@ -33,6 +36,11 @@ export class ProtoReader {
 
   /** A varint as a signed 64-bit value (int32 negatives are sign-extended to 10 bytes). */
   varint(): bigint {
+    return this.slowVarint(this.pos);
+  }
+
+  private slowVarint(start: number): bigint {
+    this.pos = start;
     let result = 0n;
     let shift = 0n;
     for (let i = 0; i < 10; i++) {
@@ -45,9 +53,17 @@ export class ProtoReader {
     throw kdpError('KDP_BAD_REQUEST', 'protobuf varint longer than 10 bytes');
   }
 
-  /** A varint as a JS number (exact up to 2^53). */
+  /** A varint as a JS number (exact up to 2^53); the common short case avoids BigInt. */
   int(): number {
-    return Number(this.varint());
+    const start = this.pos;
+    let result = 0;
+    for (let i = 0; i < 4; i++) {
+      if (this.pos >= this.end) truncated();
+      const b = this.buf[this.pos++]!;
+      result |= (b & 0x7f) << (7 * i);
+      if ((b & 0x80) === 0) return result;
+    }
+    return Number(this.slowVarint(start));
   }
 
   tag(): Tag {
@@ -67,7 +83,11 @@ export class ProtoReader {
   }
 
   string(): string {
-    return Buffer.from(this.bytes()).toString('utf8');
+    const len = this.int();
+    if (len < 0 || this.pos + len > this.end) truncated();
+    const s = this.buf.toString('utf8', this.pos, this.pos + len);
+    this.pos += len;
+    return s;
   }
 
   /** A reader over the bytes of a length-delimited field. */

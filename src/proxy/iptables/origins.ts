@@ -13,7 +13,13 @@ export class LazyOrigins implements ReadonlyMap<string, RuleOrigin> {
   private get m(): Map<string, RuleOrigin> {
     if (!this.map) {
       this.map = new Map();
-      for (const r of this.rules.values()) for (const [n, o] of r.chains) this.map.set(n, o);
+      for (const r of this.rules.values()) {
+        const base = { servicePort: r.servicePort };
+        r.chains.forEach((n, i) => {
+          const endpoint = r.chainEndpoints[i];
+          this.map!.set(n, endpoint === undefined ? base : { ...base, endpoint });
+        });
+      }
     }
     return this.map;
   }

@@ -14,7 +14,7 @@ import { serviceNameOfKey } from '../keys.js';
 import { topologyContextOf } from '../topology.js';
 import type { ServicePortInfo } from '../types.js';
 import { canonicalizeRestore } from '../../ruleset/iptables/canonical.js';
-import { endpointChainName, isServiceChainName } from './chain-names.js';
+import { isServiceChainName } from './chain-names.js';
 import { buildLocalDetector } from './local-detector.js';
 import { LazyOrigins } from './origins.js';
 import { Probabilities } from './probability.js';
@@ -94,7 +94,6 @@ class IptablesProxier implements Proxier {
   private skippedStale = new Map<string, string>();
   private pending: Pending | undefined;
   private readonly probabilities = new Probabilities();
-  private readonly sepNames = new Map<string, string>();
   private readonly mark: string;
   private readonly now: () => number;
 
@@ -103,13 +102,6 @@ class IptablesProxier implements Proxier {
     this.now = deps.now ?? Date.now;
     this.existingNat = new Set(deps.existingNatChains ?? []);
   }
-
-  private sepName = (S: string, proto: string, ep: string): string => {
-    const k = `${S}\u0000${proto}\u0000${ep}`;
-    let n = this.sepNames.get(k);
-    if (n === undefined) this.sepNames.set(k, (n = endpointChainName(S, proto, ep)));
-    return n;
-  };
 
   private ruleContext(input: SyncInput): RuleContext {
     const c = this.config;
@@ -125,7 +117,6 @@ class IptablesProxier implements Proxier {
       largeClusterMode: total > LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
       topology: topologyContextOf(c),
       probabilities: this.probabilities,
-      sepName: this.sepName,
     };
   }
 
@@ -187,7 +178,7 @@ class IptablesProxier implements Proxier {
     /** Chains the written services had before and no longer have: stale candidates. */
     const candidates = new Map<string, string>(this.skippedStale);
     for (const k of input.changed ?? []) {
-      for (const [name] of this.cache.get(k)?.chains ?? []) candidates.set(name, k);
+      for (const name of this.cache.get(k)?.chains ?? []) candidates.set(name, k);
     }
     const now = this.now();
     const scan = !ctx.largeClusterMode || now - this.lastCleanup > c.syncPeriodMs;
@@ -237,7 +228,7 @@ class IptablesProxier implements Proxier {
       if (write) {
         lines(r.natChainLines, sink.natChains);
         lines(r.natChainRules, sink.natRules);
-        for (const [name] of r.chains) sink.declaredNat.push(name);
+        for (const name of r.chains) sink.declaredNat.push(name);
       }
     }
     return { filter: filter.join('\n'), nat: capture.join('\n') };
@@ -253,15 +244,16 @@ class IptablesProxier implements Proxier {
     candidates: ReadonlyMap<string, string>): string[] {
     const out: string[] = [];
     if (full) {
+      if (this.existingNat.size === 0) return out;
       const active = new Set<string>();
-      for (const r of rules.values()) for (const [n] of r.chains) active.add(n);
+      for (const r of rules.values()) for (const n of r.chains) active.add(n);
       for (const n of this.existingNat) {
         if (!active.has(n) && isServiceChainName(n)) out.push(n);
       }
     } else {
       for (const [n, owner] of candidates) {
         if (!this.existingNat.has(n)) continue;
-        if (rules.get(owner)?.chains.some(([m]) => m === n)) continue;
+        if (rules.get(owner)?.chains.includes(n)) continue;
         out.push(n);
       }
     }

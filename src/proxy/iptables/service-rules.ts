@@ -4,13 +4,12 @@
 // one SEP per reachable endpoint (written only when the service changed or on a full sync).
 
 import { cidrContains } from '../../api/net.js';
-import type { RuleOrigin } from '../backend.js';
 import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints }
   from '../topology.js';
 import type { TopologyContext } from '../topology.js';
 import type { EndpointInfo, ServicePortInfo } from '../types.js';
 import { servicePortNameString } from '../types.js';
-import { servicePortChains } from './chain-names.js';
+import { endpointChainName, servicePortChains } from './chain-names.js';
 import type { LocalDetector } from './local-detector.js';
 import type { Probabilities } from './probability.js';
 
@@ -26,8 +25,7 @@ export interface RuleContext {
   readonly largeClusterMode: boolean;
   readonly topology: TopologyContext;
   readonly probabilities: Probabilities;
-  /** Memoised KUBE-SEP name (S, proto, ep) → chain. */
-  readonly sepName: (S: string, proto: string, ep: string) => string;
+
 }
 
 /** Everything one service port contributes to a sync; texts are lines joined, '' = none. */
@@ -39,8 +37,12 @@ export interface PortRules {
   readonly natChainLines: string;
   /** Rules of the per-service chains. */
   readonly natChainRules: string;
-  /** Active per-service chain names with their origins. */
-  readonly chains: ReadonlyArray<readonly [string, RuleOrigin]>;
+  /** `ns/name:port` of the service port (the origin of every chain below). */
+  readonly servicePort: string;
+  /** Active per-service chain names. */
+  readonly chains: readonly string[];
+  /** The endpoint `ip:port` of each chain of `chains` (KUBE-SEP), else undefined. */
+  readonly chainEndpoints: ReadonlyArray<string | undefined>;
   /** Counted for the no-local-endpoints gauge. */
   readonly noLocalInternal: boolean;
   readonly noLocalExternal: boolean;
@@ -51,12 +53,12 @@ const line = (...parts: ReadonlyArray<string | readonly string[]>): string =>
 
 // The per-endpoint lines are the bulk of a large ruleset: plain template strings, no arrays.
 function endpointRules(out: string[], S: string, svc: ServicePortInfo, chain: string,
-  eps: readonly EndpointInfo[], proto: string, ctx: RuleContext): void {
+  eps: readonly EndpointInfo[], sepOf: (ep: EndpointInfo) => string, ctx: RuleContext): void {
   const head = (ep: EndpointInfo) => (ctx.largeClusterMode ? `-A ${chain}`
     : `-A ${chain} -m comment --comment "${S} -> ${ep.endpoint}"`);
   if (svc.sessionAffinityClientIP) {
     for (const ep of eps) {
-      const sep = ctx.sepName(S, proto, ep.endpoint);
+      const sep = sepOf(ep);
       out.push(`${head(ep)} -m recent --name ${sep} --rcheck --seconds ` +
         `${svc.stickyMaxAgeSeconds} --reap -j ${sep}`);
     }
@@ -64,7 +66,7 @@ function endpointRules(out: string[], S: string, svc: ServicePortInfo, chain: st
   const n = eps.length;
   for (let i = 0; i < n; i++) {
     const ep = eps[i]!;
-    const sep = ctx.sepName(S, proto, ep.endpoint);
+    const sep = sepOf(ep);
     out.push(i < n - 1
       ? `${head(ep)} -m statistic --mode random --probability ${ctx.probabilities.get(n - i)} ` +
         `-j ${sep}`
@@ -160,10 +162,19 @@ export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInf
 
   const chainLines: string[] = [];
   const rules: string[] = [];
-  const chains: Array<readonly [string, RuleOrigin]> = [];
+  const chains: string[] = [];
+  const chainEndpoints: Array<string | undefined> = [];
   const declare = (name: string, endpoint?: string) => {
     chainLines.push(`:${name} - [0:0]`);
-    chains.push([name, endpoint === undefined ? { servicePort: S } : { servicePort: S, endpoint }]);
+    chains.push(name);
+    chainEndpoints.push(endpoint);
+  };
+  // Each endpoint's chain name is hashed once per computation (upstream caches it likewise).
+  const seps = new Map<EndpointInfo, string>();
+  const sepOf = (ep: EndpointInfo): string => {
+    let n = seps.get(ep);
+    if (n === undefined) seps.set(ep, (n = endpointChainName(S, p, ep.endpoint)));
+    return n;
   };
   if (hasInternal) {
     const args = [cm(`"${S} cluster IP"`), proto, '-d', svc.clusterIP, dport].flat();
@@ -206,14 +217,14 @@ export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInf
   }
   if (usesCluster) {
     declare(ch.svc);
-    endpointRules(rules, S, svc, ch.svc, cat.cluster, p, ctx);
+    endpointRules(rules, S, svc, ch.svc, cat.cluster, sepOf, ctx);
   }
   if (usesLocal) {
     declare(ch.svl);
-    endpointRules(rules, S, svc, ch.svl, cat.local, p, ctx);
+    endpointRules(rules, S, svc, ch.svl, cat.local, sepOf, ctx);
   }
   for (const ep of cat.allReachable) {
-    const sep = ctx.sepName(S, p, ep.endpoint);
+    const sep = sepOf(ep);
     declare(sep, ep.endpoint);
     const base = ctx.largeClusterMode ? `-A ${sep}` : `-A ${sep} -m comment --comment ${S}`;
     rules.push(`${base} -s ${ep.ip} -j KUBE-MARK-MASQ`);
@@ -222,7 +233,8 @@ export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInf
   }
   return {
     filterRules: filter.join('\n'), natCapture: cap.join('\n'),
-    natChainLines: chainLines.join('\n'), natChainRules: rules.join('\n'), chains,
+    natChainLines: chainLines.join('\n'), natChainRules: rules.join('\n'),
+    servicePort: S, chains, chainEndpoints,
     noLocalInternal: hasEndpoints && !hasInternal, noLocalExternal: hasEndpoints && !hasExternal,
   };
 }

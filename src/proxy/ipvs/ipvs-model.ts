@@ -139,11 +139,10 @@ export class IpvsModel {
     return [...(this.servers.get(key)?.reals.values() ?? [])];
   }
 
-  /** Add, or set the weight of, a real server (`-a` / `-e`). */
-  setRealServer(key: string, rs: RealServer): void {
+  /** Add, or set the weight of, a real server (`-a` / `-e`); `rsKey` is its `ip:port`. */
+  setRealServer(key: string, rs: RealServer, rsKey = realServerKey(rs)): void {
     const e = this.servers.get(key);
     if (e === undefined) return;
-    const rsKey = realServerKey(rs);
     const cur = e.lines.get(rsKey);
     if (cur !== undefined && cur.rs.weight === rs.weight) return;
     const order = cur?.order ?? `${ipSortKey(rs.address)} ${port5(rs.port)}`;

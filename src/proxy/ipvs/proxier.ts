@@ -80,7 +80,7 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
   let ops: IpvsOp[] = [];
   let opsText: string[] | undefined;
 
-  const sync = (input: SyncInput): SyncResult => {
+  const sync = function ipvsSync(input: SyncInput): SyncResult {
     const ipvs = state.ipvs.clone();
     const graceful = state.graceful.clone();
     const sets = new ActiveIpSets();

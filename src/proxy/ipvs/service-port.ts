@@ -69,7 +69,8 @@ function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, chosen: Chose
   if (bind) ctx.activeBindAddrs.add(spec.address);
   ctx.origins.set(key, { servicePort });
   const eps = onlyLocal && chosen.local.length > 0 ? chosen.local : chosen.cluster;
-  const current = new Map<string, RealServer>(ctx.ipvs.realServerMap(key) ?? []);
+  // The live map: additions below are all in `wanted`, deletions during iteration are safe.
+  const current = ctx.ipvs.realServerMap(key) ?? new Map<string, RealServer>();
   const wanted = new Set<string>();
   const reset = ctx.initialSync && [...current.values()].some((d) => d.weight !== 1);
   for (const ep of eps) {
@@ -78,11 +79,11 @@ function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, chosen: Chose
     ctx.origins.set(`${key}/${ep.endpoint}`, { servicePort, endpoint: ep.endpoint });
     const dest = { address: ep.ip, port: ep.port, weight: 1, forward: 'masq' as const };
     if (current.has(ep.endpoint)) {
-      if (reset) ctx.ipvs.setRealServer(key, dest);
+      if (reset) ctx.ipvs.setRealServer(key, dest, ep.endpoint);
       if (!ctx.graceful.has(key, ep.endpoint)) continue;
       ctx.graceful.moveOut(ctx.ipvs, key, ep.endpoint);
     }
-    ctx.ipvs.setRealServer(key, dest);
+    ctx.ipvs.setRealServer(key, dest, ep.endpoint);
   }
   for (const rsKey of current.keys()) {
     if (wanted.has(rsKey) || ctx.graceful.has(key, rsKey)) continue;

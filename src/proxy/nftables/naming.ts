@@ -1,7 +1,7 @@
 // Object names of upstream's nftables proxier (pkg/proxy/nftables/proxier.go): fixed names of
 // the shared chains/sets/maps and the hashed, readable names of per-service objects.
 
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { IPFamily, ServicePortName } from '../types.js';
 
 export const KUBE_PROXY_TABLE = 'kube-proxy';
@@ -45,28 +45,23 @@ const CHAIN_NAME_BASE_LENGTH_MAX = 240;
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
-/** RFC 4648 base32 (upper case), first `n` characters. */
-function base32Prefix(bytes: Uint8Array, n: number): string {
-  let out = '';
-  let buf = 0;
-  let bits = 0;
-  for (const b of bytes) {
-    buf = (buf << 8) | b;
-    bits += 8;
-    while (bits >= 5 && out.length < n) {
-      out += B32[(buf >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    buf &= (1 << bits) - 1;
-    if (out.length >= n) break;
-  }
-  return out;
+/** One-shot SHA-256 as hex (`crypto.hash`, Node ≥ 20.12, is several times cheaper). */
+const sha256Hex: (s: string) => string = typeof crypto.hash === 'function'
+  ? (s) => crypto.hash('sha256', s, 'hex')
+  : (s) => crypto.createHash('sha256').update(s).digest('hex');
+
+/** The first 8 RFC 4648 base32 characters (upper case) of SHA-256(`s`): its first 40 bits. */
+function hash8(s: string): string {
+  const hex = sha256Hex(s);
+  const hi = parseInt(hex.slice(0, 5), 16);
+  const lo = parseInt(hex.slice(5, 10), 16);
+  return B32[hi >>> 15]! + B32[(hi >>> 10) & 31]! + B32[(hi >>> 5) & 31]! + B32[hi & 31]!
+    + B32[lo >>> 15]! + B32[(lo >>> 10) & 31]! + B32[(lo >>> 5) & 31]! + B32[lo & 31]!;
 }
 
 /** `HASH8-name`, truncated to 240 characters with a `...` suffix. */
 export function hashAndTruncate(name: string): string {
-  const digest = createHash('sha256').update(name).digest();
-  const full = `${base32Prefix(digest, 8)}-${name}`;
+  const full = `${hash8(name)}-${name}`;
   if (full.length > CHAIN_NAME_BASE_LENGTH_MAX) {
     return full.slice(0, CHAIN_NAME_BASE_LENGTH_MAX - 3) + '...';
   }

@@ -125,7 +125,6 @@ export class NftablesProxier implements Proxier {
   /** Names upstream truncated (over 240 characters) → their service-port key. */
   private readonly truncated = new Map<string, string>();
   private pending: Pending | undefined;
-  private view: Map<string, PortState> = this.ports;
 
   constructor(readonly config: ProxierConfig, deps: NftablesProxierDeps = {}) {
     const w = N.familyWords(config.family);
@@ -154,7 +153,6 @@ export class NftablesProxier implements Proxier {
       this.pending = pending;
       view = this.ports;
     }
-    this.view = view;
     if (tx.length > 0) artifacts.push({ kind: 'nft', text: tx.text() });
     return { full, artifacts, origins: new LazyOrigins(view, this.config.family, this.truncated) };
   }
@@ -182,7 +180,6 @@ export class NftablesProxier implements Proxier {
     for (const c of p.newlyStale) this.staleChains.delete(c);
     for (const c of p.deleted) this.staleChains.set(c, Infinity);
     for (const c of this.staleChains.keys()) this.staleChains.set(c, Infinity);
-    this.view = this.ports;
   }
 
   private reindex(): void {

@@ -1,0 +1,13 @@
+import { compileConfigs, feedObjects } from '../src/proxy/compile.js';
+import * as ipt from '../src/proxy/iptables/proxier.js';
+import { ProxyPipeline } from '../src/proxy/pipeline.js';
+import { generateServices } from '../test/helpers/service-generator.js';
+const objects = generateServices(10000, { seed: 42 });
+const [config] = compileConfigs({ objects: [], mode: 'iptables', nodeName: 'node-0', nodeIPs: ['172.18.0.2'], configText: 'clusterCIDR: 10.244.0.0/16\n' });
+const p = new ProxyPipeline(ipt.buildProxier(config!));
+feedObjects(p, objects);
+const c0 = process.cpuUsage();
+(globalThis as any).MARK = performance.now();
+p.sync();
+const c = process.cpuUsage(c0);
+console.log('cpu', (c.user + c.system) / 1000);

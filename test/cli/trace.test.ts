@@ -1,0 +1,77 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { kdp } from '../helpers/cli.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+const golden = (s: string, mode: string) => fileURLToPath(new URL(`../../rules/${s}/${mode}.golden`, import.meta.url));
+
+describe('kdp trace --rules (no cluster)', () => {
+  it('traces a foreign iptables-save dump: DNS over UDP splits over both CoreDNS pods', async () => {
+    const r = await kdp('trace', '--rules', fixture('foreign-kind-node.iptables-save'), '--mode', 'iptables',
+      '--node-ip', '172.19.0.3', '--proto', 'udp', '-o', 'json', '10.244.0.5', '10.96.0.10:53');
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.verdict).toBe('ACCEPT');
+    expect(j.masquerade).toBe(false);
+    expect(j.destinations.map((d: any) => [d.destination, d.probability])).toEqual([
+      ['10.244.0.2:53', 0.5],
+      ['10.244.0.3:53', 0.5],
+    ]);
+    const svc = j.hops.find((h: any) => h.chain === 'KUBE-SVC-TCOU7JCQXEZGVUNU');
+    expect(svc.origin.servicePort).toBe('kube-system/kube-dns:dns');
+  });
+
+  it('shows the REJECT of a service without endpoints in a foreign dump', async () => {
+    const r = await kdp('trace', '--rules', fixture('foreign-kind-node.iptables-save'), '--node-ip', '172.19.0.3',
+      '-o', 'json', '10.244.0.5', '10.96.200.15:80');
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out).verdict).toBe('REJECT');
+  });
+
+  it('masquerades the node reaching the API service from its own address', async () => {
+    const r = await kdp('trace', '--rules', fixture('foreign-kind-node.iptables-save'), '--node-ip', '172.19.0.3',
+      '-o', 'json', '172.19.0.3', '10.96.0.1:443');
+    const j = JSON.parse(r.out);
+    expect(j.destinations).toEqual([expect.objectContaining({ destination: '172.19.0.2:6443', masquerade: true, probability: 1 })]);
+  });
+
+  it('prints numbered hops with the NAT step for people', async () => {
+    const r = await kdp('trace', '--rules', golden('04-nodeport', 'iptables'), '--node-ip', '172.18.0.2', '192.0.2.1', '172.18.0.2:30080');
+    expect(r.out).toMatch(/ 1\. node ingress/);
+    expect(r.out).toContain('DNAT 172.18.0.2:30080 → 10.244.0.11:8080');
+    expect(r.out).toContain('verdict: ACCEPT; masquerade: yes');
+  });
+
+  it.each([
+    [['10.244.0.5', 'not-an-ip:80'], /DST: "not-an-ip:80" is not an IP address/],
+    [['10.244.0.5', '10.96.0.10:70000'], /port "70000" is out of range/],
+    [['10.244.0.5', '10.96.0.10'], /needs a port for tcp/],
+    [['--proto', 'gre', '10.244.0.5', '10.96.0.10:53'], /--proto: "gre"/],
+  ])('rejects bad input %j with a clear error', async (extra, msg) => {
+    const r = await kdp('trace', '--rules', fixture('foreign-kind-node.iptables-save'), ...extra);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(msg);
+  });
+
+  it('names the line of a dump that does not parse', async () => {
+    const r = await kdp('trace', '--rules', fixture('broken.iptables-save'), '10.244.0.5', '10.96.0.10:53');
+    expect(r.err).toMatch(/KDP_PARSE.*line 3/);
+  });
+});
+
+describe('kdp rules compile', () => {
+  it('prints the same table as the golden in canonical order', async () => {
+    const dir = fileURLToPath(new URL('../../rules/04-nodeport/', import.meta.url));
+    const r = await kdp('rules', 'compile', '-f', `${dir}objects.yaml`, '--kube-proxy-config', `${dir}config.yaml`,
+      '--node-name', 'node-a', '--node-ip', '172.18.0.2', '--pod-cidr', '10.244.0.0/24', '--mode', 'iptables', '--canonical');
+    expect(r.err).toBe('');
+    const { readFileSync } = await import('node:fs');
+    expect(r.out).toBe(readFileSync(`${dir}iptables.golden`, 'utf8'));
+  });
+
+  it('rejects an unknown mode naming the flag', async () => {
+    const r = await kdp('rules', 'compile', '-f', 'x.yaml', '--mode', 'bpf');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--mode: "bpf"/);
+  });
+});
