@@ -31,7 +31,9 @@ function cluster(seed: number) {
   const endpoints = new Map<string, EndpointInfo[]>();
   let podN = 0;
   for (let i = 0; i < SERVICES; i++) {
-    const name = { namespace: `ns${i % 50}`, name: `svc${i}`, port: 'http', protocol: 'TCP' as const };
+    const name = {
+      namespace: `ns${i % 50}`, name: `svc${i}`, port: 'http', protocol: 'TCP' as const,
+    };
     const key = servicePortKey(name);
     services.set(key, {
       name, clusterIP: ip((10 << 8) | 96, i + 1), port: 80, protocol: 'TCP',
@@ -55,7 +57,8 @@ function cluster(seed: number) {
 const config: ProxierConfig = {
   mode: 'ipvs', family: 'IPv4', nodeName: 'node-a', nodeIPs: ['172.18.0.2'],
   detectLocal: { mode: 'ClusterCIDR', cidrs: ['10.244.0.0/16'] }, masqueradeBit: 14,
-  masqueradeAll: false, localhostNodePorts: true, nodePortAddresses: [], serviceCIDRs: ['10.96.0.0/12'],
+  masqueradeAll: false, localhostNodePorts: true, nodePortAddresses: [],
+  serviceCIDRs: ['10.96.0.0/12'],
   minSyncPeriodMs: 1000, syncPeriodMs: 30000, ipvsScheduler: 'rr', ipvsStrictARP: false,
   capabilities: { randomFully: false, nfacct: false },
 };

@@ -160,7 +160,8 @@ function runChild(phase: string, dir: string) {
   const r = spawnSync(process.execPath, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`child ${phase} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as {
-    ms: number; cpuMs: number; rate: number; bytes: number; rss: number; heap: number; base: { rss: number };
+    ms: number; cpuMs: number; rate: number; bytes: number; rss: number; heap: number;
+    base: { rss: number };
     keys: number;
   };
 }
@@ -181,10 +182,10 @@ async function memory(phase: Phase): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const [load1] = (await import('node:os')).loadavg();
-  console.log(`load average at start: ${fmt(load1!, 1)} (2 cores; wall times scale with it)`);
   const childAt = process.argv.indexOf('--child');
   if (childAt > 0) return memoryChild(process.argv[childAt + 1]!, process.argv[childAt + 2]!);
+  const [load1] = (await import('node:os')).loadavg();
+  console.log(`load average at start: ${fmt(load1!, 1)} (2 cores; wall times scale with it)`);
   const one = await durableCreates(1, quick ? 500 : 2_000);
   console.log(`durable creates, 1 writer: ${fmt(one)}/s`);
   const fifty = await durableCreates(50, quick ? 5_000 : 20_000);

@@ -17,7 +17,9 @@ export interface AdmissionWiringOptions {
 }
 
 /** get/list of stored objects for admission plugins (no authorization: server-internal). */
-export function buildObjectSource(catalog: ResourceCatalog, getDeps: () => ServiceDeps | undefined) {
+export function buildObjectSource(
+  catalog: ResourceCatalog, getDeps: () => ServiceDeps | undefined,
+) {
   const find = (group: string, resource: string) => {
     const r = catalog.all.find((x) => x.group === group && x.resource === resource);
     if (!r) throw new Error(`no served resource ${resource}.${group}`);

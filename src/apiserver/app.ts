@@ -12,6 +12,7 @@ import {
 } from './discovery.js';
 import { aggregatedVersion } from './http/media.js';
 import { handleResourceRequest, sendJson } from './http/resource-handler.js';
+import type { LineCache } from './http/watch-stream.js';
 import { buildOpenApi } from './openapi.js';
 import type { ApiServerOptions, ResolvedApiServerOptions } from './options.js';
 import { resolveApiServerOptions } from './options.js';
@@ -99,7 +100,10 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     if (!d.allowed) throw forbiddenError(attrs, d);
   };
 
-  app.get('/version', async (req, reply) => { await nonResource(req); return sendJson(reply, 200, versionInfo()); });
+  app.get('/version', async (req, reply) => {
+    await nonResource(req);
+    return sendJson(reply, 200, versionInfo());
+  });
   for (const p of ['/healthz', '/readyz', '/livez']) {
     app.get(p, async (req, reply) => {
       await nonResource(req);
@@ -129,8 +133,9 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     if (!doc) throw pathNotFound();
     return sendJson(reply, 200, doc);
   });
+  const lines: LineCache = new WeakMap();
   const resource = async (req: FastifyRequest, reply: FastifyReply) =>
-    handleResourceRequest(service, ctxOf(req), req, reply);
+    handleResourceRequest(service, ctxOf(req), req, reply, lines);
   app.all('/api/*', resource);
   app.all('/apis/*', resource);
   return { app, service, options: o, close: () => app.close() };

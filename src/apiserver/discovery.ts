@@ -15,7 +15,8 @@ function versionsOf(cat: ResourceCatalog, group: string): string[] {
 }
 
 function apiGroup(cat: ResourceCatalog, group: string) {
-  const versions = versionsOf(cat, group).map((v) => ({ groupVersion: `${group}/${v}`, version: v }));
+  const versions = versionsOf(cat, group)
+    .map((v) => ({ groupVersion: `${group}/${v}`, version: v }));
   return { name: group, versions, preferredVersion: versions[0] };
 }
 
@@ -49,8 +50,8 @@ export function apiResourceList(cat: ResourceCatalog, group: string, version: st
       resources.push(se);
     }
   }
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion({ group, version }),
-    resources };
+  return { kind: 'APIResourceList', apiVersion: 'v1',
+    groupVersion: groupVersion({ group, version }), resources };
 }
 
 function discoveryResource(r: ServedResource) {
@@ -75,7 +76,8 @@ export function aggregatedDiscovery(cat: ResourceCatalog, core: boolean, v: Aggr
   const items = groups.map((g) => ({
     metadata: g ? { name: g, creationTimestamp: null } : { creationTimestamp: null },
     versions: versionsOf(cat, g).map((ver) => ({ version: ver, freshness: 'Current',
-      resources: cat.all.filter((r) => r.group === g && r.version === ver).map(discoveryResource) })),
+      resources: cat.all.filter((r) => r.group === g && r.version === ver)
+        .map(discoveryResource) })),
   }));
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${v}`,
     metadata: {}, items };

@@ -5,7 +5,6 @@
 
 import { createHash } from 'node:crypto';
 import type { ResourceCatalog } from './resource-types.js';
-import { groupVersion } from './resource-types.js';
 
 function gvPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
@@ -27,21 +26,21 @@ export function buildOpenApi(cat: ResourceCatalog, gitVersion: string): OpenApiD
     for (const r of cat.all.filter((x) => x.group === group && x.version === version)) {
       const patch = { patch: {
         'x-kubernetes-group-version-kind': { group, version, kind: r.kind },
-        parameters: [{ name: 'fieldValidation', in: 'query', schema: { type: 'string', uniqueItems: true } },
-          { name: 'fieldManager', in: 'query', schema: { type: 'string', uniqueItems: true } }],
+        parameters: ['fieldValidation', 'fieldManager'].map((name) =>
+          ({ name, in: 'query', schema: { type: 'string', uniqueItems: true } })),
         responses: { '200': { description: 'OK' } },
       } };
       const base = `/${gvPath(group, version)}`;
       if (r.namespaced) ops[`${base}/namespaces/{namespace}/${r.resource}/{name}`] = patch;
       else ops[`${base}/${r.resource}/{name}`] = patch;
     }
-    const doc = { openapi: '3.0.0', info: { title: 'Kubernetes', version: gitVersion }, paths: ops };
+    const info = { title: 'Kubernetes', version: gitVersion };
+    const doc = { openapi: '3.0.0', info, paths: ops };
     const key = gvPath(group, version);
     docs.set(key, doc);
     const hash = createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 32)
       .toUpperCase();
     paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
-    void groupVersion;
   }
   return { index: { paths }, docs };
 }

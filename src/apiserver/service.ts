@@ -15,7 +15,7 @@ import { badRequest, methodNotAllowed, pathNotFound } from './rest/errors.js';
 import { checkBody } from './rest/prepare.js';
 import { listObjects, readObject } from './rest/read.js';
 import { fromScale, toScale } from './rest/scale.js';
-import { startWatch } from './rest/watch.js';
+import { buildSharedDecoder, startWatch } from './rest/watch.js';
 import type { ServiceWatchOptions, WatchSink } from './rest/watch.js';
 import { createObject, guaranteedUpdate } from './rest/write.js';
 import type { WriteCtx } from './rest/write.js';
@@ -67,16 +67,20 @@ function needName(t: Target): string {
 
 export function buildApiService(deps: ServiceDeps): ApiService {
   const { catalog } = deps;
+  const sharedDecode = buildSharedDecoder();
   const resolve = (t: Target): ServedResource => {
     const r = catalog.find(t.group, t.version, t.resource);
     if (!r) throw pathNotFound();
-    if (t.subresource && !r.subresources.some((s) => s.name === t.subresource)) throw pathNotFound();
+    if (t.subresource && !r.subresources.some((s) => s.name === t.subresource)) {
+      throw pathNotFound();
+    }
     if (r.namespaced && t.name && !t.namespace) throw pathNotFound();
     return r;
   };
   const ns = (r: ServedResource, t: Target) => (r.namespaced ? t.namespace : undefined);
   const az = (ctx: RequestContext, verb: string, r: ServedResource, t: Target) =>
-    authorize(deps, ctx, { verb, r, namespace: ns(r, t), name: t.name, subresource: t.subresource });
+    authorize(deps, ctx, { verb, r, namespace: ns(r, t), name: t.name,
+      subresource: t.subresource });
 
   const svc: ApiService = {
     catalog, deps, resolve,
@@ -107,7 +111,8 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       const wctx: WriteCtx = { ...ctx, ...opts, subresource: t.subresource };
       if (t.subresource === 'scale') {
         const scale = body as KubeObject;
-        const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name, (p) => fromScale(p, scale));
+        const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name,
+          (p) => fromScale(p, scale));
         return toScale(out.obj);
       }
       const obj = checkBody(r, body, ns(r, t));
@@ -146,7 +151,9 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       const items: KubeObject[] = [];
       for (const o of list.items) {
         try {
-          items.push((await deleteObject(deps, ctx, r, o.metadata.namespace, o.metadata.name!, opts)).obj);
+          const m = o.metadata;
+          const out = await deleteObject(deps, ctx, r, m.namespace, m.name!, opts);
+          items.push(out.obj);
         } catch (e) {
           if (!isKdpError(e, 'KDP_NOT_FOUND')) throw e;
         }
@@ -156,7 +163,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
     async watch(ctx, t, opts, sink) {
       const r = resolve(t);
       await az(ctx, 'watch', r, t);
-      return startWatch(deps, r, ns(r, t), opts, sink);
+      return startWatch(deps, r, ns(r, t), opts, sink, sharedDecode);
     },
     async logs(ctx, t, opts) {
       const r = resolve({ ...t, subresource: 'log' });

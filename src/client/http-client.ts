@@ -82,8 +82,8 @@ export function buildHttpClient(opts: HttpClientOptions): HttpClient {
         force: o.force,
       }), { contentType: PATCH_CONTENT_TYPES[type], data: JSON.stringify(patch) }),
     delete: (ref, name, o = {}) =>
-      call('DELETE', resourcePath(ref, name) + queryString({ dryRun: o.dryRun ? 'All' : undefined }),
-        deleteBody(o)),
+      call('DELETE', resourcePath(ref, name) +
+        queryString({ dryRun: o.dryRun ? 'All' : undefined }), deleteBody(o)),
     watch(ref, o, handlers): WatchHandle {
       const path = resourcePath(ref) + queryString({
         watch: 'true', resourceVersion: o.resourceVersion, labelSelector: o.labelSelector,

@@ -22,7 +22,9 @@ function copy<T>(v: T): T {
 export function buildInProcessClient(service: ApiService, user: UserInfo): Client {
   const ctx = { user };
   return {
-    async get<T extends KubeObject>(ref: ResourceRef, name: string, opts?: { subresource?: string }) {
+    async get<T extends KubeObject>(
+      ref: ResourceRef, name: string, opts?: { subresource?: string },
+    ) {
       return copy(await service.get(ctx, target(ref, name, opts?.subresource))) as T;
     },
     async list<T extends KubeObject>(ref: ResourceRef, opts: ListOptions = {}) {
@@ -40,7 +42,8 @@ export function buildInProcessClient(service: ApiService, user: UserInfo): Clien
     },
     async patch<T extends KubeObject>(ref: ResourceRef, name: string, type: PatchType,
       patch: unknown, opts: PatchOptions = {}) {
-      const out = await service.patch(ctx, target(ref, name, opts.subresource), type, copy(patch), opts);
+      const t = target(ref, name, opts.subresource);
+      const out = await service.patch(ctx, t, type, copy(patch), opts);
       return copy(out.obj) as T;
     },
     async delete<T extends KubeObject>(ref: ResourceRef, name: string, opts: DeleteOptions = {}) {

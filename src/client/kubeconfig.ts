@@ -58,7 +58,9 @@ type Entry = Record<string, unknown> & { name?: string };
 function pick<T>(list: unknown, name: string, field: string, what: string, path: string): T {
   const found = (Array.isArray(list) ? list as Entry[] : []).find((e) => e?.name === name);
   const v = found?.[field] as T | undefined;
-  if (!v) throw kdpError('KDP_CONFIG', `kubeconfig ${path}: no ${what} named ${JSON.stringify(name)}`);
+  if (!v) {
+    throw kdpError('KDP_CONFIG', `kubeconfig ${path}: no ${what} named ${JSON.stringify(name)}`);
+  }
   return v;
 }
 

@@ -97,6 +97,20 @@ export function buildWorkQueue<K = string>(opts: WorkQueueOptions = {}): WorkQue
  * back-off (reported to `onError`); success forgets its failure count. Resolves when the queue
  * shuts down and the loops have drained.
  */
+/**
+ * Returns a function that, when more than `sliceMs` passed since the last yield, waits for one
+ * turn of the event loop. In-process clients answer through promises only, so busy workers
+ * would otherwise starve every timer (heartbeats, back-offs, delays) in the process.
+ */
+export function buildYielder(sliceMs = 5): () => Promise<void> {
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last < sliceMs) return;
+    await new Promise<void>((r) => setImmediate(r));
+    last = performance.now();
+  };
+}
+
 export async function runWorkers<K>(
   queue: WorkQueue<K>,
   workers: number,
@@ -104,7 +118,9 @@ export async function runWorkers<K>(
   onError?: (key: K, err: unknown) => void,
 ): Promise<void> {
   const loop = async () => {
+    const yieldNow = buildYielder();
     for (;;) {
+      await yieldNow();
       const key = await queue.get();
       if (key === undefined) return;
       try {

@@ -11,6 +11,7 @@ import { objectKey } from '../client/cache.js';
 import { buildInformerFactory, type InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
 import { buildEventRecorder, type EventRecorder } from '../controllers/events.js';
+import { buildYielder } from '../controllers/workqueue.js';
 import { runFilters, type FilterFailure, type PodFacts } from './filters.js';
 import { fitErrorMessage, NO_NODES_MESSAGE } from './messages.js';
 import {
@@ -235,7 +236,9 @@ export function buildScheduler(deps: SchedulerDeps): Scheduler {
   }
 
   async function loop(): Promise<void> {
+    const yieldNow = buildYielder();
     while (running) {
+      await yieldNow();
       const key = await queue.pop();
       if (key === undefined) return;
       if (inFlight >= maxInFlight) await new Promise<void>((r) => { slotWaiter = r; });

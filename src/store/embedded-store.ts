@@ -92,6 +92,7 @@ export class EmbeddedStore implements StoreBackend {
 
   async create(key: string, value: string): Promise<KeyValue> {
     this.assertOpen();
+    checkSize(key, value);
     if (this.latest(key)) throw kdpError('KDP_ALREADY_EXISTS', `key "${key}" already exists`);
     const ev = putEvent(undefined, key, value, ++this.assignedRev);
     await this.submit(ev, { type: 'put', revision: ev.kv.modRevision, key, value });
@@ -100,6 +101,7 @@ export class EmbeddedStore implements StoreBackend {
 
   async update(key: string, value: string, expectedModRevision?: number): Promise<KeyValue> {
     this.assertOpen();
+    checkSize(key, value);
     const prev = this.existing(key, expectedModRevision);
     const ev = putEvent(prev, key, value, ++this.assignedRev);
     await this.submit(ev, { type: 'put', revision: ev.kv.modRevision, key, value });
@@ -234,6 +236,16 @@ export class EmbeddedStore implements StoreBackend {
       .finally(() => {
         this.snapshotting = undefined;
       });
+  }
+}
+
+/** Largest value accepted (the WAL frames up to 64 MiB; Kubernetes objects stay far below). */
+const MAX_VALUE_BYTES = 16 * 1024 * 1024;
+
+function checkSize(key: string, value: string): void {
+  if (key.length === 0) throw kdpError('KDP_BAD_REQUEST', 'empty store key');
+  if (value.length > MAX_VALUE_BYTES / 3 && Buffer.byteLength(value) > MAX_VALUE_BYTES) {
+    throw kdpError('KDP_TOO_LARGE', `value of "${key}" is over ${MAX_VALUE_BYTES} bytes`);
   }
 }
 

@@ -16,7 +16,8 @@ describe('service validation', () => {
     expect(validate(svc({ type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }],
       clusterIP: '10.96.0.5', ipFamilies: ['IPv4'] }))).toEqual([]);
     expect(validate(svc({ type: 'LoadBalancer', ports: [{ port: 443 }],
-      loadBalancerSourceRanges: ['10.0.0.0/8'], externalTrafficPolicy: 'Local' }))).toEqual([]);
+      loadBalancerSourceRanges: ['10.0.0.0/8'], externalTrafficPolicy: 'Local',
+      healthCheckNodePort: 32000 }))).toEqual([]);
     expect(validate(svc({ type: 'ExternalName', externalName: 'db.example.com.' }))).toEqual([]);
     expect(validate(svc({ clusterIP: 'None' }))).toEqual([]);
   });
@@ -39,6 +40,12 @@ describe('service validation', () => {
       'spec.ports[2] FieldValueDuplicate',
     ]);
     expect(fields(svc({}))).toEqual(['spec.ports FieldValueRequired']);
+  });
+  it('requires an allocated health check port for Local load balancers', () => {
+    expect(fields(svc({ type: 'LoadBalancer', ports: [{ port: 80 }],
+      externalTrafficPolicy: 'Local' }))).toEqual(['spec.healthCheckNodePort FieldValueRequired']);
+    expect(fields(svc({ ports: [{ port: 80 }], healthCheckNodePort: 30001 })))
+      .toEqual(['spec.healthCheckNodePort FieldValueInvalid']);
   });
   it('checks type, affinity and traffic policies', () => {
     const s = svc({ ports: [{ port: 80 }], sessionAffinity: 'ClientIP',
@@ -73,8 +80,28 @@ describe('service validation', () => {
   });
   it('forbids cluster IPs on ExternalName services and None on NodePort', () => {
     expect(fields(svc({ type: 'ExternalName', externalName: 'x', clusterIP: '10.0.0.1' })))
-      .toEqual(['spec.clusterIP FieldValueForbidden', 'spec.clusterIPs FieldValueForbidden']);
+      .toEqual(['spec.clusterIPs FieldValueForbidden']);
+    expect(fields(svc({ type: 'ExternalName' }))).toEqual(['spec.externalName FieldValueRequired']);
     expect(fields(svc({ type: 'NodePort', clusterIP: 'None', ports: [{ port: 80 }] })))
       .toContain('spec.clusterIPs[0] FieldValueInvalid');
+  });
+});
+
+describe('service status validation', () => {
+  it('checks load-balancer ingress entries on status writes', () => {
+    const lb = svc({ type: 'LoadBalancer', ports: [{ port: 80 }] });
+    const n = structuredClone(lb);
+    n.status = { loadBalancer: { ingress: [{ ip: '203.0.113.7' }, { ip: 'x', ipMode: 'VIP' },
+      { hostname: '1.2.3.4' }] } };
+    expect(validate(n, lb, { subresource: 'status' }).map((c) => `${c.field} ${c.reason}`))
+      .toEqual([
+        'status.loadBalancer.ingress[0].ipMode FieldValueRequired',
+        'status.loadBalancer.ingress[1].ip FieldValueInvalid',
+        'status.loadBalancer.ingress[2].hostname FieldValueInvalid',
+      ]);
+    const cip = svc({ ports: [{ port: 80 }] });
+    const withIngress = { ...cip, status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } } };
+    expect(validate(withIngress, cip, { subresource: 'status' }).map((c) => c.reason))
+      .toEqual(['FieldValueForbidden']);
   });
 });

@@ -19,7 +19,8 @@ afterEach(async () => {
 async function serve(handler: (url: string, res: ServerResponse) => void): Promise<HttpClient> {
   server = createServer((req, res) => handler(req.url ?? '', res));
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  client = buildHttpClient({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  const port = (server.address() as AddressInfo).port;
+  client = buildHttpClient({ server: `http://127.0.0.1:${port}` });
   return client;
 }
 

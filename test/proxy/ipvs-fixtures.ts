@@ -4,7 +4,9 @@
 import type { EndpointSlice, KubeObject, Service } from '../../src/api/types.js';
 import type { SyncResult } from '../../src/proxy/backend.js';
 import { compileConfigs, feedObjects } from '../../src/proxy/compile.js';
-import { buildProxier, type IpvsHostOptions, type IpvsProxier } from '../../src/proxy/ipvs/proxier.js';
+import {
+  buildProxier, type IpvsHostOptions, type IpvsProxier,
+} from '../../src/proxy/ipvs/proxier.js';
 import { ProxyPipeline } from '../../src/proxy/pipeline.js';
 import { parseIpvsState, type IpvsState } from '../../src/ruleset/ipvs/index.js';
 import { canonicalize } from '../../src/proxy/ipvs/proxier.js';
@@ -21,8 +23,11 @@ export function service(name: string, spec: Record<string, unknown>,
   status?: Record<string, unknown>): Service {
   return {
     apiVersion: 'v1', kind: 'Service', metadata: { namespace: 'ns', name },
-    spec: { type: 'ClusterIP', ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }],
-      ...spec },
+    spec: {
+      type: 'ClusterIP',
+      ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }],
+      ...spec,
+    },
     ...(status ? { status } : {}),
   } as Service;
 }

@@ -47,7 +47,8 @@ describe('ipvs incremental sync (no partial sync, differences applied)', () => {
     const { pipeline, proxier } = ipvsPipeline([web]);
     pipeline.sync();
     pipeline.commit(true);
-    pipeline.onService(web, service('web', { clusterIP: '10.96.0.20', sessionAffinity: 'ClientIP' }));
+    const sticky = service('web', { clusterIP: '10.96.0.20', sessionAffinity: 'ClientIP' });
+    pipeline.onService(web, sticky);
     pipeline.sync();
     expect(proxier.lastOperations()).toEqual(['-E -t 10.96.0.20:80 -s rr -p 10800']);
   });

@@ -7,12 +7,14 @@ const web = service('web', { clusterIP: '10.96.0.20' });
 const eps = slice('web', [{ ip: '10.244.1.5' }]);
 
 const clusterIPMasq = (iptables: string) =>
-  iptables.split('\n').find((l) => l.includes('--match-set KUBE-CLUSTER-IP') && l.includes('MARK-MASQ'));
+  iptables.split('\n')
+    .find((l) => l.includes('--match-set KUBE-CLUSTER-IP') && l.includes('MARK-MASQ'));
 
 describe('ipvs supplementary iptables rules', () => {
   it('masquerades off-cluster traffic to cluster IPs with a local-traffic detector', () => {
     const { pipeline } = ipvsPipeline([web, eps], cfg('clusterCIDR: 10.244.0.0/16\n'));
-    expect(clusterIPMasq(stateOf(pipeline.sync()).iptables)).toContain('dst,dst ! -s 10.244.0.0/16 -j');
+    expect(clusterIPMasq(stateOf(pipeline.sync()).iptables))
+      .toContain('dst,dst ! -s 10.244.0.0/16 -j');
   });
 
   it('masquerades all cluster-IP traffic with masqueradeAll', () => {
@@ -32,7 +34,8 @@ describe('ipvs supplementary iptables rules', () => {
     const { pipeline } = ipvsPipeline([], cfg(''));
     const { iptables } = stateOf(pipeline.sync());
     expect(iptables).not.toContain('KUBE-CLUSTER-IP dst,dst -j ACCEPT');
-    expect(iptables).toContain('-A KUBE-IPVS-FILTER -m set --match-set KUBE-CLUSTER-IP dst,dst -j RETURN');
+    expect(iptables)
+      .toContain('-A KUBE-IPVS-FILTER -m set --match-set KUBE-CLUSTER-IP dst,dst -j RETURN');
     expect(iptables).toContain('-A KUBE-IPVS-FILTER -m conntrack --ctstate NEW -m set --match-set' +
       ' KUBE-IPVS-IPS dst -j REJECT');
   });
@@ -46,6 +49,7 @@ describe('ipvs supplementary iptables rules', () => {
     const state = stateOf(pipeline.sync());
     expect(state.iptables).toContain('-A KUBE-IPVS-OUT-FILTER -s 203.0.113.5 -m ipvs --vaddr' +
       ' 203.0.113.5 --vproto tcp --vport 80 -j DROP\n');
-    expect(state.ipsets.find((s) => s.name === 'KUBE-LOAD-BALANCER-SOURCE-IP')!.entries).toEqual([]);
+    const sourceIP = state.ipsets.find((s) => s.name === 'KUBE-LOAD-BALANCER-SOURCE-IP');
+    expect(sourceIP!.entries).toEqual([]);
   });
 });

@@ -104,7 +104,7 @@ describe.skipIf(!enabled)('ipvs artifacts apply in a throwaway netns', () => {
       const family = s.node.ips[0]?.includes(':') ? 'IPv6' : 'IPv4';
       withNetns((ns) => {
         const restore = apply(ns, state, family);
-        if (restore !== state.iptables) console.warn(`${name}: kernel lacks xt_ipvs, -m ipvs skipped`);
+        if (restore !== state.iptables) console.warn(`${name}: no xt_ipvs, -m ipvs lines skipped`);
         const saved = parseIpsetSave(run(ns, ['ipset', 'save']));
         const norm = (v: string) => v.replace(/\/(32|128)$/, '');
         for (const set of state.ipsets) {

@@ -25,7 +25,7 @@ function check(path: string, actual: string): void {
 }
 
 /** A step's artifacts as one file: transactions separated by a `#` line nft skips. */
-export function stepText(texts: readonly string[]): string {
+function stepText(texts: readonly string[]): string {
   return texts.map((t, i) => (texts.length > 1 ? `# transaction ${i + 1}\n` : '') + t).join('');
 }
 

@@ -86,6 +86,27 @@ describe.skipIf(!enabled)('nftables goldens in the kernel', () => {
     await dropNetns(ns);
   });
 
+  it('stale chains of a deleted service are flushed, then deleted by the kernel a second later',
+    async () => {
+      const s = loadScenario('17-partial-sync');
+      let now = 0;
+      const clocked = { ...nftables, buildProxier: (c: Parameters<typeof nftables.buildProxier>[0]) =>
+        nftables.buildProxier(c, { now: () => now }) };
+      const { pipeline, results } = runSequence(s, 'nftables', clocked);
+      const ns = await freshNetns();
+      for (const r of results) for (const a of r.result.artifacts) await applyNft(exec, ns, a.text);
+      now += 5000;
+      const late = pipeline.sync();
+      pipeline.commit(true);
+      expect(late.artifacts.map((a) => a.text).join('')).toMatch(/^delete chain ip kube-proxy /m);
+      for (const a of late.artifacts) await applyNft(exec, ns, a.text);
+      const last = s.steps[s.steps.length - 1]!.objects;
+      const fresh = compileWith(nftables, compileOptions(s, 'nftables', true, last));
+      const expected = normalizeRuleset(stateOf(fresh));
+      expect(diffRulesets(expected, (await readBack(ns, expected)).text)).toEqual([]);
+      await dropNetns(ns);
+    });
+
   it('a partial-sync sequence leaves the kernel as the fake that applied the same transactions',
     async () => {
       const s = loadScenario('17-partial-sync');

@@ -48,3 +48,13 @@ describe('nftables naming', () => {
     expect(isNotFoundError('Error: No such file or directory')).toBe(true);
   });
 });
+
+describe('origins of per-service names', () => {
+  it('maps a chain or affinity set name back to its service-port key', async () => {
+    const { portKeyOfName } = await import('../../src/proxy/nftables/origins.js');
+    expect(portKeyOfName('service-ULMVA6XW-ns1/svc1/tcp/p80')).toBe('ns1/svc1:p80/TCP');
+    expect(portKeyOfName('endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80')).toBe('ns1/svc1:p80/TCP');
+    expect(portKeyOfName('external-O3NUMANU-shop/web/udp/')).toBe('shop/web/UDP');
+    expect(portKeyOfName('services')).toBeUndefined();
+  });
+});

@@ -4,7 +4,8 @@ import { formatIpsetSave, isValidEntry, parseIpsetSave } from '../../src/ruleset
 
 // Shaped like a real `ipset save` from ipset 7.17 (kernel adds bucketsize/initval).
 const SAVE = [
-  'create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536 bucketsize 12 initval 0x612f2790',
+  'create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536 bucketsize 12' +
+    ' initval 0x612f2790',
   'add KUBE-CLUSTER-IP 10.96.0.10,udp:53',
   'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443',
   'create KUBE-NODE-PORT-TCP bitmap:port range 0-65535',
@@ -15,7 +16,8 @@ const SAVE = [
   'add KUBE-LOAD-BALANCER-SOURCE-CIDR 1.2.3.4,tcp:80,10.0.0.0/8',
   'create KUBE-6-IPVS-IPS hash:ip family inet6 hashsize 1024 maxelem 65536',
   'add KUBE-6-IPVS-IPS fd00::1',
-  'create X hash:ip,port family inet hashsize 1024 maxelem 65536 comment bucketsize 12 initval 0xe54abf35',
+  'create X hash:ip,port family inet hashsize 1024 maxelem 65536 comment bucketsize 12' +
+    ' initval 0xe54abf35',
   'add X 1.1.1.1,sctp:5 comment "hi there"',
   '',
 ].join('\n');
@@ -28,7 +30,8 @@ describe('ipset save text', () => {
   it('keeps create options in order and entry comments', () => {
     const sets = parseIpsetSave(SAVE);
     expect(sets.map((s) => s.type)).toEqual([
-      'hash:ip,port', 'bitmap:port', 'hash:ip,port,ip', 'hash:ip,port,net', 'hash:ip', 'hash:ip,port',
+      'hash:ip,port', 'bitmap:port', 'hash:ip,port,ip', 'hash:ip,port,net', 'hash:ip',
+      'hash:ip,port',
     ]);
     expect(sets[1]!.options).toEqual([{ key: 'range', value: '0-65535' }]);
     expect(sets[5]!.options.find((o) => o.key === 'comment')).toEqual({ key: 'comment' });

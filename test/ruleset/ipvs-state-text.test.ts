@@ -32,7 +32,8 @@ describe('ipvs state text (the ipvs.golden format)', () => {
   });
 
   it('names the line of the whole text when a section body is broken', () => {
-    const broken = TEXT.replace('add KUBE-CLUSTER-IP 10.96.0.1,tcp:443', 'add KUBE-CLUSTER-IP bogus');
+    const broken = TEXT
+      .replace('add KUBE-CLUSTER-IP 10.96.0.1,tcp:443', 'add KUBE-CLUSTER-IP bogus');
     expect(() => parseIpvsState(broken)).toThrow(/ipset line 6: invalid hash:ip,port member/);
   });
 

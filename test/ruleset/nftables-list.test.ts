@@ -105,3 +105,26 @@ describe('nft -j list JSON', () => {
     expect(() => parseListJson(bad)).toThrow(/nft JSON object 2: rule in chain c/);
   });
 });
+
+describe('a compiled table written in the listing forms', () => {
+  it('every nftables golden survives text and JSON formatting and parsing', async () => {
+    const { readdirSync, existsSync } = await import('node:fs');
+    const { applyTransaction } = await import('../../src/ruleset/nftables/fake.js');
+    const { emptyRuleset } = await import('../../src/ruleset/nftables/model.js');
+    const { parseTransaction } = await import('../../src/ruleset/nftables/transaction.js');
+    const rules = join(import.meta.dirname, '../../rules');
+    let checked = 0;
+    for (const dir of readdirSync(rules)) {
+      const golden = join(rules, dir, 'nftables.golden');
+      if (!existsSync(golden)) continue;
+      const model = applyTransaction(emptyRuleset(), parseTransaction(readFileSync(golden, 'utf8')));
+      const want = normalizeRuleset(model);
+      const viaText = normalizeRuleset(parseListText(formatListText(model)));
+      const viaJson = normalizeRuleset(parseListJson(formatListJson(model)).ruleset);
+      expect(diffRulesets(want, viaText), dir).toEqual([]);
+      expect(diffRulesets(want, viaJson), dir).toEqual([]);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(15);
+  });
+});

@@ -78,6 +78,12 @@ describe.each(backends)('$name store CRUD', (backend) => {
     expect(ups.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 
+  it('an empty key is a bad request and an oversized value is too large', async () => {
+    expect(await codeOf(s.create('', 'x'))).toBe('KDP_BAD_REQUEST');
+    expect(await codeOf(s.create('/k/big', 'x'.repeat(17 * 1024 * 1024)))).toBe('KDP_TOO_LARGE');
+    expect(s.currentRevision()).toBe(1);
+  });
+
   it('operations after close fail with KDP_STORE_CLOSED', async () => {
     await s.close();
     expect(await codeOf(s.get('/k/a'))).toBe('KDP_STORE_CLOSED');

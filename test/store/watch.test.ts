@@ -55,6 +55,19 @@ describe.each(backends)('$name store watch', (backend) => {
     }
   });
 
+  it('a watch opened while writes are in flight misses none and repeats none', async () => {
+    const writes = Array.from({ length: 200 }, (_, i) => s.create(`/k/${i}`, 'v'));
+    await settle();
+    const from = s.currentRevision();
+    const w = collect((h) => s.watch('/k/', from, h));
+    const more = Array.from({ length: 50 }, (_, i) => s.create(`/k/more-${i}`, 'v'));
+    await Promise.all([...writes, ...more]);
+    await w.waitFor(251 - from);
+    await settle();
+    const expected = Array.from({ length: 251 - from }, (_, i) => from + 1 + i);
+    expect(w.events.map((e) => e.kv.modRevision)).toEqual(expected);
+  });
+
   it('a stopped watcher receives nothing more', async () => {
     const w = collect((h) => s.watch('/k/', 1, h));
     await s.create('/k/a', '1');

@@ -4,7 +4,8 @@
 // Required). The API server turns a non-empty list into KDP_INVALID with `invalidMessage`.
 
 import type { KubeObject } from '../../client/types.js';
-import type { ObjectMeta } from '../types.js';
+import type { Job, ObjectMeta } from '../types.js';
+import { generateJobSelector } from '../defaults/workloads.js';
 import { kdpError } from '../../errors.js';
 import { type Cause, invalidMessage } from './field-errors.js';
 import { validateObjectMetaUpdate } from './common.js';
@@ -18,7 +19,9 @@ import {
   validateRole, validateRoleBinding, validateSecret, validateSecretUpdate, validateServiceAccount,
 } from './misc.js';
 import { validatePod, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
-import { validateService, validateServiceUpdate } from './service.js';
+import {
+  validateService, validateServiceStatusUpdate, validateServiceUpdate,
+} from './service.js';
 import {
   validateDaemonSet, validateDaemonSetUpdate, validateDeployment, validateDeploymentUpdate,
   validateJob, validateJobUpdate, validateReplicaSet, validateReplicaSetUpdate,
@@ -41,6 +44,15 @@ const withMeta = (create: Check): UpdateCheck => (o: never, old: never) => [
   ...create(o),
 ];
 
+/**
+ * Upstream jobStrategy.Validate generates the selector (from the uid the server just assigned)
+ * before validating; so does this, when the Job has a uid and no manual selector.
+ */
+function validateJobCreate(j: Job): Cause[] {
+  if (j.metadata.uid && j.spec && j.spec.manualSelector !== true) generateJobSelector(j);
+  return validateJob(j);
+}
+
 const metaOf = (o: KubeObject): ObjectMeta => (o.metadata ?? {}) as ObjectMeta;
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
@@ -58,7 +70,7 @@ const KINDS: Record<string, KindValidation> = {
   'apps/v1|Deployment': { create: validateDeployment, update: validateDeploymentUpdate },
   'apps/v1|ReplicaSet': { create: validateReplicaSet, update: validateReplicaSetUpdate },
   'apps/v1|DaemonSet': { create: validateDaemonSet, update: validateDaemonSetUpdate },
-  'batch/v1|Job': { create: validateJob, update: validateJobUpdate },
+  'batch/v1|Job': { create: validateJobCreate, update: validateJobUpdate },
   'discovery.k8s.io/v1|EndpointSlice': {
     create: validateEndpointSlice, update: validateEndpointSliceUpdate,
   },
@@ -90,7 +102,8 @@ export function hasValidation(apiVersion: string, kind: string): boolean {
 
 /**
  * Validates `obj` (create) or the change `old` → `obj` (update). Unknown kinds yield [].
- * Never throws for malformed input; every problem is a cause.
+ * Never throws for malformed input; every problem is a cause. The one mutation: creating a Job
+ * with a uid and no manual selector fills its generated selector and labels, as upstream.
  */
 export function validate(obj: KubeObject, old?: KubeObject, opts: ValidateOptions = {}): Cause[] {
   const kv = KINDS[`${obj.apiVersion ?? ''}|${obj.kind ?? ''}`];
@@ -99,6 +112,7 @@ export function validate(obj: KubeObject, old?: KubeObject, opts: ValidateOption
   if (old === undefined) return kv.create(o);
   if (opts.subresource === 'status') {
     if (obj.kind === 'Pod') return validatePodStatusUpdate(o, old as never);
+    if (obj.kind === 'Service') return validateServiceStatusUpdate(o, old as never);
     return validateObjectMetaUpdate(metaOf(obj), metaOf(old));
   }
   return (kv.update ?? withMeta(kv.create))(o, old as never);

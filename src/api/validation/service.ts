@@ -2,7 +2,7 @@
 // session affinity, traffic policies, external IPs and source ranges, cluster IPs and families.
 // Allocation (clusterIP from the range, nodePort range) is the API server's job, before this.
 
-import type { Service, ServicePort } from '../types.js';
+import type { Service, ServicePort, ServiceSpec } from '../types.js';
 import { parseIP } from '../net.js';
 import { isExternallyAccessible } from '../defaults/service.js';
 import {
@@ -22,7 +22,7 @@ const AFFINITIES = ['ClientIP', 'None'];
 const POLICIES = ['Cluster', 'Local'];
 const FAMILIES = ['IPv4', 'IPv6'];
 const FAMILY_POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
-const KUBELET_PORT = 10250;
+const LB_ONLY = "may only be used when `type` is 'LoadBalancer'";
 
 const isHeadless = (svc: Service): boolean => svc.spec?.clusterIP === 'None';
 
@@ -57,39 +57,6 @@ function validatePort(p: ServicePort, requireName: boolean, names: Set<string>, 
   return out;
 }
 
-function validatePorts(svc: Service): Cause[] {
-  const s = svc.spec!;
-  const ports = s.ports ?? [];
-  const out: Cause[] = [];
-  if (ports.length === 0 && !isHeadless(svc) && s.type !== 'ExternalName') {
-    out.push(required('spec.ports', ''));
-  }
-  const names = new Set<string>();
-  ports.forEach((p, i) => {
-    out.push(...validatePort(p, ports.length > 1, names, index('spec.ports', i)));
-  });
-  const nodePorts = new Set<string>();
-  const keys = new Set<string>();
-  ports.forEach((p, i) => {
-    const pp = index('spec.ports', i);
-    if (s.type === 'ClusterIP' && p.nodePort) {
-      out.push(forbidden(child(pp, 'nodePort'), "may not be used when `type` is 'ClusterIP'"));
-    }
-    if (s.type === 'LoadBalancer' && p.port === KUBELET_PORT) {
-      out.push(invalid(pp, p.port,
-        `may not expose port ${KUBELET_PORT} externally since it is used by kubelet`));
-    }
-    if (p.nodePort) {
-      const k = `${p.protocol}/${p.nodePort}`;
-      if (nodePorts.has(k)) out.push(duplicate(child(pp, 'nodePort'), p.nodePort));
-      nodePorts.add(k);
-    }
-    const k = `${p.protocol}/${p.port}`;
-    if (keys.has(k)) out.push({ ...duplicate(pp, ''), message: `Duplicate value: ${portKey(p)}` });
-    keys.add(k);
-  });
-  return out;
-}
 
 function validateAffinity(svc: Service): Cause[] {
   const s = svc.spec!;
@@ -115,75 +82,8 @@ function validateAffinity(svc: Service): Cause[] {
   return out;
 }
 
-function validateTrafficPolicies(svc: Service): Cause[] {
-  const s = svc.spec!;
-  const out: Cause[] = [];
-  const etp = s.externalTrafficPolicy;
-  if (!isExternallyAccessible(svc)) {
-    if (etp) out.push(invalid('spec.externalTrafficPolicy', etp,
-      'may only be set for externally-accessible services'));
-  } else if (!etp) out.push(required('spec.externalTrafficPolicy', ''));
-  else if (!POLICIES.includes(etp)) out.push(notSupported('spec.externalTrafficPolicy', etp,
-    POLICIES));
-  const needsHC = s.type === 'LoadBalancer' && etp === 'Local';
-  if (!needsHC && s.healthCheckNodePort) {
-    out.push(invalid('spec.healthCheckNodePort', s.healthCheckNodePort,
-      "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
-  } else if (s.healthCheckNodePort) {
-    out.push(...invalidEach('spec.healthCheckNodePort', s.healthCheckNodePort,
-      isValidPortNum(s.healthCheckNodePort)));
-  }
-  if (s.type !== 'ExternalName') {
-    const itp = s.internalTrafficPolicy;
-    if (!itp) out.push(required('spec.internalTrafficPolicy', ''));
-    else if (!POLICIES.includes(itp)) out.push(notSupported('spec.internalTrafficPolicy', itp,
-      POLICIES));
-  }
-  if (s.trafficDistribution !== undefined && s.trafficDistribution !== 'PreferClose') {
-    out.push(notSupported('spec.trafficDistribution', s.trafficDistribution, ['PreferClose']));
-  }
-  return out;
-}
 
-function validateExternalName(svc: Service): Cause[] {
-  const s = svc.spec!;
-  const out: Cause[] = [];
-  const why = 'may not be set for ExternalName services';
-  if (s.clusterIP) out.push(forbidden('spec.clusterIP', why));
-  if (s.clusterIPs?.length) out.push(forbidden('spec.clusterIPs', why));
-  if (s.ipFamilies?.length) out.push(forbidden('spec.ipFamilies', why));
-  if (s.ipFamilyPolicy) out.push(forbidden('spec.ipFamilyPolicy', why));
-  const name = (s.externalName ?? '').replace(/\.$/, '');
-  out.push(...invalidEach('spec.externalName', s.externalName ?? '', isDNS1123Subdomain(name)));
-  return out;
-}
 
-function validateLoadBalancerFields(svc: Service): Cause[] {
-  const s = svc.spec!;
-  const out: Cause[] = [];
-  const lbOnly = "may only be used when `type` is 'LoadBalancer'";
-  const ranges = s.loadBalancerSourceRanges ?? [];
-  if (ranges.length > 0) {
-    // Upstream's path really is capitalised here.
-    const p = 'spec.LoadBalancerSourceRanges';
-    if (s.type !== 'LoadBalancer') out.push(forbidden(p, lbOnly));
-    ranges.forEach((r, i) => out.push(...validateCIDR(r.trim(), index(p, i))));
-  }
-  if (s.type === 'LoadBalancer') {
-    if (s.allocateLoadBalancerNodePorts === undefined) {
-      out.push(required('spec.allocateLoadBalancerNodePorts', ''));
-    }
-  } else if (s.allocateLoadBalancerNodePorts !== undefined) {
-    out.push(forbidden('spec.allocateLoadBalancerNodePorts', lbOnly));
-  }
-  if (s.loadBalancerClass !== undefined) {
-    if (s.type !== 'LoadBalancer') out.push(forbidden('spec.loadBalancerClass', lbOnly));
-    else out.push(...invalidEach('spec.loadBalancerClass', s.loadBalancerClass,
-      isQualifiedName(s.loadBalancerClass)));
-  }
-  if (s.loadBalancerIP) out.push(...validateIP(s.loadBalancerIP, 'spec.loadBalancerIP'));
-  return out;
-}
 
 function validateClusterIPs(svc: Service): Cause[] {
   const s = svc.spec!;
@@ -246,33 +146,143 @@ function validateClusterIPs(svc: Service): Cause[] {
   return out;
 }
 
+/** The `switch service.Spec.Type` block of upstream ValidateService. */
+function validateTypeSpecific(svc: Service): Cause[] {
+  const s = svc.spec!;
+  const out: Cause[] = [];
+  if ((s.type === 'LoadBalancer' || s.type === 'NodePort') && isHeadless(svc)) {
+    out.push(invalid('spec.clusterIPs[0]', s.clusterIPs?.[0] ?? 'None',
+      `may not be set to 'None' for ${s.type} services`));
+  }
+  if (s.type !== 'ExternalName') return out;
+  const why = 'may not be set for ExternalName services';
+  if (s.clusterIPs?.length) out.push(forbidden('spec.clusterIPs', why));
+  if (s.ipFamilies?.length) out.push(forbidden('spec.ipFamilies', why));
+  if (s.ipFamilyPolicy) out.push(forbidden('spec.ipFamilyPolicy', why));
+  const cname = (s.externalName ?? '').replace(/\.$/, '');
+  if (cname === '') out.push(required('spec.externalName', ''));
+  else out.push(...invalidEach('spec.externalName', cname, isDNS1123Subdomain(cname)));
+  return out;
+}
+
+/** ClusterIP nodePorts, duplicate nodePorts and duplicate (protocol, port) pairs. */
+function validatePortSets(svc: Service): Cause[] {
+  const s = svc.spec!;
+  const ports = s.ports ?? [];
+  const out: Cause[] = [];
+  if (s.type === 'ClusterIP') {
+    ports.forEach((p, i) => {
+      if (!p.nodePort) return;
+      out.push(forbidden(`spec.ports[${i}].nodePort`,
+        "may not be used when `type` is 'ClusterIP'"));
+    });
+  }
+  const nodePorts = new Set<string>();
+  ports.forEach((p, i) => {
+    if (!p.nodePort) return;
+    const k = `${p.protocol}/${p.nodePort}`;
+    if (nodePorts.has(k)) out.push(duplicate(`spec.ports[${i}].nodePort`, p.nodePort));
+    nodePorts.add(k);
+  });
+  const keys = new Set<string>();
+  ports.forEach((p, i) => {
+    const k = `${p.protocol}/${p.port}`;
+    if (keys.has(k)) {
+      out.push({ ...duplicate(`spec.ports[${i}]`, ''), message: `Duplicate value: ${portKey(p)}` });
+    }
+    keys.add(k);
+  });
+  return out;
+}
+
+function validateLoadBalancerFields(svc: Service): Cause[] {
+  const s = svc.spec!;
+  const out: Cause[] = [];
+  const ranges = s.loadBalancerSourceRanges ?? [];
+  if (ranges.length > 0) {
+    // Upstream's path really is capitalised here.
+    const p = 'spec.LoadBalancerSourceRanges';
+    if (s.type !== 'LoadBalancer') out.push(forbidden(p, LB_ONLY));
+    ranges.forEach((r, i) => out.push(...validateCIDR(r.trim(), index(p, i))));
+  }
+  if (s.allocateLoadBalancerNodePorts !== undefined && s.type !== 'LoadBalancer') {
+    out.push(forbidden('spec.allocateLoadBalancerNodePorts', LB_ONLY));
+  }
+  if (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts === undefined) {
+    // Upstream's path really lacks `spec.` here.
+    out.push(required('allocateLoadBalancerNodePorts', ''));
+  }
+  if (s.loadBalancerClass !== undefined) {
+    if (s.type !== 'LoadBalancer') out.push(forbidden('spec.loadBalancerClass', LB_ONLY));
+    else {
+      out.push(...invalidEach('spec.loadBalancerClass', s.loadBalancerClass,
+        isQualifiedName(s.loadBalancerClass)));
+    }
+  }
+  return out;
+}
+
+const needsHealthCheck = (svc: Service): boolean =>
+  svc.spec?.type === 'LoadBalancer' && svc.spec.externalTrafficPolicy === 'Local';
+
+function validateTrafficPolicies(svc: Service): Cause[] {
+  const s = svc.spec!;
+  const out: Cause[] = [];
+  const etp = s.externalTrafficPolicy;
+  const etpPath = 'spec.externalTrafficPolicy';
+  if (!isExternallyAccessible(svc)) {
+    if (etp) out.push(invalid(etpPath, etp, 'may only be set for externally-accessible services'));
+  } else if (!etp) out.push(required(etpPath, ''));
+  else if (!POLICIES.includes(etp)) out.push(notSupported(etpPath, etp, POLICIES));
+  const hc = s.healthCheckNodePort;
+  const hcPath = 'spec.healthCheckNodePort';
+  if (!needsHealthCheck(svc)) {
+    if (hc) {
+      out.push(invalid(hcPath, hc,
+        "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
+    }
+  } else if (!hc) out.push(required(hcPath, ''));
+  else out.push(...invalidEach(hcPath, hc, isValidPortNum(hc)));
+  const itp = s.internalTrafficPolicy;
+  if (!itp && s.type !== 'ExternalName') out.push(required('spec.internalTrafficPolicy', ''));
+  if (itp && !POLICIES.includes(itp)) {
+    out.push(notSupported('spec.internalTrafficPolicy', itp, POLICIES));
+  }
+  if (s.trafficDistribution !== undefined && s.trafficDistribution !== 'PreferClose') {
+    out.push(notSupported('spec.trafficDistribution', s.trafficDistribution, ['PreferClose']));
+  }
+  return out;
+}
+
+/** Upstream ValidateService, in upstream's order. Allocation must already have happened. */
 export function validateService(svc: Service): Cause[] {
   const out = validateObjectMeta(svc.metadata, { namespaced: true, nameFn: nameIsDNS1035Label });
   if (!svc.spec) return [...out, required('spec', '')];
   const s = svc.spec;
-  if (!s.type || !TYPES.includes(s.type)) out.push(notSupported('spec.type', s.type ?? '', TYPES));
-  if (s.type === 'ExternalName') out.push(...validateExternalName(svc));
-  else out.push(...validateClusterIPs(svc));
-  if ((s.type === 'LoadBalancer' || s.type === 'NodePort') && isHeadless(svc)) {
-    out.push(invalid('spec.clusterIPs[0]', 'None',
-      `may not be set to 'None' for ${s.type} services`));
+  const ports = s.ports ?? [];
+  if (ports.length === 0 && !isHeadless(svc) && s.type !== 'ExternalName') {
+    out.push(required('spec.ports', ''));
   }
-  out.push(...validatePorts(svc));
+  out.push(...validateTypeSpecific(svc));
+  const names = new Set<string>();
+  ports.forEach((p, i) => {
+    out.push(...validatePort(p, ports.length > 1, names, index('spec.ports', i)));
+  });
   out.push(...validateLabels(s.selector, 'spec.selector'));
   out.push(...validateAffinity(svc));
-  (s.externalIPs ?? []).forEach((ip, i) => out.push(...validateNonSpecialIP(ip,
-    index('spec.externalIPs', i))));
-  out.push(...validateLoadBalancerFields(svc));
+  if (s.type !== 'ExternalName') out.push(...validateClusterIPs(svc));
+  (s.externalIPs ?? []).forEach((ip, i) => {
+    out.push(...validateNonSpecialIP(ip, index('spec.externalIPs', i)));
+  });
+  if (!s.type) out.push(required('spec.type', ''));
+  else if (!TYPES.includes(s.type)) out.push(notSupported('spec.type', s.type, TYPES));
+  out.push(...validatePortSets(svc), ...validateLoadBalancerFields(svc));
   out.push(...validateTrafficPolicies(svc));
   return out;
 }
 
-/** Upstream ValidateServiceUpdate: cluster IPs and the primary family are fixed once set. */
-export function validateServiceUpdate(svc: Service, old: Service): Cause[] {
-  const out = [...validateObjectMetaUpdate(svc.metadata, old.metadata), ...validateService(svc)];
-  const s = svc.spec ?? {};
-  const o = old.spec ?? {};
-  if (s.type === 'ExternalName' || o.type === 'ExternalName') return out;
+function validateClusterIPsUpdate(s: ServiceSpec, o: ServiceSpec): Cause[] {
+  const out: Cause[] = [];
   const ips = s.clusterIPs ?? [];
   const oldIPs = o.clusterIPs ?? [];
   for (const i of [0, 1]) {
@@ -288,5 +298,53 @@ export function validateServiceUpdate(svc: Service, old: Service): Cause[] {
   if (fams.length > 0 && oldFams.length > 0 && fams[0] !== oldFams[0]) {
     out.push(invalid('spec.ipFamilies[0]', fams[0], 'may not change once set'));
   }
+  return out;
+}
+
+/**
+ * Upstream ValidateServiceUpdate: cluster IPs and the primary family are fixed once set (unless
+ * the type changes from or to ExternalName), and so is an allocated healthCheckNodePort.
+ */
+export function validateServiceUpdate(svc: Service, old: Service): Cause[] {
+  const out = validateObjectMetaUpdate(svc.metadata, old.metadata);
+  const s = svc.spec ?? {};
+  const o = old.spec ?? {};
+  if (s.type !== 'ExternalName' && o.type !== 'ExternalName') {
+    out.push(...validateClusterIPsUpdate(s, o));
+  }
+  if (needsHealthCheck(svc) && needsHealthCheck(old)
+    && s.healthCheckNodePort !== o.healthCheckNodePort) {
+    out.push(forbidden('spec.healthCheckNodePort', 'field is immutable'));
+  }
+  return [...out, ...validateService(svc)];
+}
+
+/** Upstream ValidateServiceStatusUpdate: load-balancer ingress entries. */
+export function validateServiceStatusUpdate(svc: Service, old: Service): Cause[] {
+  const out = validateObjectMetaUpdate(svc.metadata, old.metadata);
+  const ingress = svc.status?.loadBalancer?.ingress ?? [];
+  const base = 'status.loadBalancer.ingress';
+  if (svc.spec?.type !== 'LoadBalancer' && ingress.length > 0) {
+    return [...out, forbidden(base, "may only be used when `spec.type` is 'LoadBalancer'")];
+  }
+  ingress.forEach((ing, i) => {
+    const p = index(base, i);
+    if (ing.ip) out.push(...validateIP(ing.ip, child(p, 'ip')));
+    if (ing.ip && !ing.ipMode) {
+      out.push(required(child(p, 'ipMode'), 'must be specified when `ip` is set'));
+    } else if (ing.ipMode && !ing.ip) {
+      out.push(forbidden(child(p, 'ipMode'), 'may not be specified when `ip` is not set'));
+    } else if (ing.ipMode && ing.ipMode !== 'VIP' && ing.ipMode !== 'Proxy') {
+      out.push(notSupported(child(p, 'ipMode'), ing.ipMode, ['Proxy', 'VIP']));
+    }
+    if (ing.hostname) {
+      out.push(...invalidEach(child(p, 'hostname'), ing.hostname,
+        isDNS1123Subdomain(ing.hostname)));
+      if (parseIP(ing.hostname)) {
+        out.push(invalid(child(p, 'hostname'), ing.hostname,
+          'must be a DNS name, not an IP address'));
+      }
+    }
+  });
   return out;
 }

@@ -16,6 +16,9 @@ import type { PortRange } from './port-range.js';
 export interface Held {
   ips: string[];
   ports: number[];
+  /** Set when allocation failed because a value was taken or a range was full: the bitmap
+   *  may be stale (a Service removed around admission), so a repair and retry may succeed. */
+  conflicted?: boolean;
 }
 
 export interface Allocators {
@@ -62,6 +65,7 @@ function allocateClusterIPs(svc: Service, a: Allocators, old: Held, taken: Held)
     if (want === '') {
       const ip = range.allocateNext();
       if (ip === undefined) {
+        taken.conflicted = true;
         throw kdpError('KDP_INTERNAL', 'failed to allocate a serviceIP: range is full');
       }
       taken.ips.push(ip);
@@ -72,6 +76,7 @@ function allocateClusterIPs(svc: Service, a: Allocators, old: Held, taken: Held)
     if (!parseIP(want) || old.ips.includes(want)) continue; // validation reports bad IPs
     const r = range.allocate(want);
     if (!r.ok) {
+      taken.conflicted = range.offsetOf(want) !== undefined;
       rejectInvalid(svc, [invalid('spec.clusterIPs', s.clusterIPs ?? [want],
         `failed to allocate IP ${want}: ${r.error}`)]);
     }
@@ -85,13 +90,19 @@ function reservePort(svc: Service, a: Allocators, port: number, field: string, o
   taken: Held, prefix = ''): void {
   if (old.ports.includes(port) || taken.ports.includes(port)) return;
   const r = a.ports.allocate(port);
-  if (!r.ok) rejectInvalid(svc, [invalid(field, port, `${prefix}${r.error}`)]);
+  if (!r.ok) {
+    taken.conflicted = a.ports.contains(port);
+    rejectInvalid(svc, [invalid(field, port, `${prefix}${r.error}`)]);
+  }
   taken.ports.push(port);
 }
 
 function nextPort(a: Allocators, taken: Held, what: string): number {
   const p = a.ports.allocateNext();
-  if (p === undefined) throw kdpError('KDP_INTERNAL', `failed to allocate a ${what}: range is full`);
+  if (p === undefined) {
+    taken.conflicted = true;
+    throw kdpError('KDP_INTERNAL', `failed to allocate a ${what}: range is full`);
+  }
   taken.ports.push(p);
   return p;
 }

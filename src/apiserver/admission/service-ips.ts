@@ -40,7 +40,7 @@ interface Reservation {
   releaseIfGone?: { held: Held; namespace?: string; name: string };
 }
 
-const empty = (): Held => ({ ips: [], ports: [] });
+const empty = (): Held => ({ ips: [], ports: [], conflicted: false });
 
 export function buildServiceIPsPlugin(opts: ServiceIPsOptions): ServiceAllocationPlugin {
   const random = opts.random ?? Math.random;
@@ -116,7 +116,18 @@ export function buildServiceIPsPlugin(opts: ServiceIPsOptions): ServiceAllocatio
       }
       if (!req.object) return;
       pending.add(res.taken);
-      admitWrite(req, res);
+      const before = structuredClone(req.object.spec);
+      try {
+        admitWrite(req, res);
+      } catch (e) {
+        if (!res.taken.conflicted) throw e;
+        // The bitmap may be stale: rebuild it from storage and try once more.
+        release(res.taken);
+        Object.assign(res.taken, empty());
+        req.object.spec = structuredClone(before);
+        await repair();
+        admitWrite(req, res);
+      }
     },
     async committed(req) {
       const res = reservations.get(req);

@@ -11,9 +11,10 @@ const JSON_TYPES = new Set(['', 'application/json', 'application/json-patch+json
 const YAML_TYPES = new Set(['application/yaml', 'application/apply-patch+yaml', 'text/yaml']);
 
 export function unsupportedMediaType(ct: string): Error {
-  return kdpError('KDP_UNSUPPORTED_MEDIA_TYPE', `the body of the request was in an unknown format ` +
-    `- accepted media types include: application/json, application/yaml, ` +
-    `application/vnd.kubernetes.protobuf (got ${JSON.stringify(ct)})`);
+  return kdpError('KDP_UNSUPPORTED_MEDIA_TYPE',
+    'the body of the request was in an unknown format - accepted media types include: ' +
+    'application/json, application/yaml, application/vnd.kubernetes.protobuf ' +
+    `(got ${JSON.stringify(ct)})`);
 }
 
 /** Decodes a body; undefined for an empty one. Malformed → 400, unknown type → 415. */

@@ -16,6 +16,7 @@ import { parsePath } from './path.js';
 import type { Query } from './query.js';
 import { q, qBool, qDryRun, qInt } from './query.js';
 import { buildWatchStream } from './watch-stream.js';
+import type { LineCache } from './watch-stream.js';
 
 export function sendJson(reply: FastifyReply, code: number, body: unknown): FastifyReply {
   return reply.code(code).header('content-type', 'application/json').send(JSON.stringify(body));
@@ -60,6 +61,7 @@ function fieldManager(req: FastifyRequest, query: Query): string | undefined {
 
 export async function handleResourceRequest(
   svc: ApiService, ctx: RequestContext, req: FastifyRequest, reply: FastifyReply,
+  lines: LineCache,
 ): Promise<unknown> {
   const parsed = parsePath(svc.catalog, req.url);
   if (parsed.kind === 'invalid') throw pathNotFound();
@@ -74,7 +76,7 @@ export async function handleResourceRequest(
   const query = req.query as Query;
   const table = wantsTable(req.headers.accept);
   switch (req.method) {
-    case 'GET': return handleGet(svc, ctx, t, query, table, reply);
+    case 'GET': return handleGet(svc, ctx, t, query, table, reply, lines);
     case 'POST': {
       const body = decodeBody(req.headers['content-type'], req.body);
       const out = await svc.create(ctx, t, body, { dryRun: qDryRun(query),
@@ -105,7 +107,9 @@ export async function handleResourceRequest(
     case 'DELETE': {
       const body = decodeBody(req.headers['content-type'], req.body);
       const opts = deleteOptions(body, query);
-      if (!t.name) return sendJson(reply, 200, await svc.deleteCollection(ctx, t, listOptions(query), opts));
+      if (!t.name) {
+        return sendJson(reply, 200, await svc.deleteCollection(ctx, t, listOptions(query), opts));
+      }
       return sendJson(reply, 200, await svc.delete(ctx, t, opts));
     }
     default:
@@ -115,7 +119,7 @@ export async function handleResourceRequest(
 
 async function handleGet(
   svc: ApiService, ctx: RequestContext, t: Target, query: Query, table: boolean,
-  reply: FastifyReply,
+  reply: FastifyReply, lines: LineCache,
 ): Promise<unknown> {
   const now = svc.deps.now;
   if (t.subresource === 'log') return handleLog(svc, ctx, t, query, reply);
@@ -123,15 +127,15 @@ async function handleGet(
     const obj = await svc.get(ctx, t);
     if (table && !t.subresource) {
       const r = svc.resolve(t);
-      return sendJson(reply, 200, toTable(r, [obj], { resourceVersion: obj.metadata.resourceVersion },
-        includeObject(query), now()));
+      const meta = { resourceVersion: obj.metadata.resourceVersion };
+      return sendJson(reply, 200, toTable(r, [obj], meta, includeObject(query), now()));
     }
     return sendJson(reply, 200, obj);
   }
   if (qBool(query, 'watch')) {
     const r = svc.resolve(t);
-    const stream = buildWatchStream(r, { table, include: includeObject(query), now });
-    const handle = await svc.watch(ctx, t, { labelSelector: q(query, 'labelSelector'),
+    const stream = buildWatchStream(r, { table, include: includeObject(query), now, lines });
+    const handle = await svc.watch(ctx, t, { readOnly: true, labelSelector: q(query, 'labelSelector'),
       fieldSelector: q(query, 'fieldSelector'), resourceVersion: q(query, 'resourceVersion'),
       allowWatchBookmarks: qBool(query, 'allowWatchBookmarks'),
       timeoutSeconds: qInt(query, 'timeoutSeconds') }, stream.sink);
@@ -154,7 +158,9 @@ async function handleLog(
     follow: qBool(query, 'follow'), tailLines: qInt(query, 'tailLines'),
     previous: qBool(query, 'previous'), sinceSeconds: qInt(query, 'sinceSeconds'),
     timestamps: qBool(query, 'timestamps') });
-  if (typeof out === 'string') return reply.code(200).header('content-type', 'text/plain').send(out);
+  if (typeof out === 'string') {
+    return reply.code(200).header('content-type', 'text/plain').send(out);
+  }
   reply.hijack();
   reply.raw.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
   let closed = false;

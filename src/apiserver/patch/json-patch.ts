@@ -13,7 +13,7 @@ function bad(msg: string) {
 }
 
 function parsePointer(p: unknown): string[] {
-  if (typeof p !== 'string') throw bad('the server rejected our request due to an error in our request: missing path');
+  if (typeof p !== 'string') throw bad('json patch operation is missing its path');
   if (p === '') return [];
   if (!p.startsWith('/')) throw bad(`invalid JSON pointer "${p}"`);
   return p.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));

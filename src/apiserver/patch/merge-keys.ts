@@ -39,7 +39,8 @@ function isObj(v: unknown): v is Record<string, unknown> {
 export function mergeKeyFor(field: string, ...lists: unknown[][]): string | undefined {
   const cands = MERGE_KEYS[field];
   if (!cands) return undefined;
-  const items = lists.flat().filter((e) => !(isObj(e) && Object.keys(e).every((k) => k.startsWith('$'))));
+  const directiveOnly = (e: unknown) => isObj(e) && Object.keys(e).every((k) => k.startsWith('$'));
+  const items = lists.flat().filter((e) => !directiveOnly(e));
   if (!items.length) return cands[0];
   return cands.find((k) => items.every((e) => isObj(e) && e[k] !== undefined));
 }

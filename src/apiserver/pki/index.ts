@@ -34,7 +34,10 @@ export interface EnsurePkiOptions {
 
 export const ADMIN_USER = 'kubernetes-admin';
 export const MASTERS_GROUP = 'system:masters';
-const DEFAULT_SANS = ['IP:127.0.0.1', 'DNS:localhost'];
+/** As kubeadm's apiserver certificate, less the addresses only the caller knows (pass the
+ *  `kubernetes` Service IP, e.g. `IP:10.96.0.1`, and node addresses in `extraSANs`). */
+const DEFAULT_SANS = ['IP:127.0.0.1', 'DNS:localhost', 'DNS:kubernetes', 'DNS:kubernetes.default',
+  'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local'];
 const RENEW_BEFORE_MS = 30 * 86_400_000;
 
 const FILES = {

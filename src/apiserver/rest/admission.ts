@@ -10,7 +10,9 @@ export interface AdmissionRun {
   aborted(): Promise<void>;
 }
 
-export function runAdmission(plugins: readonly AdmissionPlugin[], req: AdmissionRequest): AdmissionRun {
+export function runAdmission(
+  plugins: readonly AdmissionPlugin[], req: AdmissionRequest,
+): AdmissionRun {
   let started = false;
   return {
     async admit() {

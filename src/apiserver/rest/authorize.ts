@@ -22,7 +22,8 @@ export async function authorize(deps: ServiceDeps, ctx: RequestContext, t: Targe
   const res = subresource ? `${r.resource}/${subresource}` : r.resource;
   const subject = name ? `${r.resource}${r.group ? '.' + r.group : ''} "${name}"` :
     `${r.resource}${r.group ? '.' + r.group : ''}`;
-  const scope = r.namespaced && namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
+  const scope = r.namespaced && namespace ? `in the namespace "${namespace}"` :
+    'at the cluster scope';
   let msg = `${subject} is forbidden: User "${ctx.user.name}" cannot ${verb} resource "${res}" ` +
     `in API group "${r.group}" ${scope}`;
   if (d.reason) msg += `: ${d.reason}`;

@@ -31,7 +31,8 @@ export interface LogOptions {
 /** Serves pods/log. Nodes register one later; without one, logs answer 400 (no container). */
 export interface LogProvider {
   /** Text, or a stream of chunks when following. Throws KdpError (400 when not running). */
-  logs(pod: KubeObject, container: string, opts: LogOptions): Promise<string | AsyncIterable<string>>;
+  logs(pod: KubeObject, container: string, opts: LogOptions):
+    Promise<string | AsyncIterable<string>>;
 }
 
 export interface ServiceDeps {

@@ -14,7 +14,8 @@ export function notFound(r: ServedResource, name: string): KdpError {
 }
 
 export function alreadyExists(r: ServedResource, name: string): KdpError {
-  return kdpError('KDP_ALREADY_EXISTS', `${qualifiedResource(r)} "${name}" already exists`, det(r, name));
+  return kdpError('KDP_ALREADY_EXISTS', `${qualifiedResource(r)} "${name}" already exists`,
+    det(r, name));
 }
 
 export function conflict(r: ServedResource, name: string, why?: string): KdpError {
@@ -30,7 +31,8 @@ export function invalid(r: ServedResource, name: string, causes: readonly Cause[
   const text = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
   const msg = `${kindQ} "${name}" is invalid: ` +
     (text.length > 1 ? `[${text.join(', ')}]` : (text[0] ?? ''));
-  const d = r.group ? { name, group: r.group, kind: r.kind, causes } : { name, kind: r.kind, causes };
+  const d = r.group ? { name, group: r.group, kind: r.kind, causes } :
+    { name, kind: r.kind, causes };
   return kdpError('KDP_INVALID', msg, d);
 }
 

@@ -14,5 +14,6 @@ export function collectionPrefix(r: ServedResource, namespace?: string): string 
 }
 
 export function objectKey(r: ServedResource, namespace: string | undefined, name: string): string {
-  return r.namespaced ? `${resourcePrefix(r)}${namespace ?? ''}/${name}` : `${resourcePrefix(r)}${name}`;
+  const p = resourcePrefix(r);
+  return r.namespaced ? `${p}${namespace ?? ''}/${name}` : `${p}${name}`;
 }

@@ -99,7 +99,9 @@ export function removePath(fs: FieldSet, path: readonly string[]): void {
     const child = node[path[i]!];
     if (!child) return false;
     if (i === path.length - 1) delete node[path[i]!];
-    else if (walk(child, i + 1) && !Object.keys(child).some((k) => k !== '.')) delete node[path[i]!];
+    else if (walk(child, i + 1) && !Object.keys(child).some((k) => k !== '.')) {
+      delete node[path[i]!];
+    }
     return true;
   };
   if (path.length) walk(fs, 0);
@@ -131,7 +133,9 @@ export function pathString(path: readonly string[]): string {
 }
 
 /** Leaves whose value differs between two objects (added, changed or removed). */
-export function changedFields(old: KubeObject | undefined, next: KubeObject, status: boolean): FieldSet {
+export function changedFields(
+  old: KubeObject | undefined, next: KubeObject, status: boolean,
+): FieldSet {
   const nf = fieldsOf(next, status);
   if (!old) return nf;
   const of = fieldsOf(old, status);
@@ -144,7 +148,8 @@ export function changedFields(old: KubeObject | undefined, next: KubeObject, sta
 }
 
 function entries(o: KubeObject): ManagedFieldsEntry[] {
-  return Array.isArray(o.metadata.managedFields) ? (o.metadata.managedFields as ManagedFieldsEntry[]) : [];
+  const mf = o.metadata.managedFields;
+  return Array.isArray(mf) ? (mf as ManagedFieldsEntry[]) : [];
 }
 
 export function setEntries(o: KubeObject, list: ManagedFieldsEntry[]): void {
@@ -184,7 +189,8 @@ export function recordManager(
   }
   if (!Object.keys(changed).length && !mine) { setEntries(next, list); return; }
   if (!mine) {
-    mine = { manager, operation, apiVersion: next.apiVersion, time: '', fieldsType: 'FieldsV1', fieldsV1: {} };
+    mine = { manager, operation, apiVersion: next.apiVersion, time: '', fieldsType: 'FieldsV1',
+      fieldsV1: {} };
     if (subresource) mine.subresource = subresource;
     list.push(mine);
   }

@@ -129,7 +129,8 @@ export function prepareForUpdate(
   m.uid = om.uid;
   m.creationTimestamp = om.creationTimestamp;
   const src = deleting ? { ...m } : om;
-  if (src.deletionTimestamp) m.deletionTimestamp = src.deletionTimestamp; else delete m.deletionTimestamp;
+  if (src.deletionTimestamp) m.deletionTimestamp = src.deletionTimestamp;
+  else delete m.deletionTimestamp;
   if (src.deletionGracePeriodSeconds !== undefined) {
     m.deletionGracePeriodSeconds = src.deletionGracePeriodSeconds;
   } else delete m.deletionGracePeriodSeconds;

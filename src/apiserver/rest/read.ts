@@ -23,7 +23,8 @@ export type ObjectFilter = (obj: KubeObject) => boolean;
 export function buildFilter(
   deps: ServiceDeps, r: ServedResource, opts: { labelSelector?: string; fieldSelector?: string },
 ): ObjectFilter | undefined {
-  const ls = opts.labelSelector?.trim() ? deps.rules.compileLabelSelector(opts.labelSelector) : undefined;
+  const ls = opts.labelSelector?.trim() ?
+    deps.rules.compileLabelSelector(opts.labelSelector) : undefined;
   const fs = opts.fieldSelector?.trim() ?
     deps.rules.compileFieldSelector(r, opts.fieldSelector) : undefined;
   if (!ls && !fs) return undefined;

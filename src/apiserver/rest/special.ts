@@ -16,20 +16,23 @@ interface Target { namespace?: string; name?: string }
 export async function bindPod(
   deps: ServiceDeps, ctx: WriteCtx, pods: ServedResource, t: Target, body: unknown,
 ): Promise<KubeObject> {
-  const b = (body ?? {}) as { metadata?: { name?: string }; target?: { kind?: string; name?: string } };
+  type BindingBody = { metadata?: { name?: string }; target?: { kind?: string; name?: string } };
+  const b = (body ?? {}) as BindingBody;
   const name = t.name ?? b.metadata?.name;
   const node = b.target?.name;
   if (!name || !node) throw badRequest('binding needs metadata.name and target.name');
   if (b.target?.kind && b.target.kind !== 'Node') {
     throw badRequest(`target kind must be Node, not ${b.target.kind}`);
   }
-  await guaranteedUpdate(deps, { ...ctx, subresource: 'binding' }, pods, t.namespace, name, (pod) => {
+  const bctx = { ...ctx, subresource: 'binding' };
+  await guaranteedUpdate(deps, bctx, pods, t.namespace, name, (pod) => {
     const spec = (pod.spec ?? {}) as Record<string, unknown>;
     if (pod.metadata.deletionTimestamp) {
       throw conflict(pods, name, `pod ${name} is being deleted, cannot be assigned to a host`);
     }
     if (spec.nodeName) {
-      throw conflict(pods, name, `pod ${name} is already assigned to node "${String(spec.nodeName)}"`);
+      throw conflict(pods, name,
+        `pod ${name} is already assigned to node "${String(spec.nodeName)}"`);
     }
     spec.nodeName = node;
     pod.spec = spec;

@@ -5,7 +5,7 @@
 
 import { isKdpError, kdpError } from '../../errors.js';
 import type { KubeObject, WatchEvent, WatchHandle, WatchOptions } from '../../client/types.js';
-import type { StoreEvent, Watcher } from '../../store/types.js';
+import type { KeyValue, StoreEvent, Watcher } from '../../store/types.js';
 import type { ServedResource } from '../resource-types.js';
 import { groupVersion } from '../resource-types.js';
 import { statusFromError } from '../status.js';
@@ -23,17 +23,34 @@ export interface WatchSink {
 
 export interface ServiceWatchOptions extends WatchOptions {
   readonly timeoutSeconds?: number;
+  /**
+   * The consumer never mutates event objects (the HTTP encoder): objects decoded from one
+   * store event are then shared by every such watcher instead of decoded per watcher.
+   */
+  readonly readOnly?: boolean;
 }
 
-function translate(ev: StoreEvent, match: (o: KubeObject) => boolean): WatchEvent | undefined {
+type Decode = (kv: KeyValue) => KubeObject;
+
+/** A decoder that reuses objects decoded from the same stored value (read-only consumers). */
+export function buildSharedDecoder(): Decode {
+  const cache = new WeakMap<KeyValue, KubeObject>();
+  return (kv) => {
+    let o = cache.get(kv);
+    if (!o) { o = decodeObject(kv); cache.set(kv, o); }
+    return o;
+  };
+}
+
+function translate(ev: StoreEvent, match: (o: KubeObject) => boolean, decode: Decode):
+  WatchEvent | undefined {
   if (ev.type === 'delete') {
-    const o = JSON.parse(ev.kv.value) as KubeObject;
-    o.metadata.resourceVersion = String(ev.kv.modRevision);
+    const o = decode(ev.kv);
     return match(o) ? { type: 'DELETED', object: o } : undefined;
   }
-  const cur = decodeObject(ev.kv);
+  const cur = decode(ev.kv);
   const now = match(cur);
-  const before = !ev.created && ev.prevKv ? match(decodeObject(ev.prevKv)) : false;
+  const before = !ev.created && ev.prevKv ? match(decode(ev.prevKv)) : false;
   if (now && before) return { type: 'MODIFIED', object: cur };
   if (now) return { type: 'ADDED', object: cur };
   if (before) return { type: 'DELETED', object: cur };
@@ -51,8 +68,9 @@ function expired(rv: string, current: number): WatchEvent {
  */
 export async function startWatch(
   deps: ServiceDeps, r: ServedResource, namespace: string | undefined,
-  opts: ServiceWatchOptions, sink: WatchSink,
+  opts: ServiceWatchOptions, sink: WatchSink, shared?: Decode,
 ): Promise<WatchHandle> {
+  const decode = opts.readOnly && shared ? shared : decodeObject;
   const filter = buildFilter(deps, r, opts) ?? (() => true);
   const prefix = collectionPrefix(r, namespace);
   const rvText = opts.resourceVersion ?? '';
@@ -95,11 +113,17 @@ export async function startWatch(
         for (const ev of evs) {
           if (stopped) return;
           lastRv = ev.kv.modRevision;
-          const out = translate(ev, filter);
+          const out = translate(ev, filter, decode);
           if (out) sink.onEvent(out);
         }
       },
-      onClose: (err) => end(err),
+      onClose: (err) => {
+        // A watcher the store dropped (too far behind) is told to relist, as upstream does.
+        if (isKdpError(err, 'KDP_GONE') && !stopped) {
+          sink.onEvent({ type: 'ERROR', object: statusFromError(err) as unknown as KubeObject });
+        }
+        end(err);
+      },
     });
   } catch (e) {
     if (!isKdpError(e, 'KDP_GONE')) throw e;

@@ -1,6 +1,6 @@
-// create and update through the full pipeline: admission (mutating) → defaulting → validation →
-// validating admission → storage. Updates are read-modify-write with optimistic concurrency and a
-// few retries when the mutation is not pinned to a resourceVersion (patches).
+// create and update through the full pipeline: admission (mutating) → defaulting →
+// validation → validating admission → storage. Updates are read-modify-write with optimistic
+// concurrency and a few retries when the mutation is not pinned to a resourceVersion (patches).
 
 import { isKdpError } from '../../errors.js';
 import type { KubeObject } from '../../client/types.js';
@@ -8,7 +8,7 @@ import type { KeyValue } from '../../store/types.js';
 import type { AdmissionOperation } from '../pipeline-types.js';
 import type { ServedResource } from '../resource-types.js';
 import { runAdmission } from './admission.js';
-import { clone, decodeObject, encodeObject } from './codec.js';
+import { clone, encodeObject } from './codec.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
 import { alreadyExists, conflict, invalid, notFound } from './errors.js';
 import { objectKey } from './keys.js';
@@ -62,14 +62,16 @@ export async function createObject(
   if (ctx.dryRun) { await adm.aborted(); return obj; }
   let kv: KeyValue;
   try {
-    kv = await deps.store.create(objectKey(r, obj.metadata.namespace, obj.metadata.name), encodeObject(obj));
+    const key = objectKey(r, obj.metadata.namespace, obj.metadata.name);
+    kv = await deps.store.create(key, encodeObject(obj));
   } catch (e) {
     await adm.aborted();
     if (isKdpError(e, 'KDP_ALREADY_EXISTS')) throw alreadyExists(r, obj.metadata.name);
     throw e;
   }
   await adm.committed();
-  return decodeObject(kv);
+  obj.metadata.resourceVersion = String(kv.modRevision);
+  return obj;
 }
 
 /** A mutation of the current object; may throw to abort. Returns the desired next object. */
@@ -114,7 +116,10 @@ async function commitUpdate(
   const finalizing = !!next.metadata.deletionTimestamp && !next.metadata.finalizers?.length &&
     !isGracefulPending(r, next);
   if (ctx.dryRun) { await adm.aborted(); return { obj: next, deleted: false }; }
-  if (!finalizing && unchanged(next, current)) { await adm.aborted(); return { obj: current, deleted: false }; }
+  if (!finalizing && unchanged(next, current)) {
+    await adm.aborted();
+    return { obj: current, deleted: false };
+  }
   const key = objectKey(r, current.metadata.namespace, current.metadata.name!);
   try {
     if (finalizing) {
@@ -124,7 +129,8 @@ async function commitUpdate(
     }
     const out = await deps.store.update(key, encodeObject(next), kv.modRevision);
     await adm.committed();
-    return { obj: decodeObject(out), deleted: false };
+    next.metadata.resourceVersion = String(out.modRevision);
+    return { obj: next, deleted: false };
   } catch (e) {
     await adm.aborted();
     if (isKdpError(e, 'KDP_NOT_FOUND')) throw notFound(r, current.metadata.name!);
@@ -134,5 +140,6 @@ async function commitUpdate(
 
 /** A pod with a grace period still running waits for the kubelet, even without finalizers. */
 function isGracefulPending(r: ServedResource, o: KubeObject): boolean {
-  return r.group === '' && r.resource === 'pods' && (o.metadata.deletionGracePeriodSeconds ?? 0) > 0;
+  return r.group === '' && r.resource === 'pods' &&
+    (o.metadata.deletionGracePeriodSeconds ?? 0) > 0;
 }

@@ -80,7 +80,8 @@ export const podPrinter: Printer = {
 };
 
 function selectorMap(m: unknown): string {
-  const e = Object.entries((m ?? {}) as Record<string, string>).sort(([a], [b]) => (a < b ? -1 : 1));
+  const e = Object.entries((m ?? {}) as Record<string, string>)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
   return e.length ? e.map(([k, v]) => `${k}=${v}`).join(',') : NONE;
 }
 
@@ -127,7 +128,8 @@ function nodeStatus(n: KubeObject): string {
 function nodeRoles(n: KubeObject): string {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(n.metadata.labels ?? {})) {
-    if (k.startsWith('node-role.kubernetes.io/')) roles.add(k.slice('node-role.kubernetes.io/'.length));
+    const prefix = 'node-role.kubernetes.io/';
+    if (k.startsWith(prefix)) roles.add(k.slice(prefix.length));
     else if (k === 'kubernetes.io/role' && v) roles.add(v);
   }
   return roles.size ? [...roles].sort().join(',') : NONE;
@@ -145,8 +147,8 @@ export const nodePrinter: Printer = {
     col('Internal-IP', 1, 'List of addresses reachable to the node. Queried from cloud provider, ' +
       'if available.'),
     col('External-IP', 1, 'List of addresses reachable to the node.'),
-    col('OS-Image', 1, 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux ' +
-      '7 (wheezy)).'),
+    col('OS-Image', 1, 'OS Image reported by the node from /etc/os-release (e.g. Debian ' +
+      'GNU/Linux 7 (wheezy)).'),
     col('Kernel-Version', 1, 'Kernel Version reported by the node from \'uname -r\'.'),
     col('Container-Runtime', 1, 'ContainerRuntime Version reported by the node through runtime ' +
       'remote API (e.g. containerd://1.4.2).')],
@@ -183,13 +185,15 @@ function endpointsList(e: KubeObject): string {
 
 export const endpointsPrinter: Printer = {
   columns: [NAME_COL, col('Endpoints', 0, 'Endpoints of the service'), AGE_COL],
-  row: (e, now) => [e.metadata.name ?? '', endpointsList(e), age(e.metadata.creationTimestamp, now)],
+  row: (e, now) => [e.metadata.name ?? '', endpointsList(e),
+    age(e.metadata.creationTimestamp, now)],
 };
 
 export const configMapPrinter: Printer = {
   columns: [NAME_COL, col('Data', 0, 'Data contains the configuration data.', 'integer'), AGE_COL],
   row: (c, now) => [c.metadata.name ?? '',
-    Object.keys((c.data ?? {}) as object).length + Object.keys((c.binaryData ?? {}) as object).length,
+    Object.keys((c.data ?? {}) as object).length +
+      Object.keys((c.binaryData ?? {}) as object).length,
     age(c.metadata.creationTimestamp, now)],
 };
 

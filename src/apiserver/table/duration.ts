@@ -11,7 +11,8 @@ export function humanDuration(ms: number): string {
   const h = Math.floor(s / 3600);
   if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
   if (h < 48) return `${h}h`;
-  if (h < 24 * 8) return h % 24 === 0 ? `${Math.floor(h / 24)}d` : `${Math.floor(h / 24)}d${h % 24}h`;
+  const d = Math.floor(h / 24);
+  if (h < 24 * 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
   if (h < 24 * 365 * 2) return `${Math.floor(h / 24)}d`;
   if (h < 24 * 365 * 8) {
     const dy = Math.floor(h / 24) % 365;

@@ -10,8 +10,8 @@ import { selectorMap } from './core-printers.js';
 
 const CONTAINERS = col('Containers', 1, 'Names of each container in the template.');
 const IMAGES = col('Images', 1, 'Images referenced by each container in the template.');
-const SELECTOR = col('Selector', 1, 'Label selector for pods. Existing ReplicaSets whose pods are ' +
-  'selected by this will be the ones affected by this deployment.');
+const SELECTOR = col('Selector', 1, 'Label selector for pods. Existing ReplicaSets whose pods ' +
+  'are selected by this will be the ones affected by this deployment.');
 
 function templateInfo(o: KubeObject): [string, string, string] {
   const cs = arr(get(o, 'spec', 'template', 'spec', 'containers'));

@@ -229,6 +229,10 @@ class IptablesProxier implements Proxier {
         lines(r.natChainLines, sink.natChains);
         lines(r.natChainRules, sink.natRules);
         for (const name of r.chains) sink.declaredNat.push(name);
+        // Only the capture rules are needed again (by partial syncs): drop the chain texts.
+        if (r.natChainRules !== '') {
+          rulesByKey.set(key, { ...r, natChainLines: '', natChainRules: '' });
+        }
       }
     }
     return { filter: filter.join('\n'), nat: capture.join('\n') };

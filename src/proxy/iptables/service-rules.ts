@@ -33,9 +33,9 @@ export interface PortRules {
   readonly filterRules: string;
   /** nat rules in KUBE-SERVICES / KUBE-NODEPORTS: written on every sync. */
   readonly natCapture: string;
-  /** `:CHAIN - [0:0]` lines of the per-service chains. */
+  /** `:CHAIN - [0:0]` lines of the per-service chains (not kept once written). */
   readonly natChainLines: string;
-  /** Rules of the per-service chains. */
+  /** Rules of the per-service chains (not kept once written). */
   readonly natChainRules: string;
   /** `ns/name:port` of the service port (the origin of every chain below). */
   readonly servicePort: string;

@@ -45,17 +45,24 @@ export const IPTABLES_CHAINS: readonly { table: Table; chain: string }[] = [
  * Upstream `iptablesJumpChain`: rules ensured (prepended unless present) in built-in chains on
  * every sync, outside the restore input: `-m comment --comment COMMENT -j TO`.
  */
-export const IPTABLES_JUMPS: readonly { table: Table; from: string; to: string; comment: string }[] = [
-  { table: 'nat', from: 'OUTPUT', to: KUBE_SERVICES, comment: 'kubernetes service portals' },
-  { table: 'nat', from: 'PREROUTING', to: KUBE_SERVICES, comment: 'kubernetes service portals' },
-  { table: 'nat', from: 'POSTROUTING', to: KUBE_POSTROUTING, comment: 'kubernetes postrouting rules' },
-  { table: 'filter', from: 'FORWARD', to: KUBE_FORWARD, comment: 'kubernetes forwarding rules' },
-  { table: 'filter', from: 'INPUT', to: KUBE_NODE_PORT, comment: 'kubernetes health check rules' },
-  { table: 'filter', from: 'INPUT', to: KUBE_PROXY_FIREWALL, comment: 'kube-proxy firewall rules' },
-  { table: 'filter', from: 'FORWARD', to: KUBE_PROXY_FIREWALL, comment: 'kube-proxy firewall rules' },
-  { table: 'filter', from: 'INPUT', to: KUBE_IPVS_FILTER, comment: 'kubernetes ipvs access filter' },
-  { table: 'filter', from: 'OUTPUT', to: KUBE_IPVS_OUT_FILTER, comment: 'kubernetes ipvs access filter' },
-];
+export interface JumpRule {
+  readonly table: Table;
+  readonly from: string;
+  readonly to: string;
+  readonly comment: string;
+}
+
+export const IPTABLES_JUMPS: readonly JumpRule[] = ([
+  ['nat', 'OUTPUT', KUBE_SERVICES, 'kubernetes service portals'],
+  ['nat', 'PREROUTING', KUBE_SERVICES, 'kubernetes service portals'],
+  ['nat', 'POSTROUTING', KUBE_POSTROUTING, 'kubernetes postrouting rules'],
+  ['filter', 'FORWARD', KUBE_FORWARD, 'kubernetes forwarding rules'],
+  ['filter', 'INPUT', KUBE_NODE_PORT, 'kubernetes health check rules'],
+  ['filter', 'INPUT', KUBE_PROXY_FIREWALL, 'kube-proxy firewall rules'],
+  ['filter', 'FORWARD', KUBE_PROXY_FIREWALL, 'kube-proxy firewall rules'],
+  ['filter', 'INPUT', KUBE_IPVS_FILTER, 'kubernetes ipvs access filter'],
+  ['filter', 'OUTPUT', KUBE_IPVS_OUT_FILTER, 'kubernetes ipvs access filter'],
+] as const).map(([table, from, to, comment]) => ({ table, from, to, comment }));
 
 /** Upstream `ipsetWithIptablesChain` (LOCAL node-port sets come before their plain sets). */
 const SET_JUMPS: readonly [string, Table, string, string, string, string][] = [
@@ -68,9 +75,12 @@ const SET_JUMPS: readonly [string, Table, string, string, string, string][] = [
   [KUBE_NODE_PORT_UDP, 'nat', KUBE_NODE_PORT, KUBE_MARK_MASQ, 'dst', 'udp'],
   [KUBE_NODE_PORT_LOCAL_SCTP, 'nat', KUBE_NODE_PORT, 'RETURN', 'dst,dst', 'sctp'],
   [KUBE_NODE_PORT_SCTP, 'nat', KUBE_NODE_PORT, KUBE_MARK_MASQ, 'dst,dst', 'sctp'],
-  [KUBE_LOAD_BALANCER_FW, 'filter', KUBE_PROXY_FIREWALL, KUBE_SOURCE_RANGES_FIREWALL, 'dst,dst', ''],
-  [KUBE_LOAD_BALANCER_SOURCE_CIDR, 'filter', KUBE_SOURCE_RANGES_FIREWALL, 'RETURN', 'dst,dst,src', ''],
-  [KUBE_LOAD_BALANCER_SOURCE_IP, 'filter', KUBE_SOURCE_RANGES_FIREWALL, 'RETURN', 'dst,dst,src', ''],
+  [KUBE_LOAD_BALANCER_FW, 'filter', KUBE_PROXY_FIREWALL, KUBE_SOURCE_RANGES_FIREWALL,
+    'dst,dst', ''],
+  [KUBE_LOAD_BALANCER_SOURCE_CIDR, 'filter', KUBE_SOURCE_RANGES_FIREWALL, 'RETURN',
+    'dst,dst,src', ''],
+  [KUBE_LOAD_BALANCER_SOURCE_IP, 'filter', KUBE_SOURCE_RANGES_FIREWALL, 'RETURN',
+    'dst,dst,src', ''],
 ];
 
 /** An LB VIP:port that the node itself may not reach (no source range contains the node IP). */
@@ -140,14 +150,15 @@ export function writeIptablesRules(input: IptablesInput): string {
       ` ${e.protocol} --vport ${e.port} -j DROP`);
   }
   for (const set of [KUBE_CLUSTER_IP, KUBE_LOAD_BALANCER]) {
-    if (!sets.isEmpty(set)) nat.push(`-A ${KUBE_SERVICES} -m set --match-set ${name(set)} dst,dst -j ACCEPT`);
+    if (sets.isEmpty(set)) continue;
+    nat.push(`-A ${KUBE_SERVICES} -m set --match-set ${name(set)} dst,dst -j ACCEPT`);
   }
   filter.push(...fixedFilterRules(name, mark));
   nat.push(`-A ${KUBE_POSTROUTING} -m mark ! --mark ${mark}/${mark} -j RETURN`);
   nat.push(`-A ${KUBE_POSTROUTING} -j MARK --xor-mark ${mark}`);
   const random = config.capabilities.randomFully ? ' --random-fully' : '';
-  nat.push(`-A ${KUBE_POSTROUTING} -m comment --comment "kubernetes service traffic requiring SNAT"` +
-    ` -j MASQUERADE${random}`);
+  nat.push(`-A ${KUBE_POSTROUTING} -m comment --comment` +
+    ` "kubernetes service traffic requiring SNAT" -j MASQUERADE${random}`);
   nat.push(`-A ${KUBE_MARK_MASQ} -j MARK --or-mark ${mark}`);
   const chains = (t: Table) => IPTABLES_CHAINS.filter((c) => c.table === t)
     .map((c) => `:${c.chain} - [0:0]`);
@@ -166,8 +177,9 @@ function fixedFilterRules(name: (base: string) => string, mark: string): string[
       ` ${mark}/${mark} -j ACCEPT`,
     `-A ${KUBE_FORWARD} -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack` +
       ' --ctstate RELATED,ESTABLISHED -j ACCEPT',
-    `-A ${KUBE_NODE_PORT} -m comment --comment ${quoted(ipsetInfo(KUBE_HEALTH_CHECK_NODE_PORT).comment)}` +
-      ` -m set --match-set ${hc} dst -j ACCEPT`,
+    `-A ${KUBE_NODE_PORT} -m comment --comment` +
+      ` ${quoted(ipsetInfo(KUBE_HEALTH_CHECK_NODE_PORT).comment)} -m set --match-set ${hc}` +
+      ' dst -j ACCEPT',
     ret(KUBE_LOAD_BALANCER, 'dst,dst'),
     ret(KUBE_CLUSTER_IP, 'dst,dst'),
     ret(KUBE_EXTERNAL_IP, 'dst,dst'),

@@ -24,7 +24,8 @@ export function nodeAddressSet(hostAddresses: readonly string[], family: IPFamil
 /** `ip addr` commands that move the device from `bound` to `wanted` (adds first, as upstream). */
 export function addressOps(bound: ReadonlySet<string>, wanted: ReadonlySet<string>): string[] {
   const ops: string[] = [];
-  for (const a of wanted) if (!bound.has(a)) ops.push(`ip addr add ${hostPrefix(a)} dev ${DUMMY_DEVICE}`);
-  for (const a of bound) if (!wanted.has(a)) ops.push(`ip addr del ${hostPrefix(a)} dev ${DUMMY_DEVICE}`);
+  const cmd = (verb: string, a: string) => `ip addr ${verb} ${hostPrefix(a)} dev ${DUMMY_DEVICE}`;
+  for (const a of wanted) if (!bound.has(a)) ops.push(cmd('add', a));
+  for (const a of bound) if (!wanted.has(a)) ops.push(cmd('del', a));
   return ops;
 }

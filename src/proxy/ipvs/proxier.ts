@@ -11,14 +11,18 @@
 import { hostPrefix, sortAddresses } from '../../ruleset/ipvs/addresses.js';
 import { formatIpsetSave } from '../../ruleset/ipvs/ipset.js';
 import { SECTION_HEADERS } from '../../ruleset/ipvs/state-text.js';
+import type { IpvsTable } from '../../ruleset/ipvs/types.js';
 import { cidrContains } from '../../api/net.js';
-import type { Artifact, Proxier, ProxierConfig, RuleOrigin, SyncInput, SyncResult } from '../backend.js';
+import type {
+  Artifact, Proxier, ProxierConfig, SyncInput, SyncResult,
+} from '../backend.js';
 import { topologyContextOf } from '../topology.js';
 import { GracefulTermination, type ConnectionCounter } from './graceful-termination.js';
 import { ActiveIpSets, byteOrder, IPSET_INFO, ipsetName, KUBE_IPVS_IPS } from './ipset.js';
 import { masqueradeMark, writeIptablesRules, type NoNodeAccessEntry } from './iptables-rules.js';
 import { formatOp, IpvsModel, type IpvsOp } from './ipvs-model.js';
 import { addressOps, nodeAddressSet } from './netlink.js';
+import { IpvsOrigins } from './origins.js';
 import { syncServicePort, type SyncContext } from './service-port.js';
 
 /** Host facts beyond ProxierConfig; all optional, defaults fit an offline compile. */
@@ -29,6 +33,10 @@ export interface IpvsHostOptions {
   readonly connections?: ConnectionCounter;
   /** Mark string; default Go's `%#08x` of `1 << masqueradeBit` (`0x00004000`). */
   readonly masqueradeMark?: string;
+  /** IPVS table found at start (a kube-proxy restart); default empty. */
+  readonly initialIpvs?: IpvsTable;
+  /** Addresses found on kube-ipvs0 at start (bare IPs); default none. */
+  readonly initialAddresses?: readonly string[];
 }
 
 /** The ipvs Proxier, with the incremental work of its last sync. */
@@ -72,8 +80,9 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
   const mark = host.masqueradeMark ?? masqueradeMark(config.masqueradeBit);
   const scheduler = config.ipvsScheduler === '' ? 'rr' : config.ipvsScheduler;
   let state: KernelState = {
-    ipvs: new IpvsModel(), graceful: new GracefulTermination(connections),
-    bound: new Set(), sets: new Map(),
+    ipvs: host.initialIpvs ? IpvsModel.from(host.initialIpvs) : new IpvsModel(),
+    graceful: new GracefulTermination(connections),
+    bound: new Set(host.initialAddresses ?? []), sets: new Map(),
   };
   let pending: KernelState | undefined;
   let initialSync = true;
@@ -96,7 +105,7 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
       alreadyBound: state.bound,
       activeServices: new Set(), activeBindAddrs: new Set(),
       lbNoNodeAccess: [] as NoNodeAccessEntry[],
-      origins: new Map<string, RuleOrigin>(),
+      origins: new Map<string, string>(),
     };
     for (const key of [...input.services.keys()].sort(byteOrder)) {
       syncServicePort(ctx, input.services.get(key)!, input.endpoints.get(key) ?? []);
@@ -128,7 +137,7 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
       { kind: 'kube-ipvs0', text: sortAddresses(ctx.activeBindAddrs).map(hostPrefix).join('\n') +
         (ctx.activeBindAddrs.size > 0 ? '\n' : '') },
     ];
-    return { full: true, artifacts, origins: ctx.origins };
+    return { full: true, artifacts, origins: new IpvsOrigins(ctx.origins, ipvs) };
   };
 
   return {
@@ -162,8 +171,10 @@ function ipsetOps(before: ReadonlyMap<string, ReadonlySet<string>>, now: ActiveI
     const prev = before.get(info.name) ?? new Set<string>();
     const cur = now.get(info.name);
     const name = ipsetName(info.name, config.family);
-    for (const e of [...prev].filter((x) => !cur.has(x)).sort(byteOrder)) ops.push(`ipset del ${name} ${e}`);
-    for (const e of [...cur].filter((x) => !prev.has(x)).sort(byteOrder)) ops.push(`ipset add ${name} ${e}`);
+    const gone = [...prev].filter((x) => !cur.has(x)).sort(byteOrder);
+    const added = [...cur].filter((x) => !prev.has(x)).sort(byteOrder);
+    for (const e of gone) ops.push(`ipset del ${name} ${e}`);
+    for (const e of added) ops.push(`ipset add ${name} ${e}`);
   }
   return ops;
 }

@@ -6,7 +6,6 @@ import { DUMMY_DEVICE, hostPrefix } from '../../ruleset/ipvs/addresses.js';
 import { virtualServerKey } from '../../ruleset/ipvs/ipvsadm.js';
 import type { IpvsProtocol, RealServer } from '../../ruleset/ipvs/types.js';
 import { cidrContains } from '../../api/net.js';
-import type { RuleOrigin } from '../backend.js';
 import { categorizeEndpoints, type TopologyContext } from '../topology.js';
 import { servicePortNameString, type EndpointInfo, type ServicePortInfo } from '../types.js';
 import type { GracefulTermination } from './graceful-termination.js';
@@ -34,7 +33,8 @@ export interface SyncContext {
   readonly activeServices: Set<string>;
   readonly activeBindAddrs: Set<string>;
   readonly lbNoNodeAccess: NoNodeAccessEntry[];
-  readonly origins: Map<string, RuleOrigin>;
+  /** Virtual-server key → service port (real-server origins derive from the model). */
+  readonly origins: Map<string, string>;
 }
 
 function virtualServer(ctx: SyncContext, svc: ServicePortInfo, address: string,
@@ -67,7 +67,7 @@ function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, chosen: Chose
     ctx.ipvs.record(`ip addr add ${hostPrefix(spec.address)} dev ${DUMMY_DEVICE}`);
   }
   if (bind) ctx.activeBindAddrs.add(spec.address);
-  ctx.origins.set(key, { servicePort });
+  ctx.origins.set(key, servicePort);
   const eps = onlyLocal && chosen.local.length > 0 ? chosen.local : chosen.cluster;
   // The live map: additions below are all in `wanted`, deletions during iteration are safe.
   const current = ctx.ipvs.realServerMap(key) ?? new Map<string, RealServer>();
@@ -76,7 +76,6 @@ function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, chosen: Chose
   for (const ep of eps) {
     if (wanted.has(ep.endpoint)) continue; // duplicate endpoint string
     wanted.add(ep.endpoint);
-    ctx.origins.set(`${key}/${ep.endpoint}`, { servicePort, endpoint: ep.endpoint });
     const dest = { address: ep.ip, port: ep.port, weight: 1, forward: 'masq' as const };
     if (current.has(ep.endpoint)) {
       if (reset) ctx.ipvs.setRealServer(key, dest, ep.endpoint);

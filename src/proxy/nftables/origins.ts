@@ -10,7 +10,10 @@ import { servicePortNameString, type IPFamily, type ServicePortInfo } from '../t
 
 export interface OriginSource {
   readonly svc: ServicePortInfo;
-  readonly objects: { readonly chains: readonly string[]; readonly affinitySets: readonly string[] };
+  readonly objects: {
+    readonly chains: readonly string[];
+    readonly affinitySets: readonly string[];
+  };
 }
 
 /** `service-HASH-ns/name/tcp/port…` → the service-port map key `ns/name:port/TCP`. */
@@ -62,7 +65,9 @@ export class LazyOrigins implements ReadonlyMap<string, RuleOrigin> {
 
   get size(): number {
     let n = 0;
-    for (const p of this.ports.values()) n += p.objects.chains.length + p.objects.affinitySets.length;
+    for (const p of this.ports.values()) {
+      n += p.objects.chains.length + p.objects.affinitySets.length;
+    }
     return n;
   }
 
@@ -86,7 +91,8 @@ export class LazyOrigins implements ReadonlyMap<string, RuleOrigin> {
     return this.entries();
   }
 
-  forEach(cb: (value: RuleOrigin, key: string, map: ReadonlyMap<string, RuleOrigin>) => void): void {
+  forEach(cb: (value: RuleOrigin, key: string, map: ReadonlyMap<string, RuleOrigin>) => void):
+    void {
     for (const [k, v] of this.entries()) cb(v, k, this);
   }
 }

@@ -108,14 +108,15 @@ export function writeSetup(tx: TxWriter, o: SetupOptions): void {
     `type ${key3} ; comment "vmap to drop or reject packets to services with no endpoints" ;`);
   tx.addSetOrMap('map', N.NO_ENDPOINT_NODEPORTS_MAP, 'type inet_proto . inet_service : verdict ;'
     + ' comment "vmap to drop or reject packets to service nodeports with no endpoints" ;');
-  tx.addChainWithComment(N.REJECT_CHAIN, 'helper for @no-endpoint-services / @no-endpoint-nodeports');
+  tx.addChainWithComment(N.REJECT_CHAIN,
+    'helper for @no-endpoint-services / @no-endpoint-nodeports');
   tx.flush('chain', N.REJECT_CHAIN);
   tx.addRule(N.REJECT_CHAIN, 'reject');
   tx.addRule(N.SERVICE_ENDPOINTS_CHECK_CHAIN,
     `${ipX} daddr . meta l4proto . th dport vmap @${N.NO_ENDPOINT_SERVICES_MAP}`);
-  tx.addRule(N.NODEPORT_ENDPOINTS_CHECK_CHAIN, o.nodePortMatchAll
-    ? `${noLocal} meta l4proto . th dport vmap @${N.NO_ENDPOINT_NODEPORTS_MAP}`
-    : `${ipX} daddr @${N.NODEPORT_IPS_SET} meta l4proto . th dport vmap @${N.NO_ENDPOINT_NODEPORTS_MAP}`);
+  const onNodePorts = o.nodePortMatchAll ? noLocal : `${ipX} daddr @${N.NODEPORT_IPS_SET}`;
+  tx.addRule(N.NODEPORT_ENDPOINTS_CHECK_CHAIN,
+    `${onNodePorts} meta l4proto . th dport vmap @${N.NO_ENDPOINT_NODEPORTS_MAP}`);
 
   tx.addSetOrMap('map', N.FIREWALL_IPS_MAP,
     `type ${key3} ; comment "destinations that are subject to LoadBalancerSourceRanges" ;`);
@@ -128,7 +129,7 @@ export function writeSetup(tx: TxWriter, o: SetupOptions): void {
   tx.addSetOrMap('map', N.SERVICE_NODEPORTS_MAP,
     'type inet_proto . inet_service : verdict ; comment "NodePort traffic" ;');
   tx.addRule(N.SERVICES_CHAIN, `${ipX} daddr . meta l4proto . th dport vmap @${N.SERVICE_IPS_MAP}`);
-  tx.addRule(N.SERVICES_CHAIN, o.nodePortMatchAll
-    ? `fib daddr type local ${noLocal} meta l4proto . th dport vmap @${N.SERVICE_NODEPORTS_MAP}`
-    : `${ipX} daddr @${N.NODEPORT_IPS_SET} meta l4proto . th dport vmap @${N.SERVICE_NODEPORTS_MAP}`);
+  const dispatch = o.nodePortMatchAll ? `fib daddr type local ${noLocal}` : onNodePorts;
+  tx.addRule(N.SERVICES_CHAIN,
+    `${dispatch} meta l4proto . th dport vmap @${N.SERVICE_NODEPORTS_MAP}`);
 }

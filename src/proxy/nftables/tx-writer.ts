@@ -36,7 +36,8 @@ export class TxWriter {
 
   addChain(name: string, props?: { type: string; hook: string; priority: number }): void {
     this.push(props
-      ? `add chain ${this.t} ${name} { type ${props.type} hook ${props.hook} priority ${props.priority} ; }`
+      ? `add chain ${this.t} ${name} { type ${props.type} hook ${props.hook}`
+        + ` priority ${props.priority} ; }`
       : `add chain ${this.t} ${name}`);
   }
 

@@ -13,7 +13,9 @@ export function hostPrefix(ip: string): string {
 }
 
 export function sortAddresses(addrs: Iterable<string>): string[] {
-  return [...addrs].sort((a, b) => (ipSortKey(a.split('/')[0] ?? '') < ipSortKey(b.split('/')[0] ?? '') ? -1 : 1));
+  const key = (a: string) => ipSortKey(a.split('/')[0] ?? '');
+  return [...addrs].map((a) => ({ a, k: key(a) }))
+    .sort((x, y) => (x.k < y.k ? -1 : x.k > y.k ? 1 : 0)).map((x) => x.a);
 }
 
 export function formatDummyAddresses(addrs: readonly string[]): string {

@@ -8,7 +8,9 @@
 
 import { isIP } from 'node:net';
 import { joinLines, parseError, splitLines } from './parse-error.js';
-import { IPSET_TYPES, type IpSet, type IpSetEntry, type IpSetOption, type IpSetType } from './types.js';
+import {
+  IPSET_TYPES, type IpSet, type IpSetEntry, type IpSetOption, type IpSetType,
+} from './types.js';
 
 const FLAG_OPTIONS = new Set(['comment', 'counters', 'skbinfo', 'forceadd']);
 const PROTOCOLS = new Set(['tcp', 'udp', 'sctp', 'udplite', 'icmp', 'icmpv6']);
@@ -64,7 +66,8 @@ export function isValidEntry(type: IpSetType, value: string): boolean {
     case 'hash:ip': return parts.length === 1 && ipOk;
     case 'hash:ip,port': return parts.length === 2 && ipOk && isProtoPort(parts[1] ?? '');
     case 'hash:ip,port,ip':
-      return parts.length === 3 && ipOk && isProtoPort(parts[1] ?? '') && isIP(parts[2] ?? '') !== 0;
+      return parts.length === 3 && ipOk && isProtoPort(parts[1] ?? '') &&
+        isIP(parts[2] ?? '') !== 0;
     case 'hash:ip,port,net':
       return parts.length === 3 && ipOk && isProtoPort(parts[1] ?? '') && isNet(parts[2] ?? '');
   }
@@ -93,7 +96,9 @@ export function parseIpsetSave(text: string, firstLine = 1): IpSet[] {
       byName.set(name, set);
     } else if (cmd === 'add') {
       const set = byName.get(name) ?? fail(`add to undeclared set ${name}`);
-      if (!isValidEntry(set.type, third)) fail(`invalid ${set.type} member ${JSON.stringify(third)}`);
+      if (!isValidEntry(set.type, third)) {
+        fail(`invalid ${set.type} member ${JSON.stringify(third)}`);
+      }
       set.entries.push(parseEntryOptions(third, rest, fail));
     } else {
       fail('expected create or add');

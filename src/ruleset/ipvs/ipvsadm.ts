@@ -16,7 +16,9 @@ const SWITCH_PROTO = new Map<string, IpvsProtocol>([
   ['--sctp-service', 'SCTP'],
 ]);
 const FORWARD_SWITCH: Record<ForwardMethod, string> = { masq: '-m', gate: '-g', ipip: '-i' };
-const SWITCH_FORWARD = new Map<string, ForwardMethod>([['-m', 'masq'], ['-g', 'gate'], ['-i', 'ipip']]);
+const SWITCH_FORWARD = new Map<string, ForwardMethod>([
+  ['-m', 'masq'], ['-g', 'gate'], ['-i', 'ipip'],
+]);
 
 /** Identity of a virtual server as upstream's VirtualServer.String(): `10.96.0.1:443/TCP`. */
 export function virtualServerKey(vs: Pick<VirtualServer, 'address' | 'port' | 'protocol'>): string {

@@ -35,18 +35,21 @@ export function splitIpvsState(text: string): { bodies: string[]; offsets: numbe
     if (line.startsWith('### ')) {
       const expected = SECTION_HEADERS[bodies.length];
       if (line !== expected) {
-        throw parseError('ipvs state', i + 1, line, `expected header ${JSON.stringify(expected ?? 'none')}`);
+        throw parseError('ipvs state', i + 1, line,
+          `expected header ${JSON.stringify(expected ?? 'none')}`);
       }
       bodies.push([]);
       offsets.push(i + 1);
     } else if (bodies.length === 0) {
-      throw parseError('ipvs state', i + 1, line, `expected header ${JSON.stringify(SECTION_HEADERS[0])}`);
+      throw parseError('ipvs state', i + 1, line,
+        `expected header ${JSON.stringify(SECTION_HEADERS[0])}`);
     } else {
       bodies[bodies.length - 1]!.push(line);
     }
   });
   if (bodies.length !== SECTION_HEADERS.length) {
-    throw parseError('ipvs state', lines.length, '', `missing header ${SECTION_HEADERS[bodies.length]}`);
+    throw parseError('ipvs state', lines.length, '',
+      `missing header ${SECTION_HEADERS[bodies.length]}`);
   }
   return { bodies: bodies.map((b) => (b.length === 0 ? '' : `${b.join('\n')}\n`)), offsets };
 }

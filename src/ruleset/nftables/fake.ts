@@ -16,7 +16,8 @@ import {
 import { formatOperation, type NftChainSpec, type NftOp, type NftSetSpec } from './transaction.js';
 
 function applyError(op: NftOp, index: number, reason: string): Error {
-  return kdpError('KDP_HOST_EXEC', `nft: operation ${index + 1} failed: ${reason}: ${formatOperation(op)}`);
+  return kdpError('KDP_HOST_EXEC',
+    `nft: operation ${index + 1} failed: ${reason}: ${formatOperation(op)}`);
 }
 
 /** Apply `ops` to a copy of `rs` and return it; on any error `rs` is untouched and this throws. */
@@ -112,7 +113,9 @@ function isReferenced(t: NftTable, chain: string): boolean {
     }
   }
   for (const s of t.sets.values()) {
-    for (const e of s.elements.values()) if (e.value && e.value[0]?.endsWith(` ${chain}`)) return true;
+    for (const e of s.elements.values()) {
+      if (e.value && e.value[0]?.endsWith(` ${chain}`)) return true;
+    }
   }
   return false;
 }
@@ -167,7 +170,9 @@ function applyElements(t: NftTable, op: Extract<NftOp, { object: 'element' }>, f
       if (s.kind === 'map' && !e.value) fail(`map ${op.set} element ${k} without value`);
       if (!s.elements.has(k)) s.elements.set(k, e);
     } else if (op.verb === 'delete' || op.verb === 'destroy') {
-      if (!s.elements.has(k) && op.verb === 'delete') fail(`No such file or directory (element ${k})`);
+      if (!s.elements.has(k) && op.verb === 'delete') {
+        fail(`No such file or directory (element ${k})`);
+      }
       s.elements.delete(k);
     } else fail(`element ${op.verb} is not supported`);
   }
@@ -191,7 +196,9 @@ export function dumpOps(rs: NftRuleset): NftOp[] {
       for (const rule of c.rules) ops.push({ ...base, object: 'rule', chain: c.name, rule });
     }
     for (const s of t.sets.values()) {
-      for (const e of s.elements.values()) ops.push({ ...base, object: 'element', set: s.name, elements: [e] });
+      for (const e of s.elements.values()) {
+        ops.push({ ...base, object: 'element', set: s.name, elements: [e] });
+      }
     }
   }
   return ops;

@@ -41,7 +41,10 @@ export function renderExpr(e: J, markCtx = false): string {
     case 'prefix': return `${renderExpr(o.addr)}/${o.len}`;
     case 'range': return (v as J[]).map((x) => renderExpr(x)).join('-');
     case 'concat': return (v as J[]).map((x) => renderExpr(x, markCtx)).join(' . ');
-    case 'set': return `{ ${(Array.isArray(v) ? v : [v]).map((x) => renderSetItem(x)).join(', ')} }`;
+    case 'set': {
+      const items = Array.isArray(v) ? v : [v];
+      return `{ ${items.map((x) => renderSetItem(x)).join(', ')} }`;
+    }
     case 'numgen': {
       const off = o.offset && o.offset !== 0 ? ` offset ${o.offset}` : '';
       return `numgen ${o.mode} mod ${o.mod}${off}`;
@@ -63,7 +66,9 @@ export function renderExpr(e: J, markCtx = false): string {
 function isMark(e: J): boolean {
   if (!isObj(e)) return false;
   const m = e.meta ?? e.ct;
-  return isObj(m) && m.key === 'mark' || isObj(e['&']) || Array.isArray(e['&']) && isMark((e['&'] as J[])[0]);
+  if (isObj(m) && m.key === 'mark') return true;
+  const and = e['&'];
+  return Array.isArray(and) && isMark(and[0]);
 }
 
 function renderElem(o: Obj): string {

@@ -6,6 +6,7 @@ import { kdpError } from '../../errors.js';
 import { elementKey, isFamily, newTable, tableKey, type NftChain, type NftElement,
   type NftRule, type NftRuleset, type NftSet, type NftTable } from './model.js';
 import { parseDuration } from './duration.js';
+import { compileRuleWords } from './json-compile.js';
 import { renderExpr, renderStatement, renderVerdict, UnsupportedExpr } from './json-expr.js';
 
 type Obj = Record<string, unknown>;
@@ -175,7 +176,9 @@ function setJson(t: NftTable, s: NftSet): unknown {
   const body: Obj = { family: t.family, name: s.name, table: t.name, type: typeOut(keyType!),
     handle: s.handle };
   if (s.size !== undefined) body.size = s.size;
-  if (s.flags.length > 0) body.flags = s.flags;
+  // nftables 1.0.x JSON neither prints nor accepts the `dynamic` flag.
+  const flags = s.flags.filter((f) => f !== 'dynamic');
+  if (flags.length > 0) body.flags = flags;
   if (s.timeout !== undefined) body.timeout = s.timeout;
   if (s.gcInterval !== undefined) body['gc-interval'] = s.gcInterval;
   if (s.policy !== undefined) body.policy = s.policy;
@@ -196,9 +199,19 @@ function chainJson(t: NftTable, c: NftChain): unknown {
   return { chain: body };
 }
 
+function compileWords(chain: string, r: NftRule): unknown[] {
+  try {
+    return compileRuleWords(r.tokens);
+  } catch (err) {
+    if (!(err instanceof UnsupportedExpr)) throw err;
+    throw kdpError('KDP_PARSE', `nft JSON: rule "${r.tokens.join(' ')}" in chain ${chain}: `
+      + err.message);
+  }
+}
+
 /**
- * JSON as `nft -j list ruleset` prints it. Rules need their JSON statements (models parsed from
- * JSON have them); a rule without them is a KDP_PARSE error naming it.
+ * JSON as `nft -j list ruleset` prints it. Rules read from JSON keep their statements; other
+ * rules are compiled from their words (kube-proxy's vocabulary; anything else is KDP_PARSE).
  */
 export function formatListJson(rs: NftRuleset, metainfo?: Obj): string {
   const items: unknown[] = [];
@@ -212,13 +225,9 @@ export function formatListJson(rs: NftRuleset, metainfo?: Obj): string {
     for (const c of t.chains.values()) items.push(chainJson(t, c));
     for (const c of t.chains.values()) {
       for (const r of c.rules as NftJsonRule[]) {
-        if (!r.expr) {
-          throw kdpError('KDP_PARSE', `nft JSON: rule "${r.tokens.join(' ')}" in chain ${c.name}`
-            + ' has no JSON statements (only JSON-parsed rules can be written as JSON)');
-        }
         const rb: Obj = { family: t.family, table: t.name, chain: c.name, handle: r.handle };
         if (r.comment !== undefined) rb.comment = r.comment;
-        rb.expr = r.expr;
+        rb.expr = r.expr ?? compileWords(c.name, r);
         items.push({ rule: rb });
       }
     }

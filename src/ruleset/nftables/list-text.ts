@@ -239,7 +239,8 @@ function formatChain(ch: NftChain): string[] {
   if (ch.type !== undefined) {
     let head = `\t\ttype ${ch.type} hook ${ch.hook ?? ''}`;
     if (ch.device !== undefined) head += ` device ${quote(ch.device)}`;
-    head += ` priority ${formatPriority(ch.priority ?? 0, ch.hook ?? '')}; policy ${ch.policy ?? 'accept'};`;
+    head += ` priority ${formatPriority(ch.priority ?? 0, ch.hook ?? '')};`;
+    head += ` policy ${ch.policy ?? 'accept'};`;
     out.push(head);
   }
   if (ch.comment !== undefined) out.push(`\t\tcomment ${quote(ch.comment)}`);
@@ -264,7 +265,8 @@ export function formatListText(rs: NftRuleset): string {
     out.push(`table ${t.family} ${t.name} {${handleSuffix(t.handle)}`);
     if (t.comment !== undefined) out.push(`\tcomment ${quote(t.comment)}`);
     if (t.flags?.length) out.push(`\tflags ${t.flags.join(',')}`);
-    const blocks = [...[...t.sets.values()].map(formatSet), ...[...t.chains.values()].map(formatChain)];
+    const blocks = [...[...t.sets.values()].map(formatSet),
+      ...[...t.chains.values()].map(formatChain)];
     blocks.forEach((b, i) => {
       out.push(...b);
       if (i < blocks.length - 1) out.push('');

@@ -6,7 +6,8 @@
 // gain values, affinity-set elements appear with traffic. Handles are dropped.
 
 import { parseCIDR, parseIP } from '../../api/net.js';
-import { cloneRuleset, type NftChain, type NftRule, type NftRuleset, type NftSet } from './model.js';
+import { cloneRuleset, type NftChain, type NftRule, type NftRuleset,
+  type NftSet } from './model.js';
 
 function hex8(word: string): string {
   const n = Number(word);
@@ -56,7 +57,8 @@ function normalizeCommas(t: string[]): string[] {
 function normalizeTokens(tokens: readonly string[]): string[] {
   let t = [...tokens];
   if (t[0] === 'mark' && t[1] === 'set' && t[2] === 'mark' && (t[3] === 'or' || t[3] === 'xor')) {
-    t = ['meta', 'mark', 'set', 'meta', 'mark', t[3] === 'or' ? '|' : '^', hex8(t[4]!), ...t.slice(5)];
+    const op = t[3] === 'or' ? '|' : '^';
+    t = ['meta', 'mark', 'set', 'meta', 'mark', op, hex8(t[4]!), ...t.slice(5)];
   } else if (t[0] === 'mark' && t[1] === 'and' && t[3] === '==') {
     t = ['meta', 'mark', '&', hex8(t[2]!), t[3], hex8(t[4]!), ...t.slice(5)];
   }
@@ -122,7 +124,9 @@ export function diffRulesets(a: NftRuleset, b: NftRuleset, opts: DiffOptions = {
     const ta = a.tables.get(k);
     const tb = b.tables.get(k);
     if (!ta || !tb) { out.push(`table ${k}: only in ${ta ? 'first' : 'second'}`); continue; }
-    if (oc && ta.comment !== tb.comment) out.push(`table ${k}: comment ${ta.comment} != ${tb.comment}`);
+    if (oc && ta.comment !== tb.comment) {
+      out.push(`table ${k}: comment ${ta.comment} != ${tb.comment}`);
+    }
     const chains = new Set([...ta.chains.keys(), ...tb.chains.keys()]);
     for (const n of [...chains].sort()) {
       const ca = ta.chains.get(n);
@@ -141,7 +145,10 @@ export function diffRulesets(a: NftRuleset, b: NftRuleset, opts: DiffOptions = {
     for (const n of [...sets].sort()) {
       const sa = ta.sets.get(n);
       const sb = tb.sets.get(n);
-      if (!sa || !sb) { out.push(`${(sa ?? sb)!.kind} ${n}: only in ${sa ? 'first' : 'second'}`); continue; }
+      if (!sa || !sb) {
+        out.push(`${(sa ?? sb)!.kind} ${n}: only in ${sa ? 'first' : 'second'}`);
+        continue;
+      }
       const head = (s: NftSet) => JSON.stringify([s.kind, s.type, [...s.flags].sort(), s.timeout,
         s.comment, s.size]);
       if (head(sa) !== head(sb)) out.push(`${sa.kind} ${n}: ${head(sa)} != ${head(sb)}`);

@@ -7,7 +7,8 @@ import { elementKey, isFamily, type NftElement, type NftFamily, type NftRule } f
 import { formatRuleBody, quote, splitRuleComment, splitWords, unquote } from './tokens.js';
 
 export type NftVerb = 'add' | 'create' | 'insert' | 'replace' | 'delete' | 'destroy' | 'flush';
-const VERBS: readonly string[] = ['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush'];
+const VERBS: readonly string[] = ['add', 'create', 'insert', 'replace', 'delete', 'destroy',
+  'flush'];
 
 export interface NftChainSpec {
   readonly name: string;
@@ -39,7 +40,11 @@ interface OpBase {
 }
 
 export type NftOp =
-  | (OpBase & { readonly object: 'table'; readonly comment?: string; readonly flags?: readonly string[] })
+  | (OpBase & {
+      readonly object: 'table';
+      readonly comment?: string;
+      readonly flags?: readonly string[];
+    })
   | (OpBase & { readonly object: 'chain'; readonly chain: NftChainSpec })
   | (OpBase & {
       readonly object: 'rule';
@@ -49,7 +54,11 @@ export type NftOp =
       readonly handle?: number;
     })
   | (OpBase & { readonly object: 'set' | 'map'; readonly set: NftSetSpec })
-  | (OpBase & { readonly object: 'element'; readonly set: string; readonly elements: readonly NftElement[] });
+  | (OpBase & {
+      readonly object: 'element';
+      readonly set: string;
+      readonly elements: readonly NftElement[];
+    });
 
 function parseError(lineNo: number, line: string, reason: string): Error {
   return kdpError('KDP_PARSE', `nft transaction line ${lineNo}: ${reason}: ${line}`, {

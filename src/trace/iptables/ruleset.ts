@@ -6,6 +6,8 @@
 import { kdpError } from '../../errors.js';
 import { parse, tablesOf } from '../../ruleset/iptables/parse.js';
 import type { IptablesTable } from '../../ruleset/iptables/model.js';
+import { JUMP_RULES } from '../../proxy/iptables/jump-chains.js';
+import { formatArgs } from '../../ruleset/iptables/format.js';
 import { compileRule, type CompiledRule } from './rule.js';
 
 export interface TraceChain {
@@ -16,24 +18,6 @@ export interface TraceChain {
 }
 
 export type TraceTables = ReadonlyMap<string, ReadonlyMap<string, TraceChain>>;
-
-/** Upstream's ensured jumps (kube-proxy-iptables.md §3.1), in their resulting top-down order. */
-const KUBE_JUMPS: ReadonlyArray<readonly [string, string, readonly string[]]> = [
-  ['filter', 'INPUT', ['-j', 'KUBE-FIREWALL']],
-  ['filter', 'INPUT', ['-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes load balancer firewall', '-j', 'KUBE-PROXY-FIREWALL']],
-  ['filter', 'INPUT', ['-m', 'comment', '--comment', 'kubernetes health check service ports', '-j', 'KUBE-NODEPORTS']],
-  ['filter', 'INPUT', ['-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes externally-visible service portals', '-j', 'KUBE-EXTERNAL-SERVICES']],
-  ['filter', 'FORWARD', ['-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes load balancer firewall', '-j', 'KUBE-PROXY-FIREWALL']],
-  ['filter', 'FORWARD', ['-m', 'comment', '--comment', 'kubernetes forwarding rules', '-j', 'KUBE-FORWARD']],
-  ['filter', 'FORWARD', ['-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES']],
-  ['filter', 'FORWARD', ['-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes externally-visible service portals', '-j', 'KUBE-EXTERNAL-SERVICES']],
-  ['filter', 'OUTPUT', ['-j', 'KUBE-FIREWALL']],
-  ['filter', 'OUTPUT', ['-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes load balancer firewall', '-j', 'KUBE-PROXY-FIREWALL']],
-  ['filter', 'OUTPUT', ['-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES']],
-  ['nat', 'PREROUTING', ['-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES']],
-  ['nat', 'OUTPUT', ['-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES']],
-  ['nat', 'POSTROUTING', ['-m', 'comment', '--comment', 'kubernetes postrouting rules', '-j', 'KUBE-POSTROUTING']],
-];
 
 const BUILTIN = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
 
@@ -73,24 +57,18 @@ function addJumps(
   raw: Map<string, { policy: string; rules: { args: readonly string[]; text: string }[] }>,
   names: Set<string>,
 ): void {
-  const wanted = KUBE_JUMPS.filter(([t, , args]) => t === table && names.has(args[args.length - 1]!));
-  for (const [, from] of wanted) {
-    if (!raw.has(from)) {
-      raw.set(from, { policy: 'ACCEPT', rules: [] });
-      names.add(from);
-    }
-  }
+  const wanted = JUMP_RULES.filter((j) => j.table === table && names.has(j.to));
   // Only when the dump has none of them: a live node's dump already holds its own jumps.
-  const present = wanted.some(([, from, args]) =>
-    raw.get(from)!.rules.some((r) => r.args[r.args.length - 1] === args[args.length - 1]));
+  const present = wanted.some((j) => raw.get(j.from)?.rules.some((r) => r.args[r.args.length - 1] === j.to));
   if (present) return;
-  const byChain = new Map<string, { args: readonly string[]; text: string }[]>();
-  for (const [, from, args] of wanted) {
-    const list = byChain.get(from) ?? [];
-    list.push({ args, text: `-A ${from} ${args.map((a) => (a.includes(' ') ? `"${a}"` : a)).join(' ')}` });
-    byChain.set(from, list);
+  // Processed in order, each prepended: as upstream ensures them on a fresh node.
+  for (const j of wanted) {
+    if (!raw.has(j.from)) {
+      raw.set(j.from, { policy: 'ACCEPT', rules: [] });
+      names.add(j.from);
+    }
+    raw.get(j.from)!.rules.unshift({ args: j.args, text: `-A ${j.from} ${formatArgs(j.args)}` });
   }
-  for (const [from, jumps] of byChain) raw.get(from)!.rules.unshift(...jumps);
 }
 
 export function chainOf(tables: TraceTables, table: string, chain: string): TraceChain {

@@ -10,7 +10,8 @@ function admitPod(pod: Pod, more: Partial<AdmissionRequest> = {}): Promise<Pod> 
   return plugin.admit!(req).then(() => pod);
 }
 
-const pod = (tolerations?: Toleration[]): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' },
+const pod = (tolerations?: Toleration[]): Pod => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' },
   spec: { containers: [{ name: 'c', image: 'i' }], ...(tolerations ? { tolerations } : {}) } });
 
 const NOT_READY = { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute',

@@ -128,7 +128,8 @@ describe('NodePort allocation', () => {
   it('gives ports with the same number (TCP and UDP 53) one node port', async () => {
     const { create } = setup();
     const s = await create(service('dns', { type: 'NodePort', ports: [
-      { name: 'dns', port: 53, protocol: 'UDP' }, { name: 'dns-tcp', port: 53, protocol: 'TCP' }] }));
+      { name: 'dns', port: 53, protocol: 'UDP' },
+      { name: 'dns-tcp', port: 53, protocol: 'TCP' }] }));
     expect(s.spec!.ports![0]!.nodePort).toBe(s.spec!.ports![1]!.nodePort);
   });
 

@@ -45,7 +45,7 @@ describe('RBAC authorizer', () => {
       .toBe(false);
   });
 
-  it('a RoleBinding to a ClusterRole grants the ClusterRole\'s rules in that namespace', async () => {
+  it('a RoleBinding to a ClusterRole grants its rules in that namespace only', async () => {
     const authz = buildAuthorizer({ mode: 'RBAC', source: memorySource([
       role('secret-reader', undefined, [{ apiGroups: [''], resources: ['secrets'],
         verbs: ['get'] }]),

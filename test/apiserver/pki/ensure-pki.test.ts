@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import * as tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTokenFile } from '../../../src/apiserver/authn/token-file.js';
-import { caOf, ensurePki, issueClientCertificate, type Pki } from '../../../src/apiserver/pki/index.js';
+import {
+  caOf, ensurePki, issueClientCertificate, type Pki,
+} from '../../../src/apiserver/pki/index.js';
 import { isKdpError } from '../../../src/errors.js';
 
 let dataDir: string;
@@ -61,7 +63,8 @@ describe('ensurePki', () => {
     }
   });
 
-  it('makes a CA and a serving certificate with SANs 127.0.0.1 and localhost', () => {
+  it('makes a CA and a serving certificate for 127.0.0.1, localhost and kubernetes.default',
+    () => {
     const ca = new X509Certificate(pki.caCertPem);
     const server = new X509Certificate(pki.serverCertPem);
     expect(ca.ca).toBe(true);
@@ -69,6 +72,7 @@ describe('ensurePki', () => {
     expect(server.verify(ca.publicKey)).toBe(true);
     expect(server.subjectAltName).toContain('IP Address:127.0.0.1');
     expect(server.subjectAltName).toContain('DNS:localhost');
+    expect(server.subjectAltName).toContain('DNS:kubernetes.default.svc.cluster.local');
     expect(server.keyUsage).toContain('1.3.6.1.5.5.7.3.1');
   });
 

@@ -1,0 +1,76 @@
+// Numbered snapshots of what a node's kube-proxy holds after each applied sync, kept as files
+// under `<dataDir>/nodes/<node>/rules/` so that `kdp rules`, `kdp rules history` and `kdp diff`
+// (other processes) can read them. Bounded: the oldest are removed past `keep`.
+
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { kdpError } from '../errors.js';
+import type { ProxyMode, RuleOrigin } from './backend.js';
+import type { IPFamily } from './types.js';
+
+export interface RuleSnapshotMeta {
+  readonly seq: number;
+  readonly time: string;
+  readonly mode: ProxyMode;
+  readonly family: IPFamily;
+  readonly full: boolean;
+  /** Service ports this sync rewrote (empty for a full sync: everything). */
+  readonly changed: readonly string[];
+  readonly file: string;
+}
+
+export interface RuleSnapshot extends RuleSnapshotMeta {
+  readonly text: string;
+  /** Chain/set name → origin (the compiler's bookkeeping), for trace and diff. */
+  readonly origins: Readonly<Record<string, RuleOrigin>>;
+}
+
+export function rulesDir(dataDir: string, node: string): string {
+  return join(dataDir, 'nodes', node, 'rules');
+}
+
+export class RuleHistory {
+  private seq: number;
+
+  constructor(private readonly dir: string, private readonly keep = 50) {
+    mkdirSync(dir, { recursive: true });
+    this.seq = Math.max(0, ...listSnapshots(dir).map((m) => m.seq));
+  }
+
+  record(s: Omit<RuleSnapshot, 'seq' | 'file' | 'time'>): RuleSnapshotMeta {
+    const seq = ++this.seq;
+    const file = `${String(seq).padStart(6, '0')}-${s.family}.json`;
+    const snap: RuleSnapshot = { ...s, seq, file, time: new Date().toISOString() };
+    const tmp = join(this.dir, `.${file}.tmp`);
+    writeFileSync(tmp, JSON.stringify(snap));
+    renameSync(tmp, join(this.dir, file));
+    for (const old of listSnapshots(this.dir).slice(0, -this.keep)) rmSync(join(this.dir, old.file), { force: true });
+    return snap;
+  }
+}
+
+export function listSnapshots(dir: string): RuleSnapshotMeta[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => /^\d{6}-IPv[46]\.json$/.test(f))
+    .sort()
+    .map((f) => {
+      const { text: _t, origins: _o, ...meta } = JSON.parse(readFileSync(join(dir, f), 'utf8')) as RuleSnapshot;
+      return meta;
+    });
+}
+
+/** `@N`, `@latest`, `@latest~K` (K syncs before the latest). */
+export function readSnapshot(dir: string, ref: string, family: IPFamily = 'IPv4'): RuleSnapshot {
+  const all = listSnapshots(dir).filter((m) => m.family === family);
+  if (all.length === 0) throw kdpError('KDP_NOT_FOUND', `no rule snapshots in ${dir}`);
+  const m = /^@(?:(\d+)|latest(?:~(\d+))?)$/.exec(ref);
+  if (!m) throw kdpError('KDP_CONFIG', `snapshot "${ref}": write @N, @latest or @latest~K`);
+  const meta = m[1] !== undefined
+    ? all.find((x) => x.seq === Number(m[1]))
+    : all[all.length - 1 - Number(m[2] ?? 0)];
+  if (!meta) {
+    throw kdpError('KDP_NOT_FOUND', `snapshot ${ref} is not kept (have @${all[0]!.seq}..@${all[all.length - 1]!.seq})`);
+  }
+  return JSON.parse(readFileSync(join(dir, meta.file), 'utf8')) as RuleSnapshot;
+}
