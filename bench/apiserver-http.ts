@@ -34,9 +34,12 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
-async function run(label: string, total: number, conc: number, op: (i: number) => Promise<unknown>) {
+async function run(
+  label: string, total: number, conc: number, op: (i: number) => Promise<unknown>,
+) {
   const lat: number[] = [];
   let next = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: conc }, async () => {
     for (let i = next++; i < total; i = next++) {
@@ -46,17 +49,23 @@ async function run(label: string, total: number, conc: number, op: (i: number) =
     }
   }));
   const secs = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuUs = (cpu.user + cpu.system) / total;
   lat.sort((a, b) => a - b);
   const rate = total / secs;
-  console.log(`${label.padEnd(28)} ${String(total).padStart(6)} ops  ${rate.toFixed(0).padStart(6)}/s` +
-    `  p50 ${pct(lat, 0.5).toFixed(2)} ms  p99 ${pct(lat, 0.99).toFixed(2)} ms`);
-  return { rate, p99: pct(lat, 0.99) };
+  console.log(`${label.padEnd(28)} ${String(total).padStart(6)} ops ` +
+    `${rate.toFixed(0).padStart(6)}/s  p50 ${pct(lat, 0.5).toFixed(2)} ms  ` +
+    `p99 ${pct(lat, 0.99).toFixed(2)} ms  cpu ${cpuUs.toFixed(0)} µs/op (client+server)`);
+  return { rate, p99: pct(lat, 0.99), cpuUs };
 }
 
-interface WatchCheck { count: number; lastRv: number; names: Set<string>; bad: string[]; done: Promise<void> }
+interface WatchCheck {
+  count: number; lastRv: number; names: Set<string>; bad: string[]; done: Promise<void>;
+}
 
 function watch(base: string, path: string, expect: number): WatchCheck {
-  const st: WatchCheck = { count: 0, lastRv: 0, names: new Set(), bad: [], done: Promise.resolve() };
+  const st: WatchCheck = { count: 0, lastRv: 0, names: new Set(), bad: [],
+    done: Promise.resolve() };
   st.done = new Promise((resolve, reject) => {
     const req = request(base + path, { agent: false }, (res) => {
       let buf = '';
@@ -92,7 +101,9 @@ async function main() {
   const cm = (ns: string, name: string) => ({ metadata: { name, labels: { app: 'bench' } },
     data: { k: 'v'.repeat(64) } });
   try {
-    for (const ns of ['b1', 'b50', 'w']) await call(base, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
+    for (const ns of ['b1', 'b50', 'w']) {
+      await call(base, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
+    }
     console.log(`kdp apiserver over HTTP, durable store (fsync), scale ${SCALE}`);
     const c1 = await run('create, 1 client', n(1000), 1,
       (i) => call(base, 'POST', '/api/v1/namespaces/b1/configmaps', cm('b1', `c${i}`)));
@@ -108,8 +119,8 @@ async function main() {
       () => call(base, 'GET', '/api/v1/namespaces/b50/configmaps?limit=500'));
     const events = n(10000);
     const watchers = Array.from({ length: 100 }, () =>
-      watch(base, `/api/v1/namespaces/w/configmaps?watch=true&resourceVersion=${store.currentRevision()}`,
-        events));
+      watch(base, '/api/v1/namespaces/w/configmaps?watch=true&resourceVersion=' +
+        store.currentRevision(), events));
     await new Promise((r) => setTimeout(r, 500));
     const t0 = performance.now();
     await run('create under 100 watchers', events, 50,
@@ -118,15 +129,23 @@ async function main() {
     const wsecs = (performance.now() - t0) / 1000;
     const delivered = watchers.reduce((a, w) => a + w.count, 0);
     const bad = watchers.flatMap((w) => w.bad);
-    console.log(`watch: 100 watchers × ${events} events: ${delivered} delivered in ${wsecs.toFixed(1)} s` +
+    console.log(`watch: 100 watchers × ${events} events: ${delivered} delivered in ` +
+      `${wsecs.toFixed(1)} s` +
       ` (${(delivered / wsecs).toFixed(0)} events/s), lost ${100 * events - delivered},` +
       ` duplicated/out-of-order ${bad.length}`);
     console.log('--- ratios to target (≥1 is met)');
-    console.log(`creates/s at 50 clients: ${c50.rate.toFixed(0)} / 3000 = ${(c50.rate / 3000).toFixed(2)}`);
-    console.log(`create p99 at 50 clients: 20 / ${c50.p99.toFixed(2)} ms = ${(20 / c50.p99).toFixed(2)}`);
+    console.log(`creates/s at 50 clients: ${c50.rate.toFixed(0)} / 3000 = ` +
+      `${(c50.rate / 3000).toFixed(2)}`);
+    console.log(`create p99 at 50 clients: 20 / ${c50.p99.toFixed(2)} ms = ` +
+      `${(20 / c50.p99).toFixed(2)}`);
     console.log(`(1 client: ${c1.rate.toFixed(0)} creates/s; gets ${g1.rate.toFixed(0)}/s and ` +
       `${g50.rate.toFixed(0)}/s at 50)`);
-    console.log(`watch events lost+dup+disordered: ${100 * events - delivered + bad.length} (target 0)`);
+    console.log(`CPU-bound ceiling on one free core (client+server in this process): ` +
+      `${(1e6 / c50.cpuUs).toFixed(0)} creates/s, ${(1e6 / g50.cpuUs).toFixed(0)} gets/s ` +
+      `(load average now ${(await import('node:os')).loadavg()[0]!.toFixed(1)} on ` +
+      `${(await import('node:os')).cpus().length} cores)`);
+    const wrong = 100 * events - delivered + bad.length;
+    console.log(`watch events lost+dup+disordered: ${wrong} (target 0)`);
   } finally {
     agent.destroy();
     await srv.close();

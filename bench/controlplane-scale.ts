@@ -32,7 +32,8 @@ const ms = () => Math.round(performance.now() - t0);
 const marks: Record<string, number> = {};
 
 const manager = buildControllerManager({ client, informers,
-  options: { events: false, workers: 8, clusterCIDR: '10.0.0.0/8', nodeCIDRMaskSize: 24 } });
+  options: { events: false, workers: 8, clusterCIDR: '10.0.0.0/8', nodeCIDRMaskSize: 24,
+    endpointUpdatesBatchPeriodMs: 500 } });
 const scheduler = buildScheduler({ client, informers, options: { seed: 7, events: false } });
 await manager.start();
 await scheduler.start();
@@ -86,7 +87,7 @@ for (;;) {
     lastPrint = ms();
     const all = podInf.cache.list();
     console.error(ms(), 'pods', all.length, 'bound', all.filter((p) => p.spec?.nodeName).length,
-      'withIP', all.filter((p) => p.status?.podIP).length, 'running', running, 'inSlices', inSlices);
+      'withIP', all.filter((p) => p.status?.podIP).length, 'running', running, 'inSlices', inSlices, JSON.stringify(scheduler.stats()));
   }
   await new Promise((r) => setTimeout(r, 200));
 }
@@ -97,6 +98,7 @@ console.log(JSON.stringify({
   bench: 'controlplane-scale', nodes: NODES, pods: PODS, running, readyEndpoints: inSlices,
   slices: esInf.cache.size(), marksMs: marks, seconds: Number(secs.toFixed(1)), targetSeconds: TARGET_S,
   ratioToTarget: Number((TARGET_S / secs).toFixed(2)),
+  cpuSeconds: Number(((process.cpuUsage().user + process.cpuUsage().system) / 1e6).toFixed(1)),
   heapMB: Math.round(mem.heapUsed / 2 ** 20), rssMB: Math.round(mem.rss / 2 ** 20),
   heapGrowthMB: Math.round((mem.heapUsed - mem0.heapUsed) / 2 ** 20),
   storeKeys: (await client.list({ group: '', version: 'v1', resource: 'pods' }, { limit: 1 }))

@@ -4,10 +4,7 @@
 // compilers see what a real cluster would store. Kinds without defaults pass through.
 
 import type { KubeObject } from '../client/types.js';
-import type {
-  ClusterRoleBinding, DaemonSet, Deployment, EndpointSlice, Endpoints, Job, Namespace, Node, Pod,
-  ReplicaSet, RoleBinding, Secret, Service,
-} from './types.js';
+import type { Namespace } from './types.js';
 import {
   defaultBinding, defaultEndpointSlice, defaultNamespace, defaultNode, defaultSecret,
   prepareNamespaceForCreate,
@@ -67,7 +64,3 @@ export function applyDefaults<T extends KubeObject>(obj: T, opts: DefaultOptions
   if (opts.onCreate && key === 'v1|Namespace') prepareNamespaceForCreate(obj as Namespace);
   return obj;
 }
-
-// Typed aliases kept for callers that hold a concrete kind.
-export type DefaultableKind = Pod | Service | Endpoints | Namespace | Node | Secret | Deployment
-  | ReplicaSet | DaemonSet | Job | EndpointSlice | RoleBinding | ClusterRoleBinding;

@@ -78,9 +78,16 @@ export function buildApiService(deps: ServiceDeps): ApiService {
     return r;
   };
   const ns = (r: ServedResource, t: Target) => (r.namespaced ? t.namespace : undefined);
-  const az = (ctx: RequestContext, verb: string, r: ServedResource, t: Target) =>
-    authorize(deps, ctx, { verb, r, namespace: ns(r, t), name: t.name,
+  /** Checks the verb is served (405 otherwise), then authorizes it. */
+  const az = (ctx: RequestContext, verb: string, r: ServedResource, t: Target) => {
+    const sub = t.subresource ? r.subresources.find((s) => s.name === t.subresource) : undefined;
+    const verbs = sub ? sub.verbs : r.verbs;
+    if (!verbs.includes(verb)) {
+      throw methodNotAllowed('the server does not allow this method on the requested resource');
+    }
+    return authorize(deps, ctx, { verb, r, namespace: ns(r, t), name: t.name,
       subresource: t.subresource });
+  };
 
   const svc: ApiService = {
     catalog, deps, resolve,

@@ -67,20 +67,30 @@ export function buildTransport(o: TransportOptions): Transport {
 
   return {
     call(method, path, body) {
-      return new Promise((resolve, reject) => {
-        const req = open(method, path, body);
-        req.setTimeout(timeoutMs, () => req.destroy(kdpError('KDP_TIMEOUT',
-          `${method} ${path}: no answer from ${o.server} within ${timeoutMs} ms`)));
-        req.on('error', (e) => reject(isKdpError(e) ? e : transportError(o.server, e)));
-        req.on('response', (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', (e) => reject(transportError(o.server, e)));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8') }));
+      const attempt = (retried: boolean) => new Promise<{ status: number; text: string }>(
+        (resolve, reject) => {
+          const req = open(method, path, body);
+          req.setTimeout(timeoutMs, () => req.destroy(kdpError('KDP_TIMEOUT',
+            `${method} ${path}: no answer from ${o.server} within ${timeoutMs} ms`)));
+          req.on('error', (e: NodeJS.ErrnoException) => {
+            // A kept-alive socket the server closed while idle: send once more on a new one
+            // (Node's documented `reusedSocket` pattern; client-go retries resets too).
+            if (!retried && req.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) {
+              attempt(true).then(resolve, reject);
+              return;
+            }
+            reject(isKdpError(e) ? e : transportError(o.server, e));
+          });
+          req.on('response', (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('error', (e) => reject(transportError(o.server, e)));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8') }));
+          });
+          req.end(body?.data);
         });
-        req.end(body?.data);
-      });
+      return attempt(false);
     },
     stream(path) {
       const req = open('GET', path);

@@ -22,6 +22,9 @@ export interface ControllerOptions {
   readonly nodeMonitorGracePeriodMs?: number;
   readonly burstReplicas?: number;
   readonly maxEndpointsPerSlice?: number;
+  /** Delay that batches pod changes into one Endpoints/EndpointSlice sync (upstream
+   * --endpoint-updates-batch-period / --endpointslice-updates-batch-period). Default 0. */
+  readonly endpointUpdatesBatchPeriodMs?: number;
   /** Record Events (default true). */
   readonly events?: boolean;
   readonly now?: () => number;
@@ -38,6 +41,7 @@ export interface ResolvedControllerOptions {
   readonly nodeMonitorGracePeriodMs: number;
   readonly burstReplicas: number;
   readonly maxEndpointsPerSlice: number;
+  readonly endpointUpdatesBatchPeriodMs: number;
   readonly events: boolean;
   readonly now: () => number;
   /** Scales a duration (ms) by timeScale. */
@@ -60,6 +64,7 @@ export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedCon
     nodeMonitorGracePeriodMs: (o.nodeMonitorGracePeriodMs ?? 50_000) * timeScale,
     burstReplicas: o.burstReplicas ?? 500,
     maxEndpointsPerSlice: o.maxEndpointsPerSlice ?? 100,
+    endpointUpdatesBatchPeriodMs: (o.endpointUpdatesBatchPeriodMs ?? 0) * timeScale,
     events: o.events ?? true,
     now: o.now ?? Date.now,
     scaled: (ms) => ms * timeScale,

@@ -60,7 +60,10 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
     };
   }
 
-  function later(sb: Sandbox, ms: number, fn: () => void): void {
+  // With no delay a transition happens at once (and the kubelet publishes one status, not
+  // two); otherwise on a timer, reported through the listener.
+  function later(sb: Sandbox, ms: number, fn: () => void, sync = false): void {
+    if (sync && ms <= 0) { fn(); return; }
     const t = setTimeout(() => { if (sandboxes.get(sb.uid) === sb) { fn(); listener(sb.uid); } },
       Math.max(0, ms));
     t.unref?.();
@@ -104,7 +107,7 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
           }
         });
       }
-    });
+    }, true);
   }
 
   return {

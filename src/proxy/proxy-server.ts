@@ -65,6 +65,8 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
   const scale = deps.timeScale ?? 1;
   let syncCount = 0;
   let waiters: Array<() => void> = [];
+  // Periodic syncs that change nothing are not worth a history entry.
+  const lastDump = new Map<string, string>();
 
   const syncAll = async () => {
     const done = waiters;
@@ -74,11 +76,15 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
       try {
         await deps.applier.apply(p.proxier.config.family, result);
         p.commit(true);
-        deps.history?.record({
-          mode: p.proxier.mode, family: p.proxier.config.family, full: result.full,
-          changed: [], text: await deps.applier.dump(p.proxier.config.family),
-          origins: Object.fromEntries(result.origins),
-        });
+        const family = p.proxier.config.family;
+        const text = await deps.applier.dump(family);
+        if (deps.history && lastDump.get(family) !== text) {
+          lastDump.set(family, text);
+          deps.history.record({
+            mode: p.proxier.mode, family, full: result.full, changed: [], text,
+            origins: Object.fromEntries(result.origins),
+          });
+        }
       } catch (e) {
         p.commit(false);
         deps.onError?.(e);

@@ -53,3 +53,11 @@ describe('resource registry', () => {
     expect(pods.verbs).toContain('deletecollection');
   });
 });
+
+describe('registry and validation stay in step', () => {
+  it('has validation for every built-in kind', async () => {
+    const { hasValidation } = await import('../../src/api/validation/index.js');
+    const missing = reg.all().filter((r) => !hasValidation(apiVersionOf(r), r.kind));
+    expect(missing.map((r) => r.kind)).toEqual([]);
+  });
+});

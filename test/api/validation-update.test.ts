@@ -36,6 +36,25 @@ describe('immutable fields on update', () => {
     });
     expect(validate(toExternal, svc)).toEqual([]);
   });
+  it('lets a dual-stack service drop its secondary IP only as SingleStack', () => {
+    const dual = change(svc, (s) => {
+      s.spec!.clusterIPs = ['10.96.0.5', 'fd00::5'];
+      s.spec!.ipFamilies = ['IPv4', 'IPv6'];
+      s.spec!.ipFamilyPolicy = 'RequireDualStack';
+    });
+    const down = change(dual, (s) => {
+      s.spec!.clusterIPs = ['10.96.0.5'];
+      s.spec!.ipFamilies = ['IPv4'];
+    });
+    expect(validate(down, dual).map((c) => `${c.field}: ${c.message}`)).toEqual([
+      'spec.ipFamilyPolicy: Invalid value: "RequireDualStack": must be set to \'SingleStack\' '
+        + 'when releasing the secondary clusterIP',
+      'spec.ipFamilyPolicy: Invalid value: "RequireDualStack": must be set to \'SingleStack\' '
+        + 'when releasing the secondary ipFamily',
+    ]);
+    const ok = change(down, (s) => { s.spec!.ipFamilyPolicy = 'SingleStack'; });
+    expect(validate(ok, dual)).toEqual([]);
+  });
   it('keeps workload selectors', () => {
     const d: Deployment = applyDefaults({ apiVersion: 'apps/v1', kind: 'Deployment',
       metadata: { name: 'd', namespace: 'default' },

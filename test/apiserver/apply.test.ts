@@ -30,7 +30,7 @@ describe('server-side apply', () => {
     expect(r.body.data).toEqual({ a: '1' });
   });
 
-  it('a field another manager set to a different value is a 409 conflict unless forced', async () => {
+  it('a field another manager set differently is a 409 conflict unless forced', async () => {
     await s.req('POST', `${DEPLOYS}?fieldManager=kubectl-create`, deployment('web'));
     const want = deployment('web', { replicas: 3 });
     const r = await s.req('PATCH', `${DEPLOYS}/web?fieldManager=kubectl&force=false`, want, APPLY);

@@ -63,7 +63,7 @@ describe('bad input always gets a Status, never a crash', () => {
     expect(r.body.message).toMatch(/^Deployment\.apps "Bad_Name" is invalid: \[/);
   });
 
-  it('a request without a Content-Type is parsed as JSON (kubectl scale --current-replicas)', async () => {
+  it('a body without a Content-Type is parsed as JSON (scale --current-replicas)', async () => {
     const cur = await s.req('GET', `${DEPLOYS}/web/scale`);
     const res = await s.app.inject({ method: 'PUT', url: `${DEPLOYS}/web/scale`,
       payload: Buffer.from(JSON.stringify({ ...cur.body, spec: { replicas: 3 } })) });

@@ -39,7 +39,10 @@ describe('@kubernetes/client-node informer', () => {
       () => api.listNamespacedConfigMap({ namespace: 'default' }));
     const seen: string[] = [];
     let wake = () => {};
-    const note = (t: string) => (o: V1ConfigMap) => { seen.push(`${t}:${o.metadata?.name}`); wake(); };
+    const note = (t: string) => (o: V1ConfigMap) => {
+      seen.push(`${t}:${o.metadata?.name}`);
+      wake();
+    };
     informer.on('add', note('add'));
     informer.on('update', note('update'));
     informer.on('delete', note('delete'));

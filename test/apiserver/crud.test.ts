@@ -9,7 +9,7 @@ describe('REST semantics', () => {
   beforeEach(async () => { s = await buildTestServer(); });
   afterEach(async () => { await s.done(); });
 
-  it('create sets uid, creationTimestamp, generation 1 and a resourceVersion from the store', async () => {
+  it('create sets uid, creationTimestamp, generation 1 and the store revision as RV', async () => {
     const r = await s.req('POST', DEPLOYS, deployment('web'));
     expect(r.status).toBe(201);
     const m = r.body.metadata;
@@ -52,9 +52,10 @@ describe('REST semantics', () => {
   it('update with a stale resourceVersion is 409 Conflict', async () => {
     const c = await s.req('POST', DEPLOYS, deployment('web'));
     const stale = c.body;
-    const u1 = await s.req('PUT', `${DEPLOYS}/web`, { ...stale, spec: { ...stale.spec, replicas: 2 } });
+    const withReplicas = (n: number) => ({ ...stale, spec: { ...stale.spec, replicas: n } });
+    const u1 = await s.req('PUT', `${DEPLOYS}/web`, withReplicas(2));
     expect(u1.status).toBe(200);
-    const u2 = await s.req('PUT', `${DEPLOYS}/web`, { ...stale, spec: { ...stale.spec, replicas: 3 } });
+    const u2 = await s.req('PUT', `${DEPLOYS}/web`, withReplicas(3));
     expect(u2.status).toBe(409);
     expect(u2.body.reason).toBe('Conflict');
     expect(u2.body.message).toContain('the object has been modified');
@@ -72,7 +73,8 @@ describe('REST semantics', () => {
     const sp = await s.req('PATCH', `${DEPLOYS}/web`, { spec: { replicas: 4 } },
       { 'content-type': 'application/merge-patch+json' });
     expect(sp.body.metadata.generation).toBe(2);
-    expect(Number(sp.body.metadata.resourceVersion)).toBeGreaterThan(Number(c.body.metadata.resourceVersion));
+    expect(Number(sp.body.metadata.resourceVersion))
+      .toBeGreaterThan(Number(c.body.metadata.resourceVersion));
   });
 
   it('a PUT of the main resource cannot change status', async () => {

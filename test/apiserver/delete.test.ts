@@ -20,7 +20,8 @@ describe('delete', () => {
     const d = await s.req('DELETE', `${PODS}/p`, { propagationPolicy: 'Background' });
     expect(d.body.metadata.deletionTimestamp).toBeDefined();
     expect(d.body.metadata.deletionGracePeriodSeconds).toBe(30);
-    const g = await s.req('GET', `${PODS}/p`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    const g = await s.req('GET', `${PODS}/p`, undefined,
+      { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
     expect(g.body.rows[0].cells[2]).toBe('Terminating');
     await s.req('DELETE', `${PODS}/p`, { gracePeriodSeconds: 0 });
     expect((await s.req('GET', `${PODS}/p`)).status).toBe(404);

@@ -18,13 +18,15 @@ describe('discovery, OpenAPI and version', () => {
     expect(scale).toMatchObject({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
     const deploy = apps.body.resources.find((r: any) => r.name === 'deployments');
     expect(deploy).toMatchObject({ namespaced: true, shortNames: ['deploy'], categories: ['all'] });
-    expect((await s.req('GET', '/apis/apps')).body).toMatchObject({ kind: 'APIGroup', name: 'apps' });
+    expect((await s.req('GET', '/apis/apps')).body)
+      .toMatchObject({ kind: 'APIGroup', name: 'apps' });
   });
 
   it('aggregated discovery answers v2 and v2beta1 with the matching Content-Type', async () => {
     for (const v of ['v2', 'v2beta1']) {
       const r = await s.req('GET', '/apis', undefined, { accept:
-        `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList,application/json` });
+        `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList,` +
+        'application/json' });
       expect(String(r.headers['content-type'])).toMatch(new RegExp(`v="?${v}"?(;|$)`));
       expect(r.body.kind).toBe('APIGroupDiscoveryList');
       const apps = r.body.items.find((i: any) => i.metadata.name === 'apps');
@@ -52,7 +54,9 @@ describe('discovery, OpenAPI and version', () => {
     const v = await s.req('GET', '/version');
     expect(v.body).toMatchObject({ major: '1', minor: '33' });
     expect(v.body.gitVersion).toMatch(/^v1\.33\./);
-    for (const p of ['/healthz', '/readyz', '/livez']) expect((await s.req('GET', p)).text).toBe('ok');
+    for (const p of ['/healthz', '/readyz', '/livez']) {
+      expect((await s.req('GET', p)).text).toBe('ok');
+    }
   });
 });
 

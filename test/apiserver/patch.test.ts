@@ -86,7 +86,8 @@ describe('strategic merge patch', () => {
       { type: 'X', status: 'True' }]);
   });
   it('replaces lists without a merge key and unions primitive set-lists', () => {
-    const out = applyStrategicMergePatch({ a: { args: ['x', 'y'] }, metadata: { finalizers: ['f1'] } },
+    const orig = { a: { args: ['x', 'y'] }, metadata: { finalizers: ['f1'] } };
+    const out = applyStrategicMergePatch(orig,
       { a: { args: ['z'] }, metadata: { finalizers: ['f2', 'f1'] } }) as any;
     expect(out.a.args).toEqual(['z']);
     expect(out.metadata.finalizers).toEqual(['f1', 'f2']);

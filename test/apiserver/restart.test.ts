@@ -30,7 +30,8 @@ describe('restart with the same data directory', () => {
       const res = await fetch(`${b.url}/api/v1/namespaces/default/configmaps`);
       const list = await res.json() as { items: Array<{ metadata: { name: string } }> };
       expect(list.items.map((i) => i.metadata.name)).toEqual(['keep', 'new']);
-      const ns = await b.server.service.list(ctx, { group: '', version: 'v1', resource: 'namespaces' }, {});
+      const NS = { group: '', version: 'v1', resource: 'namespaces' };
+      const ns = await b.server.service.list(ctx, NS, {});
       expect(ns.items.map((i) => i.metadata.name)).toEqual(
         ['default', 'kube-node-lease', 'kube-public', 'kube-system']);
     } finally {

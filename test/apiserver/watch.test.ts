@@ -48,8 +48,8 @@ describe('watch', () => {
     await mk('a');
     const list = await s.req('GET', '/api/v1/namespaces/default/configmaps');
     const c = collector();
-    const h = await s.service.watch(ctx, CM, { resourceVersion: list.body.metadata.resourceVersion },
-      c.sink);
+    const rv = list.body.metadata.resourceVersion;
+    const h = await s.service.watch(ctx, CM, { resourceVersion: rv }, c.sink);
     await s.req('PATCH', '/api/v1/namespaces/default/configmaps/a', { data: { x: '1' } },
       { 'content-type': 'application/merge-patch+json' });
     await s.req('DELETE', '/api/v1/namespaces/default/configmaps/a');
@@ -58,7 +58,7 @@ describe('watch', () => {
     h.stop();
   });
 
-  it('an object that stops matching the selector is DELETED, one that starts is ADDED', async () => {
+  it('an object leaving the selector is DELETED, one entering it is ADDED', async () => {
     await mk('a', { app: 'x' });
     const c = collector();
     const h = await s.service.watch(ctx, CM, { labelSelector: 'app=x' }, c.sink);
@@ -147,7 +147,8 @@ describe('watch over HTTP', () => {
       const evs = lines.map((l) => JSON.parse(l));
       expect(evs.map((e) => e.type)).toEqual(['ADDED', 'ADDED']);
       expect(evs[0].object.kind).toBe('Table');
-      expect(evs[0].object.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Status', 'Age']);
+      expect(evs[0].object.columnDefinitions.map((c: any) => c.name))
+        .toEqual(['Name', 'Status', 'Age']);
       expect(evs[1].object.columnDefinitions).toBeNull();
       expect(evs[1].object.rows[0].cells[0]).toBe('two');
     } finally {

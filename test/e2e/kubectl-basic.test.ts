@@ -56,17 +56,19 @@ describe.skipIf(skip)('kubectl 1.32 against kdp (kubectl binary present)', () =>
     for (const n of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       expect(ns).toMatch(new RegExp(`^${n}\\s+Active`, 'm'));
     }
-    expect(await ok('get', 'svc', 'kubernetes')).toMatch(/kubernetes\s+ClusterIP\s+10\.96\.0\.1\s+<none>\s+443\/TCP/);
+    expect(await ok('get', 'svc', 'kubernetes'))
+      .toMatch(/kubernetes\s+ClusterIP\s+10\.96\.0\.1\s+<none>\s+443\/TCP/);
   });
 
-  it('create generators (protobuf bodies) work for ns, deployment, service, configmap, secret', async () => {
+  it('create generators (protobuf bodies) work for ns, deploy, svc, cm, secret', async () => {
     expect(await ok('create', 'namespace', 'team')).toContain('namespace/team created');
     expect(await ok('create', 'deployment', 'nginx', '--image=nginx:1.27', '--replicas=2',
       '--port=80')).toContain('deployment.apps/nginx created');
     expect(await ok('create', 'service', 'clusterip', 'svc1', '--tcp=80:8080'))
       .toContain('service/svc1 created');
     expect(await ok('create', 'configmap', 'cm1', '--from-literal=a=b')).toContain('created');
-    expect(await ok('create', 'secret', 'generic', 's1', '--from-literal=x=y')).toContain('created');
+    expect(await ok('create', 'secret', 'generic', 's1', '--from-literal=x=y'))
+      .toContain('created');
     const json = JSON.parse(await ok('get', 'deploy', 'nginx', '-o', 'json'));
     expect(json.spec.replicas).toBe(2);
     expect(json.spec.template.spec.containers[0].ports[0]).toEqual({ containerPort: 80,
@@ -78,7 +80,8 @@ describe.skipIf(skip)('kubectl 1.32 against kdp (kubectl binary present)', () =>
 
   it('get prints server-side tables: wide, -A, -l, --show-labels, yaml', async () => {
     const wide = await ok('get', 'deploy', '-o', 'wide');
-    expect(wide).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR$/m);
+    expect(wide).toMatch(
+      /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR$/m);
     expect(wide).toMatch(/^nginx\s+0\/2\s+0\s+0\s+\S+\s+nginx\s+nginx:1\.27\s+app=nginx$/m);
     const all = await ok('get', 'svc', '-A');
     expect(all).toMatch(/^default\s+svc1\s+ClusterIP\s+10\.\d+\.\d+\.\d+\s+<none>\s+80\/TCP/m);

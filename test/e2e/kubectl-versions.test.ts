@@ -33,7 +33,8 @@ for (const minor of [27, 33]) {
       expect(await ok('apply', ...validate, '-f', f)).toContain('created');
       await h.file(`cm-${minor}.yaml`, CM.replace('NAME', `cm${minor}`).replace('"1"', '"2"'));
       expect(await ok('apply', ...validate, '-f', f)).toContain('configured');
-      expect(await ok('get', 'deploy', 'd', '-o', 'wide')).toMatch(/^d\s+0\/1\s+0\s+0\s+\S+\s+nginx\s+nginx\s+app=d$/m);
+      expect(await ok('get', 'deploy', 'd', '-o', 'wide'))
+        .toMatch(/^d\s+0\/1\s+0\s+0\s+\S+\s+nginx\s+nginx\s+app=d$/m);
     });
   });
 }

@@ -8,7 +8,7 @@ import { compileWith } from '../../src/proxy/compile.js';
 import * as ipvs from '../../src/proxy/ipvs/proxier.js';
 import { parse as parseIptables } from '../../src/ruleset/iptables/parse.js';
 import { format as formatIptables } from '../../src/ruleset/iptables/format.js';
-import { formatIpvsState, parseIpvsState } from '../../src/ruleset/ipvs/index.js';
+import { formatIpvsState, parseIpvsState, splitFamilies } from '../../src/ruleset/ipvs/index.js';
 import {
   compileOptions, goldenPath, listScenarios, loadScenario, runSequence,
 } from '../helpers/scenarios.js';
@@ -25,9 +25,11 @@ function check(path: string, actual: string): void {
 }
 
 function parsesBack(text: string): void {
-  const state = parseIpvsState(text);
-  expect(formatIpvsState(state)).toBe(text);
-  expect(formatIptables(parseIptables(state.iptables))).toBe(state.iptables);
+  for (const part of splitFamilies(text)) {
+    const state = parseIpvsState(part.text);
+    expect(formatIpvsState(state)).toBe(part.text);
+    expect(formatIptables(parseIptables(state.iptables))).toBe(state.iptables);
+  }
 }
 
 describe('ipvs goldens', () => {

@@ -68,5 +68,8 @@ describe('ipvs incremental sync (no partial sync, differences applied)', () => {
     expect(origins.get('10.96.0.20:80/TCP')).toEqual({ servicePort: 'ns/web:http' });
     expect(origins.get('10.96.0.20:80/TCP/10.244.1.5:8080'))
       .toEqual({ servicePort: 'ns/web:http', endpoint: '10.244.1.5:8080' });
+    expect(origins.get('10.96.0.20:80/TCP/10.244.1.6:8080')).toBeUndefined();
+    expect([...origins.keys()]).toEqual(['10.96.0.20:80/TCP', '10.96.0.20:80/TCP/10.244.1.5:8080']);
+    expect(origins.size).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 // Root only: every nftables golden is applied with `nft -f` in a throwaway network namespace
 // (its lines reordered table, chains, sets/maps, rules, elements: upstream's canonical order
-// lists rules before the sets they reference, which nft cannot load as is), read back with `nft list table` and `nft -j list table`, and compared with the golden's own
+// lists rules before the sets they reference, which nft cannot load as is), read back with
+// `nft list table` and `nft -j list table`, and compared with the golden's own
 // state after normalising what the kernel rewrites. The proxier's real first transaction (with
 // its flushes and base-chain re-creation) and a partial-sync sequence are applied too.
 
@@ -75,7 +76,8 @@ describe.skipIf(!enabled)('nftables goldens in the kernel', () => {
     });
   }
 
-  it('the first-sync transaction itself (flushes, base-chain re-creation) applies twice', async () => {
+  it('the first-sync transaction itself (flushes, base-chain re-creation) applies twice',
+    async () => {
     const s = loadScenario('05-loadbalancer-source-ranges');
     const tx = compileWith(nftables, compileOptions(s, 'nftables', false));
     const ns = await freshNetns();
@@ -90,8 +92,9 @@ describe.skipIf(!enabled)('nftables goldens in the kernel', () => {
     async () => {
       const s = loadScenario('17-partial-sync');
       let now = 0;
-      const clocked = { ...nftables, buildProxier: (c: Parameters<typeof nftables.buildProxier>[0]) =>
-        nftables.buildProxier(c, { now: () => now }) };
+      type Config = Parameters<typeof nftables.buildProxier>[0];
+      const clocked = { ...nftables,
+        buildProxier: (c: Config) => nftables.buildProxier(c, { now: () => now }) };
       const { pipeline, results } = runSequence(s, 'nftables', clocked);
       const ns = await freshNetns();
       for (const r of results) for (const a of r.result.artifacts) await applyNft(exec, ns, a.text);

@@ -18,13 +18,15 @@ describe('nftables naming', () => {
 
   it('names endpoints with IPv6 colons turned into dots', () => {
     const n = { namespace: 'shop', name: 'web', port: 'http', protocol: 'TCP' } as const;
-    expect(endpointChainNameBase(n, '10.244.1.5', 8080)).toBe('FDH7QP7U-shop/web/tcp/http__10.244.1.5/8080');
+    expect(endpointChainNameBase(n, '10.244.1.5', 8080))
+      .toBe('FDH7QP7U-shop/web/tcp/http__10.244.1.5/8080');
     expect(endpointChainNameBase(n, 'fd00:10:244::5', 8080))
       .toBe('AKVQXSKM-shop/web/tcp/http__fd00.10.244..5/8080');
   });
 
   it('truncates names over 240 characters with "..."', () => {
-    const long = `${'a'.repeat(63)}/${'b'.repeat(63)}/tcp/${'c'.repeat(63)}__${'f'.repeat(39)}/65535`;
+    const [a, b, c] = ['a', 'b', 'c'].map((x) => x.repeat(63));
+    const long = `${a}/${b}/tcp/${c}__${'f'.repeat(39)}/65535`;
     const h = hashAndTruncate(long);
     expect(h).toHaveLength(240);
     expect(h.endsWith('...')).toBe(true);
@@ -53,7 +55,8 @@ describe('origins of per-service names', () => {
   it('maps a chain or affinity set name back to its service-port key', async () => {
     const { portKeyOfName } = await import('../../src/proxy/nftables/origins.js');
     expect(portKeyOfName('service-ULMVA6XW-ns1/svc1/tcp/p80')).toBe('ns1/svc1:p80/TCP');
-    expect(portKeyOfName('endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80')).toBe('ns1/svc1:p80/TCP');
+    expect(portKeyOfName('endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80'))
+      .toBe('ns1/svc1:p80/TCP');
     expect(portKeyOfName('external-O3NUMANU-shop/web/udp/')).toBe('shop/web/UDP');
     expect(portKeyOfName('services')).toBeUndefined();
   });

@@ -105,7 +105,8 @@ describe('nftables partial sync', () => {
   it('scaling rewrites only that service and leaves shared elements alone', () => {
     const h = harness([...A, ...B]);
     h.sync([...A, ...B]);
-    const scaled = [...A, svc('b', '10.96.0.11'), slice('b', ['10.244.2.1', '10.244.2.2', '10.244.2.3'])];
+    const scaled = [...A, svc('b', '10.96.0.11'),
+      slice('b', ['10.244.2.1', '10.244.2.2', '10.244.2.3'])];
     const r = h.sync(scaled);
     const lines = ops(r);
     expect(lines.some((l) => l.includes(' element '))).toBe(false);
@@ -164,7 +165,8 @@ describe('nftables partial sync', () => {
   });
 
   it('an endpoint leaving an affinity service deletes its affinity set at once', () => {
-    const aff = [svc('a', '10.96.0.10', { affinity: true }), slice('a', ['10.244.1.1', '10.244.1.2'])];
+    const aff = [svc('a', '10.96.0.10', { affinity: true }),
+      slice('a', ['10.244.1.1', '10.244.1.2'])];
     const h = harness(aff);
     h.sync(aff);
     const one = [svc('a', '10.96.0.10', { affinity: true }), slice('a', ['10.244.1.1'])];

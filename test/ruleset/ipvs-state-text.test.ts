@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isKdpError } from '../../src/errors.js';
-import { formatIpvsState, parseIpvsState } from '../../src/ruleset/ipvs/index.js';
+import {
+  formatIpvsState, parseIpvsState, splitFamilies,
+} from '../../src/ruleset/ipvs/index.js';
 
 const TEXT = [
   '### ipvsadm -Sn',
@@ -46,5 +48,18 @@ describe('ipvs state text (the ipvs.golden format)', () => {
       expect(isKdpError(e, 'KDP_PARSE')).toBe(true);
       expect((e as Error).message).toMatch(/line 4: expected header/);
     }
+  });
+});
+
+describe('dual-stack compile output', () => {
+  it('splits into one state text per family', () => {
+    const v6 = TEXT.replace('10.96.0.1:443 -s', '[fd00::1]:443 -s')
+      .replace('10.96.0.1:443 -r 172.18.0.2:6443', '[fd00::1]:443 -r [fd00::2]:6443')
+      .replace('family inet ', 'family inet6 ').replace('10.96.0.1,tcp', 'fd00::1,tcp')
+      .replace('10.96.0.1/32', 'fd00::1/128');
+    const parts = splitFamilies(`# IPv4\n${TEXT}# IPv6\n${v6}`);
+    expect(parts.map((p) => p.family)).toEqual(['IPv4', 'IPv6']);
+    expect(parts.map((p) => formatIpvsState(parseIpvsState(p.text)))).toEqual([TEXT, v6]);
+    expect(splitFamilies(TEXT)).toEqual([{ family: '', text: TEXT }]);
   });
 });

@@ -93,8 +93,8 @@ describe('nft -j list JSON', () => {
     expect(words('masquerading')).toBe('meta mark & 0x00004000 == 0x00000000 return');
     expect(words('mark-for-masquerade')).toBe('meta mark set meta mark | 0x00004000');
     expect(words('filter-prerouting-pre-dnat')).toBe('ct state new jump firewall-check');
-    expect(words('service-ULMVA6XW-ns1/svc1/tcp/p80', 1)).toMatch(
-      /^numgen random mod 1 vmap \{ 0 : goto endpoint-5OJB2KTY-ns1\/svc1\/tcp\/p80__10\.180\.0\.1\/80 \}$/);
+    expect(words('service-ULMVA6XW-ns1/svc1/tcp/p80', 1)).toBe('numgen random mod 1 vmap '
+      + '{ 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }');
   });
 
   it('reports an unsupported statement as a parse error naming the object', () => {
@@ -117,7 +117,8 @@ describe('a compiled table written in the listing forms', () => {
     for (const dir of readdirSync(rules)) {
       const golden = join(rules, dir, 'nftables.golden');
       if (!existsSync(golden)) continue;
-      const model = applyTransaction(emptyRuleset(), parseTransaction(readFileSync(golden, 'utf8')));
+      const text = readFileSync(golden, 'utf8');
+      const model = applyTransaction(emptyRuleset(), parseTransaction(text));
       const want = normalizeRuleset(model);
       const viaText = normalizeRuleset(parseListText(formatListText(model)));
       const viaJson = normalizeRuleset(parseListJson(formatListJson(model)).ruleset);

@@ -2,7 +2,7 @@
 // session affinity, traffic policies, external IPs and source ranges, cluster IPs and families.
 // Allocation (clusterIP from the range, nodePort range) is the API server's job, before this.
 
-import type { Service, ServicePort, ServiceSpec } from '../types.js';
+import type { Service, ServicePort } from '../types.js';
 import { parseIP } from '../net.js';
 import { isExternallyAccessible } from '../defaults/service.js';
 import {
@@ -24,7 +24,9 @@ const FAMILIES = ['IPv4', 'IPv6'];
 const FAMILY_POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
 const LB_ONLY = "may only be used when `type` is 'LoadBalancer'";
 
-const isHeadless = (svc: Service): boolean => svc.spec?.clusterIP === 'None';
+/** Upstream isHeadlessService: clusterIPs is exactly ["None"]. */
+const isHeadless = (svc: Service): boolean =>
+  svc.spec?.clusterIPs?.length === 1 && svc.spec.clusterIPs[0] === 'None';
 
 /** Go's %#v of the (protocol, port) key upstream reports duplicate ports with. */
 function portKey(p: ServicePort): string {
@@ -85,6 +87,7 @@ function validateAffinity(svc: Service): Cause[] {
 
 
 
+/** Upstream ValidateServiceClusterIPsRelatedFields (not called for ExternalName). */
 function validateClusterIPs(svc: Service): Cause[] {
   const s = svc.spec!;
   const out: Cause[] = [];
@@ -92,8 +95,9 @@ function validateClusterIPs(svc: Service): Cause[] {
   const ipsPath = 'spec.clusterIPs';
   if (s.clusterIP) {
     if (ips.length === 0) out.push(required(ipsPath, ''));
-    else if (ips[0] !== s.clusterIP) out.push(invalid(ipsPath, ips,
-      'first value must match `clusterIP`'));
+    else if (ips[0] !== s.clusterIP) {
+      out.push(invalid(ipsPath, ips, 'first value must match `clusterIP`'));
+    }
   } else if (ips.length > 0) {
     out.push(invalid(ipsPath, ips, 'must be empty when `clusterIP` is not specified'));
   }
@@ -103,45 +107,39 @@ function validateClusterIPs(svc: Service): Cause[] {
     if (seen.has(f)) out.push(duplicate(index('spec.ipFamilies', i), f));
     seen.add(f);
   });
-  if ((s.ipFamilies?.length ?? 0) > 2) out.push(invalid('spec.ipFamilies', s.ipFamilies,
-    'may only hold up to 2 values'));
   if (s.ipFamilyPolicy !== undefined && !FAMILY_POLICIES.includes(s.ipFamilyPolicy)) {
     out.push(notSupported('spec.ipFamilyPolicy', s.ipFamilyPolicy, FAMILY_POLICIES));
   }
   let bad = false;
   ips.forEach((ip, i) => {
     if (i === 0 && ip === 'None') {
-      if (ips.length > 1) { bad = true; out.push(invalid(ipsPath, ips,
-        "'None' must be the first and only value")); }
+      if (ips.length > 1) {
+        bad = true;
+        out.push(invalid(ipsPath, ips, "'None' must be the first and only value"));
+      }
       return;
     }
     const errs = validateIP(ip, index(ipsPath, i));
-    if (errs.length > 0) { bad = true; out.push(...errs); }
+    if (errs.length > 0) bad = true;
+    out.push(...errs);
   });
   if (ips.length > 2) out.push(invalid(ipsPath, ips, 'may only hold up to 2 values'));
   if (bad) return out;
-  if (ips.length === 2 && parseIP(ips[0]!)!.family === parseIP(ips[1]!)!.family) {
-    out.push(invalid(ipsPath, ips, 'may specify no more than one IP for each IP family'));
+  if (ips.length > 1) {
+    const fams = new Set(ips.map((ip) => parseIP(ip)!.family));
+    if (fams.size !== ips.length) {
+      out.push(invalid(ipsPath, ips, 'may specify no more than one IP for each IP family'));
+    }
   }
   if (!isHeadless(svc)) {
     ips.forEach((ip, i) => {
       const fam = s.ipFamilies?.[i];
-      const actual = parseIP(ip)?.family;
-      if (fam && actual && fam !== actual) {
+      if (fam !== 'IPv4' && fam !== 'IPv6') return;
+      if ((parseIP(ip)?.family === 'IPv6') !== (fam === 'IPv6')) {
         out.push(invalid(index(ipsPath, i), ip,
           `expected an ${fam} value as indicated by \`ipFamilies[${i}]\``));
       }
     });
-  }
-  if (s.ipFamilyPolicy === 'SingleStack') {
-    if ((s.ipFamilies?.length ?? 0) > 1) {
-      out.push(invalid('spec.ipFamilies', s.ipFamilies,
-        "must be a single value when `ipFamilyPolicy` is 'SingleStack'"));
-    }
-    if (ips.length > 1) {
-      out.push(invalid(ipsPath, ips,
-        "must be a single value when `ipFamilyPolicy` is 'SingleStack'"));
-    }
   }
   return out;
 }
@@ -281,22 +279,49 @@ export function validateService(svc: Service): Cause[] {
   return out;
 }
 
-function validateClusterIPsUpdate(s: ServiceSpec, o: ServiceSpec): Cause[] {
+/** Upstream validateUpgradeDowngradeClusterIPs. */
+function validateClusterIPsUpdate(svc: Service, old: Service): Cause[] {
+  if (isHeadless(svc) && isHeadless(old)) return [];
   const out: Cause[] = [];
-  const ips = s.clusterIPs ?? [];
-  const oldIPs = o.clusterIPs ?? [];
-  for (const i of [0, 1]) {
-    if (ips.length > i && oldIPs.length > i && ips[i] !== oldIPs[i]) {
-      out.push(invalid(`spec.clusterIPs[${i}]`, ips, 'may not change once set'));
+  const ips = svc.spec?.clusterIPs ?? [];
+  const oldIPs = old.spec?.clusterIPs ?? [];
+  const p = 'spec.clusterIPs';
+  const changed = 'may not change once set';
+  if (oldIPs.length === ips.length) {
+    oldIPs.forEach((ip, i) => { if (ip !== ips[i]) out.push(invalid(index(p, i), ips, changed)); });
+  } else if (oldIPs.length > ips.length) {
+    if (ips.length === 0) out.push(invalid(`${p}[0]`, ips, 'primary clusterIP can not be unset'));
+    if (ips.length > 0 && ips[0] !== oldIPs[0]) out.push(invalid(`${p}[0]`, ips, changed));
+    if (ips.length === 1 && svc.spec?.ipFamilyPolicy !== 'SingleStack') {
+      out.push(invalid('spec.ipFamilyPolicy', svc.spec?.ipFamilyPolicy ?? null,
+        "must be set to 'SingleStack' when releasing the secondary clusterIP"));
     }
+  } else if (oldIPs.length > 0 && ips[0] !== oldIPs[0]) {
+    out.push(invalid(`${p}[0]`, ips, changed));
   }
-  if (oldIPs.length > 0 && ips.length === 0) {
-    out.push(invalid('spec.clusterIPs[0]', ips, 'may not change once set'));
-  }
-  const fams = s.ipFamilies ?? [];
-  const oldFams = o.ipFamilies ?? [];
-  if (fams.length > 0 && oldFams.length > 0 && fams[0] !== oldFams[0]) {
-    out.push(invalid('spec.ipFamilies[0]', fams[0], 'may not change once set'));
+  return out;
+}
+
+/** Upstream validateUpgradeDowngradeIPFamilies. */
+function validateIPFamiliesUpdate(svc: Service, old: Service): Cause[] {
+  if (isHeadless(svc) !== isHeadless(old) || isHeadless(svc)) return [];
+  const out: Cause[] = [];
+  const fams = svc.spec?.ipFamilies ?? [];
+  const oldFams = old.spec?.ipFamilies ?? [];
+  const ips = svc.spec?.clusterIPs ?? [];
+  const p = 'spec.ipFamilies[0]';
+  const changed = 'may not change once set';
+  if (oldFams.length === fams.length) {
+    oldFams.forEach((f, i) => { if (f !== fams[i]) out.push(invalid(p, fams, changed)); });
+  } else if (oldFams.length > fams.length) {
+    if (ips.length === 0) out.push(invalid(p, fams, 'primary ipFamily can not be unset'));
+    if (fams.length > 0 && fams[0] !== oldFams[0]) out.push(invalid(p, ips, changed));
+    if (fams.length === 1 && svc.spec?.ipFamilyPolicy !== 'SingleStack') {
+      out.push(invalid('spec.ipFamilyPolicy', svc.spec?.ipFamilyPolicy ?? null,
+        "must be set to 'SingleStack' when releasing the secondary ipFamily"));
+    }
+  } else if (oldFams.length > 0 && fams.length > 0 && fams[0] !== oldFams[0]) {
+    out.push(invalid(p, ips, changed));
   }
   return out;
 }
@@ -310,7 +335,12 @@ export function validateServiceUpdate(svc: Service, old: Service): Cause[] {
   const s = svc.spec ?? {};
   const o = old.spec ?? {};
   if (s.type !== 'ExternalName' && o.type !== 'ExternalName') {
-    out.push(...validateClusterIPsUpdate(s, o));
+    out.push(...validateClusterIPsUpdate(svc, old), ...validateIPFamiliesUpdate(svc, old));
+  }
+  if (s.type === 'LoadBalancer' && o.type === 'LoadBalancer'
+    && (s.loadBalancerClass ?? null) !== (o.loadBalancerClass ?? null)) {
+    out.push(invalid('spec.loadBalancerClass', s.loadBalancerClass ?? null,
+      'may not change once set'));
   }
   if (needsHealthCheck(svc) && needsHealthCheck(old)
     && s.healthCheckNodePort !== o.healthCheckNodePort) {

@@ -135,7 +135,8 @@ async function handleGet(
   if (qBool(query, 'watch')) {
     const r = svc.resolve(t);
     const stream = buildWatchStream(r, { table, include: includeObject(query), now, lines });
-    const handle = await svc.watch(ctx, t, { readOnly: true, labelSelector: q(query, 'labelSelector'),
+    const handle = await svc.watch(ctx, t, { readOnly: true,
+      labelSelector: q(query, 'labelSelector'),
       fieldSelector: q(query, 'fieldSelector'), resourceVersion: q(query, 'resourceVersion'),
       allowWatchBookmarks: qBool(query, 'allowWatchBookmarks'),
       timeoutSeconds: qInt(query, 'timeoutSeconds') }, stream.sink);

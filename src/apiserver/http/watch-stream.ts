@@ -42,7 +42,9 @@ export function buildWatchStream(r: ServedResource, opts: StreamOptions) {
   let ended = false;
   let first = true;
   const encode = (ev: WatchEvent): string => {
-    if (!opts.table || ev.type === 'ERROR' || ev.type === 'BOOKMARK') return plainLine(ev, opts.lines);
+    if (!opts.table || ev.type === 'ERROR' || ev.type === 'BOOKMARK') {
+      return plainLine(ev, opts.lines);
+    }
     const o = ev.object as KubeObject;
     const t = toTable(r, [o], { resourceVersion: o.metadata.resourceVersion }, opts.include,
       opts.now(), first);

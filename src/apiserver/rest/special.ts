@@ -7,6 +7,8 @@ import { groupVersion } from '../resource-types.js';
 import { successStatus } from '../status.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
 import { badRequest, conflict } from './errors.js';
+import { evaluateAccessReview, userFromSpec } from '../authz/index.js';
+import type { AccessReviewSpec } from '../authz/index.js';
 import { timestamp } from './prepare.js';
 import type { WriteCtx } from './write.js';
 import { guaranteedUpdate } from './write.js';
@@ -47,34 +49,14 @@ export async function bindPod(
   return { ...successStatus({}), code: 201 } as unknown as KubeObject;
 }
 
-interface ReviewSpec {
-  resourceAttributes?: {
-    namespace?: string; verb?: string; group?: string; resource?: string;
-    subresource?: string; name?: string;
-  };
-  nonResourceAttributes?: { path?: string; verb?: string };
-  user?: string; groups?: string[]; uid?: string;
-}
-
+/** SelfSubjectAccessReview asks about the requester, SubjectAccessReview about spec.user. */
 export async function reviewAccess(
   deps: ServiceDeps, ctx: RequestContext, r: ServedResource, body: unknown,
 ): Promise<KubeObject> {
-  const review = (body ?? {}) as { metadata?: Record<string, unknown>; spec?: ReviewSpec };
+  const review = (body ?? {}) as { metadata?: Record<string, unknown>; spec?: AccessReviewSpec };
   const spec = review.spec ?? {};
-  const user = r.resource === 'subjectaccessreviews' ?
-    { name: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [] } : ctx.user;
-  const ra = spec.resourceAttributes;
-  const na = spec.nonResourceAttributes;
-  if (!ra && !na) throw badRequest('exactly one of nonResourceAttributes or resourceAttributes ' +
-    'must be specified');
-  const d = ra ?
-    await deps.authorizer.authorize({ user, verb: ra.verb ?? '', resourceRequest: true,
-      apiGroup: ra.group ?? '', resource: ra.resource, subresource: ra.subresource || undefined,
-      namespace: ra.namespace || undefined, name: ra.name || undefined }) :
-    await deps.authorizer.authorize({ user, verb: na!.verb ?? '', resourceRequest: false,
-      path: na!.path });
-  const status: Record<string, unknown> = { allowed: d.allowed };
-  if (d.reason) status.reason = d.reason;
-  return { kind: r.kind, apiVersion: groupVersion(r),
-    metadata: { creationTimestamp: undefined, ...(review.metadata ?? {}) }, spec, status };
+  const user = r.resource === 'subjectaccessreviews' ? userFromSpec(spec) : ctx.user;
+  const status = await evaluateAccessReview(deps.authorizer, user, spec, r.kind);
+  return { kind: r.kind, apiVersion: groupVersion(r), metadata: { ...(review.metadata ?? {}) },
+    spec, status };
 }

@@ -1,8 +1,18 @@
 // Every `kdp` command, in the order `kdp --help` lists them.
 
 import type { Command } from '../command.js';
+import { apiserverCommand } from './apiserver.js';
+import { downCommand } from './down.js';
+import { kubeconfigCommand } from './kubeconfig.js';
+import { nodeStartCommand, nodeStopCommand } from './node.js';
 import { rulesCompileCommand } from './rules-compile.js';
+import { rulesHistoryCommand, rulesShowCommand } from './rules.js';
+import { statusCommand } from './status.js';
 import { traceCommand } from './trace.js';
+import { upCommand } from './up.js';
 import { versionCommand } from './version.js';
 
-export const COMMANDS: readonly Command[] = [rulesCompileCommand, traceCommand, versionCommand];
+export const COMMANDS: readonly Command[] = [
+  upCommand, downCommand, statusCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
+  rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, apiserverCommand, versionCommand,
+];

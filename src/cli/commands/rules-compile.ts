@@ -57,7 +57,8 @@ export const rulesCompileCommand: Command = {
       nodeName: args.flags['node-name'] as string,
       nodeIPs: (args.flags['node-ip'] as string[] | undefined) ?? ['172.18.0.2'],
       podCIDRs: args.flags['pod-cidr'] as string[] | undefined,
-      canonical: args.flags.canonical as boolean,
+      // ipvs output is only readable with its section headers (the canonical form).
+      canonical: (args.flags.canonical as boolean) || (mode ?? 'iptables') === 'ipvs',
       capabilities: { randomFully: args.flags['random-fully'] as boolean, nfacct: args.flags.nfacct as boolean },
     });
     io.out(text);

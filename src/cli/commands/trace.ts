@@ -1,13 +1,19 @@
 // `kdp trace`: where does this packet go, and what is done to it on the way?
 
 import { kdpError } from '../../errors.js';
-import { parseHostPort, parseProtocol } from '../../trace/packet.js';
+import { readClusterInfo } from '../../cluster/cluster-file.js';
+import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
+import { buildHttpClient } from '../../client/http-client.js';
+import { loadKubeconfig } from '../../client/kubeconfig.js';
+import { loadTopology, resolveDestination, resolveSource, traceResolved } from '../../trace/cluster.js';
+import { parseHostPort, parseProtocol, type TraceProtocol } from '../../trace/packet.js';
 import { traceOffline, type TraceMode } from '../../trace/offline.js';
 import type { TraceResult } from '../../trace/result.js';
-import type { Command } from '../command.js';
+import type { CliIO, Command } from '../command.js';
 import { readInput } from '../read-input.js';
 import { parseMode } from './rules-compile.js';
 import { renderTrace } from '../render-trace.js';
+import { DATA_DIR_FLAG } from './up.js';
 
 export const traceCommand: Command = {
   name: 'trace',
@@ -21,14 +27,13 @@ export const traceCommand: Command = {
     { name: 'proto', type: 'string', default: 'tcp', help: 'tcp | udp | sctp | icmp' },
     { name: 'sport', type: 'number', help: 'source port (default 40000)' },
     { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' },
+    DATA_DIR_FLAG,
   ],
   async run(args, io) {
     if (args.positionals.length !== 2) throw kdpError('KDP_TRACE', 'usage: kdp trace SRC DST[:PORT]');
     const [srcText, dstText] = args.positionals as [string, string];
     const proto = parseProtocol(args.flags.proto as string);
-    if (!args.flags.rules) {
-      throw kdpError('KDP_NOT_RUNNING', 'tracing a running cluster needs `kdp up`; to trace a dump, pass --rules FILE');
-    }
+    if (!args.flags.rules) return traceCluster(args.flags, srcText, dstText, proto, io);
     const mode = parseMode(args.flags.mode) ?? 'iptables';
     const src = parseHostPort(srcText, 'SRC');
     const dst = parseHostPort(dstText, 'DST');
@@ -44,6 +49,26 @@ export const traceCommand: Command = {
     return result.verdict === 'ACCEPT' ? 0 : 1;
   },
 };
+
+async function traceCluster(
+  flags: Record<string, unknown>, srcText: string, dstText: string, proto: TraceProtocol, io: CliIO,
+): Promise<number> {
+  const paths = dataDirPaths(resolveDataDir(flags['data-dir'] as string | undefined, io.env));
+  const info = readClusterInfo(paths);
+  const client = buildHttpClient(loadKubeconfig(info.kubeconfig));
+  const topo = await loadTopology(client, paths.root, info.proxyMode);
+  const dst = await resolveDestination(client, topo, dstText);
+  const src = resolveSource(topo, srcText, dst.node);
+  const t = traceResolved(topo, src, dst, proto, flags.sport as number | undefined);
+  if (flags.output === 'json') {
+    io.out(`${JSON.stringify({ source: src.label, target: dst.label, ...traceJson(t.result),
+      ...(t.natFree === undefined ? {} : { natFree: t.natFree }) }, null, 2)}\n`);
+  } else {
+    io.out(`${src.label} → ${dst.label}\n${renderTrace(t.result, io.isTTY)}`);
+    if (t.natFree !== undefined) io.out(`NAT-free: ${t.natFree ? 'yes' : 'no'}\n`);
+  }
+  return t.result.verdict === 'ACCEPT' ? 0 : 1;
+}
 
 export function traceJson(r: TraceResult): Record<string, unknown> {
   return {

@@ -12,6 +12,7 @@ import type { ControllerContext } from '../options.js';
 import { ENDPOINTSLICES, inNs, NODES, PODS, SERVICES } from '../refs.js';
 import { buildQueueController } from '../runner.js';
 import type { Controller } from '../util.js';
+import { LABEL_PAIR_INDEX, labelPairIndex, objectsMatchingMap } from '../label-index.js';
 import { desiredGroups } from './desired.js';
 import { MANAGED_BY, MANAGED_BY_LABEL, planSlices, SERVICE_NAME_LABEL } from './reconcile.js';
 
@@ -47,7 +48,7 @@ export function watchPodsForServices(
 export function buildEndpointSliceController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
   const svcInf = ctx.informers.informerFor<Service>(SERVICES);
-  const podInf = ctx.informers.informerFor<Pod>(PODS);
+  const podInf = ctx.informers.informerFor<Pod>(PODS, { indexers: { [LABEL_PAIR_INDEX]: labelPairIndex } });
   const nodeInf = ctx.informers.informerFor<Node>(NODES);
   const sliceInf = ctx.informers.informerFor<EndpointSlice>(ENDPOINTSLICES, {
     indexers: {
@@ -59,7 +60,7 @@ export function buildEndpointSliceController(ctx: ControllerContext): Controller
     },
   });
   const c = buildQueueController('endpointslice', options.workers, sync);
-  watchPodsForServices(ctx.informers, (k) => c.queue.add(k));
+  watchPodsForServices(ctx.informers, (k) => c.queue.addAfter(k, options.endpointUpdatesBatchPeriodMs));
   sliceInf.addEventHandler({
     // Someone else changed or deleted one of our slices: reconcile the Service again.
     onUpdate: (_, s) => requeueFor(s),
@@ -99,8 +100,7 @@ export function buildEndpointSliceController(ctx: ControllerContext): Controller
       if (svc && !svc.metadata.deletionTimestamp) await removeAll(existing);
       return;
     }
-    const pods = podInf.cache.byIndex('namespace', svc.metadata.namespace ?? '')
-      .filter((p) => matchesSelectorMap(svc.spec!.selector, p.metadata.labels));
+    const pods = objectsMatchingMap(podInf.cache, svc.metadata.namespace ?? '', svc.spec.selector);
     const families = svc.spec.ipFamilies?.length ? svc.spec.ipFamilies : ['IPv4' as const];
     const stale = existing.filter((s) => !families.includes(s.addressType as 'IPv4'));
     await removeAll(stale);

@@ -6,8 +6,8 @@
 import type {
   EndpointAddress, EndpointPort, Endpoints, EndpointSubset, Pod, Service,
 } from '../../api/types.js';
-import { matchesSelectorMap } from '../../api/selectors.js';
-import { compareIPs } from '../../api/net.js';
+import { parseIP } from '../../api/net.js';
+import { LABEL_PAIR_INDEX, labelPairIndex, objectsMatchingMap } from '../label-index.js';
 import { isKdpError } from '../../errors.js';
 import type { ControllerContext } from '../options.js';
 import { ENDPOINTS, inNs, PODS, SERVICES } from '../refs.js';
@@ -48,7 +48,17 @@ export function endpointSubsets(svc: Service, pods: readonly Pod[]): EndpointSub
     const list = ready ? (g.addresses ??= []) : (g.notReadyAddresses ??= []);
     list.push(addr);
   }
-  const byIp = (a: EndpointAddress, b: EndpointAddress) => compareIPs(a.ip, b.ip);
+  const keys = new Map<string, bigint>();
+  const keyOf = (ip: string) => {
+    let k = keys.get(ip);
+    if (k === undefined) keys.set(ip, (k = parseIP(ip)?.value ?? 0n));
+    return k;
+  };
+  const byIp = (a: EndpointAddress, b: EndpointAddress) => {
+    const x = keyOf(a.ip);
+    const y = keyOf(b.ip);
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
   return [...groups.values()].map((s) => {
     s.addresses?.sort(byIp);
     s.notReadyAddresses?.sort(byIp);
@@ -60,10 +70,10 @@ export function endpointSubsets(svc: Service, pods: readonly Pod[]): EndpointSub
 export function buildEndpointsController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
   const svcInf = ctx.informers.informerFor<Service>(SERVICES);
-  const podInf = ctx.informers.informerFor<Pod>(PODS);
+  const podInf = ctx.informers.informerFor<Pod>(PODS, { indexers: { [LABEL_PAIR_INDEX]: labelPairIndex } });
   const epInf = ctx.informers.informerFor<Endpoints>(ENDPOINTS);
   const c = buildQueueController('endpoints', options.workers, sync);
-  watchPodsForServices(ctx.informers, (k) => c.queue.add(k));
+  watchPodsForServices(ctx.informers, (k) => c.queue.addAfter(k, options.endpointUpdatesBatchPeriodMs));
 
   async function sync(key: string): Promise<void> {
     const svc = svcInf.cache.get(key);
@@ -76,8 +86,7 @@ export function buildEndpointsController(ctx: ControllerContext): Controller {
       return;
     }
     if (!svc.spec?.selector || Object.keys(svc.spec.selector).length === 0) return;
-    const pods = podInf.cache.byIndex('namespace', svc.metadata.namespace ?? '')
-      .filter((p) => matchesSelectorMap(svc.spec!.selector, p.metadata.labels));
+    const pods = objectsMatchingMap(podInf.cache, svc.metadata.namespace ?? '', svc.spec.selector);
     const subsets = endpointSubsets(svc, pods);
     const labels: Record<string, string> = { ...(svc.metadata.labels ?? {}) };
     if (svc.spec.clusterIP === 'None') labels['service.kubernetes.io/headless'] = '';

@@ -16,6 +16,7 @@ import {
   controllerRef, isPodActive, isPodAvailable, isPodReady, type Controller,
 } from '../util.js';
 import { podFromTemplate, podsToDelete } from './pods.js';
+import { LABEL_PAIR_INDEX, labelPairIndex, objectsMatchingMap } from '../label-index.js';
 
 export const CONTROLLER_UID_INDEX = 'controllerUid';
 export const controllerUidIndex = (p: KubeObject): string[] => {
@@ -27,7 +28,7 @@ export function buildReplicaSetController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
   const rsInf = ctx.informers.informerFor<ReplicaSet>(REPLICASETS);
   const podInf = ctx.informers.informerFor<Pod>(PODS, {
-    indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndex },
+    indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndex, [LABEL_PAIR_INDEX]: labelPairIndex },
   });
   const recorder = ctx.recorder('replicaset-controller');
   const exp = buildExpectations(5 * 60_000, options.now);
@@ -84,7 +85,11 @@ export function buildReplicaSetController(ctx: ControllerContext): Controller {
     const owned = podInf.cache.byIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!);
     if (rs.metadata.deletionTimestamp) return owned;
     const sel = labelSelectorMatcher(rs.spec?.selector);
-    const orphans = podInf.cache.byIndex('namespace', rs.metadata.namespace ?? '')
+    const ml = rs.spec?.selector?.matchLabels ?? {};
+    const candidates = Object.keys(ml).length
+      ? objectsMatchingMap(podInf.cache, rs.metadata.namespace ?? '', ml)
+      : podInf.cache.byIndex('namespace', rs.metadata.namespace ?? '');
+    const orphans = candidates
       .filter((p) => !controllerRef(p) && !p.metadata.deletionTimestamp
         && sel.matches(p.metadata.labels));
     for (const p of orphans) {

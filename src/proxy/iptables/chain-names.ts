@@ -2,13 +2,18 @@
 // and lower-case protocol (plus the endpoint `ip:port` for KUBE-SEP), SHA-256 → RFC 4648
 // base32 (A–Z2–7) → first 16 characters.
 
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
+/** One-shot `crypto.hash` (Node ≥ 20.12) is ~2.5x faster than createHash for short inputs. */
+const sha256: (s: string) => Buffer = typeof crypto.hash === 'function'
+  ? (s) => crypto.hash('sha256', s, 'buffer')
+  : (s) => crypto.createHash('sha256').update(s, 'utf8').digest();
+
 /** First 16 base32 characters (80 bits = exactly the first 10 bytes) of SHA-256(input). */
 export function hash16(input: string): string {
-  const d = createHash('sha256').update(input, 'utf8').digest();
+  const d = sha256(input);
   let out = '';
   let acc = 0;
   let bits = 0;

@@ -64,3 +64,17 @@ export function parseIpvsState(text: string): IpvsState {
     dummyAddresses: parseDummyAddresses(bodies[3] ?? '', (offsets[3] ?? 0) + 1),
   };
 }
+
+/**
+ * A dual-stack compile prints one state per family, each after a `# IPv4` / `# IPv6` line;
+ * single-stack output has no such line. Returns the per-family texts (family '' when none).
+ */
+export function splitFamilies(text: string): { family: '' | 'IPv4' | 'IPv6'; text: string }[] {
+  const parts = text.split(/^# (IPv4|IPv6)\n/m);
+  if (parts.length === 1) return [{ family: '', text }];
+  const out: { family: 'IPv4' | 'IPv6'; text: string }[] = [];
+  for (let i = 1; i < parts.length; i += 2) {
+    out.push({ family: parts[i] as 'IPv4' | 'IPv6', text: parts[i + 1] ?? '' });
+  }
+  return out;
+}

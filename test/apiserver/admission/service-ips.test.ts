@@ -216,6 +216,17 @@ describe('release and repair', () => {
     await create(service('b', { clusterIP: '10.96.3.3' }));
   });
 
+  it('a Service removed around admission no longer blocks its address or port', async () => {
+    const { h, create, plugin } = setup();
+    await create(service('a', { type: 'NodePort', clusterIP: '10.96.4.4',
+      ports: [{ port: 80, nodePort: 30444 }] }));
+    h.objects.clear();
+    const b = await create(service('b', { type: 'NodePort', clusterIP: '10.96.4.4',
+      ports: [{ port: 80, nodePort: 30444 }] }));
+    expect(b.spec!.clusterIP).toBe('10.96.4.4');
+    expect(plugin.usage()).toEqual({ ips: { IPv4: 1 }, nodePorts: 1 });
+  });
+
   it('a new plugin over existing Services rebuilds its bitmaps before allocating', async () => {
     const { h, create } = setup();
     await create(service('a', { type: 'NodePort', clusterIP: '10.96.4.4',

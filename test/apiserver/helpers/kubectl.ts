@@ -51,11 +51,11 @@ export async function startKubectlHarness(): Promise<KubectlHarness> {
     server, dir,
     kubectl(args, opts = {}) {
       const bin = kubectlPath(opts.minor ?? 32);
-      const full = ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, `cache-${opts.minor ?? 32}`),
-        ...args];
+      const cache = join(dir, `cache-${opts.minor ?? 32}`);
+      const full = ['--kubeconfig', kubeconfig, '--cache-dir', cache, ...args];
       return new Promise((resolve) => {
-        execFile(bin, full, { timeout: opts.timeoutMs ?? 30_000, env: { PATH: process.env.PATH ?? '',
-          HOME: dir } }, (err, stdout, stderr) => {
+        const env = { PATH: process.env.PATH ?? '', HOME: dir };
+        execFile(bin, full, { timeout: opts.timeoutMs ?? 30_000, env }, (err, stdout, stderr) => {
           const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
           resolve({ code, stdout, stderr });
         });

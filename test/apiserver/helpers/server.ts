@@ -41,12 +41,14 @@ export function deployment(name: string, extra: Record<string, unknown> = {}) {
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, labels: { app: name } },
     spec: { replicas: 1, selector: { matchLabels: { app: name } },
       template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web',
-        image: 'nginx:1.27', ports: [{ containerPort: 80 }], env: [{ name: 'A', value: '1' }] }] } },
+        image: 'nginx:1.27', ports: [{ containerPort: 80 }],
+        env: [{ name: 'A', value: '1' }] }] } },
       ...extra },
   };
 }
 
 export function pod(name: string, labels: Record<string, string> = {}, nodeName?: string) {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels },
-    spec: { containers: [{ name: 'c', image: 'busybox:1.36' }], ...(nodeName ? { nodeName } : {}) } };
+    spec: { containers: [{ name: 'c', image: 'busybox:1.36' }],
+      ...(nodeName ? { nodeName } : {}) } };
 }

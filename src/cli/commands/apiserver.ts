@@ -1,0 +1,46 @@
+// `kdp apiserver`: the API server alone (for labs that run components as separate processes).
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { startApiServer } from '../../apiserver/start.js';
+import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
+import { renderKubeconfig } from '../../client/kubeconfig.js';
+import { kdpError } from '../../errors.js';
+import type { Command } from '../command.js';
+import { DATA_DIR_FLAG } from './up.js';
+
+export const apiserverCommand: Command = {
+  name: 'apiserver',
+  summary: 'run the Kubernetes API server alone (HTTPS on 127.0.0.1, embedded durable store)',
+  flags: [
+    { name: 'port', type: 'number', default: 6443, help: 'port (0: any free port)' },
+    { name: 'bind-address', type: 'string', default: '127.0.0.1', help: 'address to listen on' },
+    { name: 'insecure-http', type: 'boolean', default: false, help: 'plain HTTP, every request as admin (tests only)' },
+    { name: 'service-cluster-ip-range', type: 'string', default: '10.96.0.0/12', help: 'Service CIDR' },
+    { name: 'service-node-port-range', type: 'string', default: '30000-32767', help: 'NodePort range' },
+    { name: 'authorization-mode', type: 'string', default: 'RBAC', help: 'RBAC | AlwaysAllow' },
+    { name: 'anonymous-auth', type: 'boolean', default: true, help: 'allow unauthenticated requests (as system:anonymous)' },
+    { name: 'token-auth-file', type: 'string', help: 'bearer tokens, upstream CSV format (default: the generated one)' },
+    DATA_DIR_FLAG,
+  ],
+  async run(args, io) {
+    const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
+    const mode = args.flags['authorization-mode'];
+    if (mode !== 'RBAC' && mode !== 'AlwaysAllow') {
+      throw kdpError('KDP_CONFIG', `--authorization-mode: "${String(mode)}" is not RBAC or AlwaysAllow`);
+    }
+    mkdirSync(paths.root, { recursive: true });
+    const server = await startApiServer({
+      dataDir: paths.root, port: args.flags.port as number, host: args.flags['bind-address'] as string,
+      insecureHttp: args.flags['insecure-http'] as boolean, serviceCIDR: args.flags['service-cluster-ip-range'] as string,
+      nodePortRange: args.flags['service-node-port-range'] as string, authorizationMode: mode,
+      anonymous: args.flags['anonymous-auth'] as boolean, tokenFile: args.flags['token-auth-file'] as string | undefined,
+    });
+    writeFileSync(paths.kubeconfig, renderKubeconfig({
+      server: server.url, ...(args.flags['insecure-http'] ? {} : { caPem: server.pki.caCertPem, token: server.pki.adminToken }),
+    }), { mode: 0o600 });
+    io.out(`kdp apiserver listening on ${server.url}\n  export KUBECONFIG=${paths.kubeconfig}\n`);
+    await io.interrupted;
+    await server.close();
+    return 0;
+  },
+};

@@ -1,0 +1,52 @@
+// `kdp rules [--node N]` shows the tables a node's kube-proxy holds now (or at `@N`);
+// `kdp rules history --node N` lists the numbered syncs kept.
+
+import { readClusterInfo } from '../../cluster/cluster-file.js';
+import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
+import { kdpError } from '../../errors.js';
+import { listSnapshots, readSnapshot, rulesDir } from '../../proxy/history.js';
+import type { Command } from '../command.js';
+import { DATA_DIR_FLAG } from './up.js';
+
+const NODE_FLAG = { name: 'node', type: 'string', help: 'node name (default: the first node)' } as const;
+const FAMILY_FLAG = { name: 'family', type: 'string', default: 'IPv4', help: 'IPv4 | IPv6' } as const;
+
+function nodeDir(args: { flags: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>>) {
+  const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, env));
+  const info = readClusterInfo(paths);
+  const node = (args.flags.node as string | undefined) ?? info.nodes[0]!.name;
+  if (!info.nodes.some((n) => n.name === node)) {
+    throw kdpError('KDP_NOT_FOUND', `node ${node} is not one of ${info.nodes.map((n) => n.name).join(', ')}`);
+  }
+  return { dir: rulesDir(paths.root, node), node, info };
+}
+
+export const rulesShowCommand: Command = {
+  name: 'rules',
+  summary: 'show the rule tables a node\'s kube-proxy holds (now, or at a kept sync @N)',
+  args: '[@N|@latest]',
+  flags: [NODE_FLAG, FAMILY_FLAG, { name: 'output', short: 'o', type: 'string', help: 'json: with the origin of every chain' }, DATA_DIR_FLAG],
+  async run(args, io) {
+    const { dir } = nodeDir(args, io.env);
+    const snap = readSnapshot(dir, args.positionals[0] ?? '@latest', args.flags.family as 'IPv4' | 'IPv6');
+    io.out(args.flags.output === 'json' ? `${JSON.stringify(snap, null, 2)}\n` : snap.text);
+    return 0;
+  },
+};
+
+export const rulesHistoryCommand: Command = {
+  name: 'rules history',
+  summary: 'list the numbered kube-proxy syncs kept for a node',
+  flags: [NODE_FLAG, { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' }, DATA_DIR_FLAG],
+  async run(args, io) {
+    const { dir, node } = nodeDir(args, io.env);
+    const list = listSnapshots(dir);
+    if (args.flags.output === 'json') {
+      io.out(`${JSON.stringify(list, null, 2)}\n`);
+      return 0;
+    }
+    io.out(`node ${node}\nSYNC   TIME                      MODE      FAMILY  FULL\n`);
+    for (const s of list) io.out(`@${String(s.seq).padEnd(5)} ${s.time.padEnd(25)} ${s.mode.padEnd(9)} ${s.family.padEnd(7)} ${s.full ? 'yes' : 'no'}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,103 @@
+// `kdp up`: run a cluster (foreground, or -d to detach and return once every node is Ready).
+
+import { fileURLToPath } from 'node:url';
+import { kdpError } from '../../errors.js';
+import { readClusterInfo } from '../../cluster/cluster-file.js';
+import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
+import { livePid, spawnDetached } from '../../cluster/daemon.js';
+import { startCluster } from '../../cluster/up.js';
+import type { Command, CliIO } from '../command.js';
+import { readInput } from '../read-input.js';
+import { parseMode } from './rules-compile.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { existsSync, readFileSync } from 'node:fs';
+
+export const DATA_DIR_FLAG = { name: 'data-dir', type: 'string', help: 'cluster data directory (default $KDP_DATA_DIR or ~/.kdp)' } as const;
+
+export const upCommand: Command = {
+  name: 'up',
+  summary: 'start a cluster: API server, controllers, scheduler and N nodes (kubelet + kube-proxy)',
+  flags: [
+    { name: 'nodes', type: 'number', default: 2, help: 'number of nodes (n1..nN, 172.18.0.2...)' },
+    { name: 'port', type: 'number', default: 6443, help: 'API server port on 127.0.0.1 (0: any free port)' },
+    { name: 'mode', type: 'string', default: 'iptables', help: 'kube-proxy mode: iptables | nftables | ipvs' },
+    { name: 'kube-proxy-config', type: 'string', help: 'a KubeProxyConfiguration file for every node' },
+    { name: 'time-scale', type: 'number', default: 1, help: 'divide every control-loop timer (10: 50 s node grace period becomes 5 s)' },
+    { name: 'virtual', type: 'boolean', default: false, help: 'virtual mode even as root (no kernel objects)' },
+    { name: 'detach', short: 'd', type: 'boolean', default: false, help: 'start in the background; return when every node is Ready' },
+    DATA_DIR_FLAG,
+  ],
+  async run(args, io) {
+    const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
+    const proxyMode = parseMode(args.flags.mode)!;
+    const timeScale = args.flags['time-scale'] as number;
+    if (!(timeScale > 0)) throw kdpError('KDP_CONFIG', '--time-scale: must be greater than 0');
+    if (livePid(paths.pidFile) !== undefined) {
+      throw kdpError('KDP_CONFIG', `a cluster is already running in ${paths.root} (kdp down, or --data-dir)`);
+    }
+    if (args.flags.detach && io.env.KDP_DETACHED !== '1') return detach(paths.root, paths.logFile, io);
+    const isRoot = process.getuid?.() === 0;
+    if (isRoot && !args.flags.virtual) {
+      io.err('kdp: running as root, but the netns data plane is not part of this build yet: running virtual mode\n');
+    } else if (!isRoot) {
+      io.err('kdp: not root: virtual mode (rules are compiled and kept per node; no kernel objects)\n');
+    }
+    const cluster = await startCluster({
+      paths, nodes: args.flags.nodes as number, port: args.flags.port as number, proxyMode, timeScale,
+      kubeProxyConfig: args.flags['kube-proxy-config']
+        ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
+      progress: (l) => io.err(`  ${l}\n`),
+    });
+    io.out(readyMessage(cluster.url, paths.kubeconfig, paths.root));
+    await io.interrupted;
+    io.err('kdp: shutting down\n');
+    await cluster.close();
+    return 0;
+  },
+};
+
+export function readyMessage(url: string, kubeconfig: string, dataDir: string): string {
+  return [
+    `kdp cluster ready at ${url}`,
+    '',
+    `  export KUBECONFIG=${kubeconfig}`,
+    '  kubectl get nodes',
+    '  kdp rules --node n1          # the rules n1\'s kube-proxy holds',
+    '  kdp trace 10.244.0.5 10.96.0.1:443',
+    '',
+    `Stop with Ctrl-C (or \`kdp down --data-dir ${dataDir}\`).`,
+    '',
+  ].join('\n');
+}
+
+async function detach(root: string, logFile: string, io: CliIO): Promise<number> {
+  const script = fileURLToPath(new URL('../../../bin/kdp.js', import.meta.url));
+  const argv = process.argv.slice(2).filter((a) => a !== '-d' && a !== '--detach');
+  if (!argv.includes('--data-dir')) argv.push('--data-dir', root);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(root, { recursive: true });
+  const pid = spawnDetached(script, argv, logFile);
+  const paths = (await import('../../cluster/data-dir.js')).dataDirPaths(root);
+  for (let waited = 0; waited < 120_000; waited += 200) {
+    try {
+      const info = readClusterInfo(paths);
+      io.out(readyMessage(info.url, info.kubeconfig, root));
+      return 0;
+    } catch {
+      // not up yet
+    }
+    if (waited > 2000 && livePid(paths.pidFile) === undefined && !isAlive(pid)) break;
+    await sleep(200);
+  }
+  const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
+  throw kdpError('KDP_UNAVAILABLE', `kdp up -d: the cluster did not come up; last log lines:\n${log}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,34 @@
+// cluster.json: written by a running `kdp up` once the API server listens; how every other
+// command finds the cluster of a data directory.
+
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { kdpError } from '../errors.js';
+import type { ProxyMode } from '../proxy/backend.js';
+import type { DataDirPaths } from './data-dir.js';
+import { livePid } from './daemon.js';
+import type { NodeSpec } from './node-set.js';
+
+export interface ClusterInfo {
+  readonly url: string;
+  readonly pid: number;
+  readonly mode: 'virtual' | 'netns';
+  readonly proxyMode: ProxyMode;
+  readonly nodes: readonly NodeSpec[];
+  readonly kubeconfig: string;
+  readonly startedAt: string;
+  readonly timeScale: number;
+}
+
+export function writeClusterInfo(paths: DataDirPaths, info: ClusterInfo): void {
+  const tmp = `${paths.clusterFile}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(info, null, 2)}\n`);
+  renameSync(tmp, paths.clusterFile);
+}
+
+/** The running cluster of this data directory, or KDP_NOT_RUNNING. */
+export function readClusterInfo(paths: DataDirPaths): ClusterInfo {
+  if (!existsSync(paths.clusterFile) || livePid(paths.pidFile) === undefined) {
+    throw kdpError('KDP_NOT_RUNNING', `no running cluster in ${paths.root} (start one with \`kdp up\`)`);
+  }
+  return JSON.parse(readFileSync(paths.clusterFile, 'utf8')) as ClusterInfo;
+}

@@ -1,0 +1,85 @@
+// The node agents of an in-process cluster: kubelet (virtual runtime) + kube-proxy per node,
+// each talking only to the API server. `stop`/`start` of one node is how a lab plays the
+// node-failure timeline: heartbeats stop, the control plane reacts.
+
+import type { Client } from '../client/types.js';
+import type { InformerFactory } from '../client/informer.js';
+import { buildNodeAgent, type NodeAgent } from '../kubelet/node-agent.js';
+import type { NodeLogRouter } from '../kubelet/log-router.js';
+import { buildVirtualRuntime } from '../kubelet/runtime-virtual.js';
+import type { ProxyMode } from '../proxy/backend.js';
+import { buildMemoryApplier } from '../proxy/applier.js';
+import { RuleHistory, rulesDir } from '../proxy/history.js';
+import { buildKubeProxy, type KubeProxy } from '../proxy/proxy-server.js';
+import { kdpError } from '../errors.js';
+
+export interface NodeSpec {
+  readonly name: string;
+  readonly ip: string;
+}
+
+export interface NodeSetOptions {
+  readonly client: Client;
+  readonly dataDir: string;
+  readonly proxyMode: ProxyMode;
+  readonly kubeProxyConfig?: string;
+  readonly timeScale: number;
+  readonly router: NodeLogRouter;
+  readonly informers: InformerFactory;
+  readonly onError: (where: string, err: unknown) => void;
+}
+
+interface Running {
+  readonly agent: NodeAgent;
+  readonly proxy: KubeProxy;
+}
+
+export interface NodeSet {
+  start(node: NodeSpec): Promise<void>;
+  stop(name: string): Promise<void>;
+  isRunning(name: string): boolean;
+  stopAll(): Promise<void>;
+}
+
+/** Node i (0-based) of a kdp cluster: `n<i+1>` at 172.18.0.(i+2) (DESIGN.md §4). */
+export function nodeSpecs(count: number): NodeSpec[] {
+  if (!Number.isInteger(count) || count < 1 || count > 250) {
+    throw kdpError('KDP_CONFIG', `--nodes: ${count} is not between 1 and 250`);
+  }
+  return Array.from({ length: count }, (_, i) => ({ name: `n${i + 1}`, ip: `172.18.0.${i + 2}` }));
+}
+
+export function buildNodeSet(o: NodeSetOptions): NodeSet {
+  const running = new Map<string, Running>();
+  return {
+    async start(node) {
+      if (running.has(node.name)) return;
+      const agent = buildNodeAgent({
+        client: o.client, nodeName: node.name,
+        runtime: buildVirtualRuntime({ timeScale: o.timeScale }),
+        options: { nodeIP: node.ip, timeScale: o.timeScale },
+      });
+      await agent.start();
+      o.router.register(agent);
+      const proxy = await buildKubeProxy({
+        client: o.client, nodeName: node.name, nodeIPs: [node.ip], mode: o.proxyMode,
+        configText: o.kubeProxyConfig, applier: buildMemoryApplier(o.proxyMode),
+        history: new RuleHistory(rulesDir(o.dataDir, node.name)), informers: o.informers,
+        timeScale: o.timeScale, onError: (e) => o.onError(`kube-proxy ${node.name}`, e),
+      });
+      await proxy.start();
+      running.set(node.name, { agent, proxy });
+    },
+    async stop(name) {
+      const r = running.get(name);
+      if (!r) return;
+      running.delete(name);
+      r.proxy.stop();
+      await r.agent.stop();
+    },
+    isRunning: (name) => running.has(name),
+    async stopAll() {
+      for (const name of [...running.keys()]) await this.stop(name);
+    },
+  };
+}

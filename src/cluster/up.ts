@@ -1,0 +1,113 @@
+// `kdp up`: the whole cluster in one process over the in-process client — API server,
+// controller manager, scheduler and N node agents (kubelet + kube-proxy). Without root (or with
+// --virtual) the data plane is virtual: rules are compiled and kept per node, no kernel objects.
+
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { ADMIN_USER } from '../apiserver/app.js';
+import { startApiServer, type RunningApiServer } from '../apiserver/start.js';
+import { buildInformerFactory } from '../client/informer.js';
+import { buildInProcessClient } from '../client/in-process.js';
+import { renderKubeconfig } from '../client/kubeconfig.js';
+import type { Client } from '../client/types.js';
+import { buildControllerManager, type ControllerManager } from '../controllers/manager.js';
+import { buildNodeLogRouter } from '../kubelet/log-router.js';
+import type { Node } from '../api/types.js';
+import type { ProxyMode } from '../proxy/backend.js';
+import { buildScheduler, type Scheduler } from '../scheduler/scheduler.js';
+import { writeClusterInfo } from './cluster-file.js';
+import type { DataDirPaths } from './data-dir.js';
+import { writePidFile } from './daemon.js';
+import { buildNodeSet, nodeSpecs, type NodeSet, type NodeSpec } from './node-set.js';
+import { superviseAgents } from './agent-supervisor.js';
+
+export interface UpOptions {
+  readonly paths: DataDirPaths;
+  readonly nodes: number;
+  readonly port: number;
+  readonly proxyMode: ProxyMode;
+  readonly kubeProxyConfig?: string;
+  readonly timeScale: number;
+  readonly progress: (line: string) => void;
+}
+
+export interface RunningCluster {
+  readonly url: string;
+  readonly client: Client;
+  readonly nodes: readonly NodeSpec[];
+  readonly nodeSet: NodeSet;
+  close(): Promise<void>;
+}
+
+const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
+
+export async function startCluster(o: UpOptions): Promise<RunningCluster> {
+  mkdirSync(o.paths.root, { recursive: true });
+  writePidFile(o.paths.pidFile);
+  const router = buildNodeLogRouter();
+  const closers: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c();
+    rmSync(o.paths.pidFile, { force: true });
+    rmSync(o.paths.clusterFile, { force: true });
+  };
+  try {
+    o.progress(`starting API server (data dir ${o.paths.root})`);
+    // The `kubernetes` Service points at the underlay gateway, where the host (and so the API
+    // server) sits for the nodes (DESIGN.md §4).
+    const api: RunningApiServer = await startApiServer({
+      dataDir: o.paths.root, port: o.port, logProvider: router, advertiseAddress: '172.18.0.1',
+    });
+    closers.push(() => api.close());
+    const client = buildInProcessClient(api.server.service, ADMIN_USER);
+    const informers = buildInformerFactory(client);
+    closers.push(() => informers.stop());
+    const manager: ControllerManager = buildControllerManager({ client, informers, options: { timeScale: o.timeScale } });
+    await manager.start();
+    closers.push(() => manager.stop());
+    const scheduler: Scheduler = buildScheduler({ client, options: { timeScale: o.timeScale } });
+    await scheduler.start();
+    closers.push(() => scheduler.stop());
+    o.progress('control plane running: controller-manager, scheduler');
+    const nodes = nodeSpecs(o.nodes);
+    const nodeSet = buildNodeSet({
+      client, dataDir: o.paths.root, proxyMode: o.proxyMode, kubeProxyConfig: o.kubeProxyConfig,
+      timeScale: o.timeScale, router, informers,
+      onError: (where, e) => o.progress(`${where}: ${(e as Error).message}`),
+    });
+    closers.push(() => nodeSet.stopAll());
+    informers.start();
+    for (const n of nodes) {
+      await nodeSet.start(n);
+      o.progress(`node ${n.name} (${n.ip}) registered`);
+    }
+    const supervisor = superviseAgents(client, informers, nodeSet, nodes, o.progress);
+    closers.push(() => supervisor.stop());
+    await waitForReady(client, nodes, o.progress);
+    writeFileSync(o.paths.kubeconfig, renderKubeconfig({ server: api.url, caPem: api.pki.caCertPem, token: api.pki.adminToken }),
+      { mode: 0o600 });
+    writeClusterInfo(o.paths, {
+      url: api.url, pid: process.pid, mode: 'virtual', proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
+      startedAt: new Date().toISOString(), timeScale: o.timeScale,
+    });
+    return { url: api.url, client, nodes, nodeSet, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+async function waitForReady(client: Client, nodes: readonly NodeSpec[], progress: (l: string) => void): Promise<void> {
+  const seen = new Set<string>();
+  for (;;) {
+    const list = await client.list<Node>(NODES);
+    for (const n of list.items) {
+      const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+      if (ready && !seen.has(n.metadata.name!)) {
+        seen.add(n.metadata.name!);
+        progress(`node ${n.metadata.name} Ready (podCIDR ${n.spec?.podCIDR ?? 'pending'})`);
+      }
+    }
+    if (nodes.every((n) => seen.has(n.name))) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

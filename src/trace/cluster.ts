@@ -1,0 +1,131 @@
+// The tracer's picture of a running cluster: nodes and pods from the API server, each node's
+// current rule table from its kube-proxy's history, addresses resolved from what users type
+// (`ns/name` pod, node name, `svc/ns/name:port`, or an IP).
+
+import type { Node, Pod, Service } from '../api/types.js';
+import { nthAddress } from '../api/net.js';
+import type { Client } from '../client/types.js';
+import { kdpError } from '../errors.js';
+import { readSnapshot, rulesDir } from '../proxy/history.js';
+import { buildFilter, type TraceMode } from './offline.js';
+import { DEFAULT_SPORT, endpointString, parseHostPort, type Packet, type TraceProtocol } from './packet.js';
+import { foldArrivals, type TraceResult } from './result.js';
+import { walk } from './walk.js';
+import type { Topology, TraceNodeInfo, TracePodInfo } from './topology.js';
+import type { TraceEntry } from './walk.js';
+
+const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
+const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
+const SERVICES = { group: '', version: 'v1', resource: 'services' } as const;
+
+export async function loadTopology(client: Client, dataDir: string, mode: TraceMode): Promise<Topology> {
+  const nodes = (await client.list<Node>(NODES)).items;
+  const pods = (await client.list<Pod>(PODS)).items;
+  const infos: TraceNodeInfo[] = nodes.map((n) => {
+    const name = n.metadata.name!;
+    const snap = readSnapshot(rulesDir(dataDir, name), '@latest');
+    const podCIDRs = n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []);
+    return {
+      name,
+      nodeIPs: (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address),
+      podCIDRs,
+      bridge: 'cni0',
+      gatewayIPs: podCIDRs.map((c) => nthAddress(c, 1)),
+      underlayIface: 'eth0',
+      filter: buildFilter(mode, snap.text, new Map(Object.entries(snap.origins))),
+    };
+  });
+  const podInfos: TracePodInfo[] = pods
+    .filter((p) => p.status?.podIP && p.spec?.nodeName && !p.spec?.hostNetwork)
+    .map((p) => ({ name: `${p.metadata.namespace}/${p.metadata.name}`, ip: p.status!.podIP!, node: p.spec!.nodeName! }));
+  return { nodes: infos, pods: podInfos };
+}
+
+export interface ResolvedSource {
+  readonly ip: string;
+  readonly entry: TraceEntry;
+  readonly label: string;
+}
+
+/** SRC: a pod (`ns/name` or its IP), a node (name or IP), or an outside address. */
+export function resolveSource(topo: Topology, text: string, towardsNode?: string): ResolvedSource {
+  const pod = topo.pods.find((p) => p.name === text || p.ip === text || p.name === `default/${text}`);
+  if (pod) return { ip: pod.ip, entry: { kind: 'pod', pod: pod.name, node: pod.node }, label: `pod ${pod.name}` };
+  const node = topo.nodes.find((n) => n.name === text || n.nodeIPs.includes(text));
+  if (node) return { ip: node.nodeIPs[0]!, entry: { kind: 'node', node: node.name }, label: `node ${node.name}` };
+  const ip = parseHostPort(text, 'SRC').ip;
+  const via = topo.nodes.find((n) => n.name === towardsNode) ?? topo.nodes[0];
+  if (!via) throw kdpError('KDP_TRACE', 'the cluster has no nodes');
+  return { ip, entry: { kind: 'external', node: via.name }, label: `outside client ${ip}` };
+}
+
+export interface ResolvedDestination {
+  readonly ip: string;
+  readonly port?: number;
+  readonly label: string;
+  /** The node whose address this is (an outside client enters there). */
+  readonly node?: string;
+  readonly pod?: string;
+}
+
+/** DST: `svc/ns/name:port` (port name or number), a pod, a node (with :port), or IP[:port]. */
+export async function resolveDestination(client: Client, topo: Topology, text: string): Promise<ResolvedDestination> {
+  const svc = /^svc\/(?:([^/]+)\/)?([^/:]+)(?::(.+))?$/.exec(text);
+  if (svc) {
+    const [, ns = 'default', name, portText] = svc;
+    const s = await client.get<Service>({ ...SERVICES, namespace: ns }, name!).catch(() => {
+      throw kdpError('KDP_TRACE', `service ${ns}/${name} not found`);
+    });
+    const ports = s.spec?.ports ?? [];
+    const port = portText === undefined ? ports[0] : ports.find((p) => p.name === portText || String(p.port) === portText);
+    if (!port) throw kdpError('KDP_TRACE', `service ${ns}/${name} has no port ${portText ?? ''}`.trim());
+    const ip = s.spec?.clusterIP;
+    if (!ip || ip === 'None') throw kdpError('KDP_TRACE', `service ${ns}/${name} has no cluster IP`);
+    return { ip, port: port.port, label: `service ${ns}/${name}:${port.name || port.port}` };
+  }
+  const [host, portText] = splitPort(text);
+  const pod = topo.pods.find((p) => p.name === host || p.name === `default/${host}` || p.ip === host);
+  if (pod) return { ip: pod.ip, port: portOf(portText), label: `pod ${pod.name}`, pod: pod.name };
+  const node = topo.nodes.find((n) => n.name === host || n.nodeIPs.includes(host));
+  if (node) return { ip: node.nodeIPs[0]!, port: portOf(portText), label: `node ${node.name}`, node: node.name };
+  const hp = parseHostPort(text, 'DST');
+  return { ip: hp.ip, port: hp.port, label: hp.ip };
+}
+
+function splitPort(text: string): [string, string | undefined] {
+  if (text.startsWith('[')) {
+    const m = /^\[([^\]]+)\](?::(.*))?$/.exec(text);
+    return m ? [m[1]!, m[2]] : [text, undefined];
+  }
+  const parts = text.split(':');
+  return parts.length === 2 ? [parts[0]!, parts[1]] : [text, undefined];
+}
+
+function portOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  return parseHostPort(`0.0.0.0:${text}`, 'DST').port;
+}
+
+export interface ClusterTrace {
+  readonly result: TraceResult;
+  readonly source: ResolvedSource;
+  readonly destination: ResolvedDestination;
+  /** Pod to pod only: delivered with the sender's own source IP and no DNAT on every branch. */
+  readonly natFree?: boolean;
+}
+
+export function traceResolved(
+  topo: Topology, src: ResolvedSource, dst: ResolvedDestination, proto: TraceProtocol, sport = DEFAULT_SPORT,
+): ClusterTrace {
+  if (proto !== 'icmp' && dst.port === undefined) {
+    throw kdpError('KDP_TRACE', `destination ${dst.label} needs a port for ${proto}`);
+  }
+  const pkt: Packet = { src: src.ip, dst: dst.ip, proto, sport, dport: proto === 'icmp' ? 0 : dst.port! };
+  const result = foldArrivals(pkt, walk(topo, src.entry, pkt));
+  const podToPod = src.entry.kind === 'pod' && dst.pod !== undefined;
+  const natFree = podToPod
+    ? result.verdict === 'ACCEPT' && result.destinations.every((d) =>
+      !d.masquerade && d.sourceSeen === src.ip && d.destination === endpointString(dst.ip, pkt.dport || undefined))
+    : undefined;
+  return { result, source: src, destination: dst, ...(natFree === undefined ? {} : { natFree }) };
+}
