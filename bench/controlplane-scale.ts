@@ -59,7 +59,9 @@ for (let d = 0; d < DEPLOYMENTS; d++) {
     apiVersion: 'v1', kind: 'Service', metadata: { name },
     spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
   });
-  await client.create({ group: 'apps', version: 'v1', resource: 'deployments', namespace: 'default' }, {
+  const deployments = { group: 'apps', version: 'v1', resource: 'deployments',
+    namespace: 'default' };
+  await client.create(deployments, {
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
     spec: { replicas: REPLICAS, selector: { matchLabels: { app: name } },
       template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web',
@@ -87,7 +89,8 @@ for (;;) {
     lastPrint = ms();
     const all = podInf.cache.list();
     console.error(ms(), 'pods', all.length, 'bound', all.filter((p) => p.spec?.nodeName).length,
-      'withIP', all.filter((p) => p.status?.podIP).length, 'running', running, 'inSlices', inSlices, JSON.stringify(scheduler.stats()));
+      'withIP', all.filter((p) => p.status?.podIP).length, 'running', running,
+      'inSlices', inSlices, JSON.stringify(scheduler.stats()));
   }
   await new Promise((r) => setTimeout(r, 200));
 }
@@ -96,7 +99,8 @@ const mem = process.memoryUsage();
 const secs = marks.allInSlices / 1000;
 console.log(JSON.stringify({
   bench: 'controlplane-scale', nodes: NODES, pods: PODS, running, readyEndpoints: inSlices,
-  slices: esInf.cache.size(), marksMs: marks, seconds: Number(secs.toFixed(1)), targetSeconds: TARGET_S,
+  slices: esInf.cache.size(), marksMs: marks, seconds: Number(secs.toFixed(1)),
+  targetSeconds: TARGET_S,
   ratioToTarget: Number((TARGET_S / secs).toFixed(2)),
   cpuSeconds: Number(((process.cpuUsage().user + process.cpuUsage().system) / 1e6).toFixed(1)),
   heapMB: Math.round(mem.heapUsed / 2 ** 20), rssMB: Math.round(mem.rss / 2 ** 20),

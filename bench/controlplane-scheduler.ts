@@ -31,7 +31,8 @@ await inBatches(NODES, 100, (i) => client.create({ group: '', version: 'v1', res
 await inBatches(PODS, 200, (i) => client.create({ group: '', version: 'v1', resource: 'pods',
   namespace: 'default' }, {
   apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${i}`, labels: { app: `a${i % 50}` } },
-  spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
+  spec: { containers: [{ name: 'c', image: 'x',
+    resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
 }));
 
 const scheduler = buildScheduler({ client, options: { seed: 42, events: false } });

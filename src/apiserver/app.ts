@@ -73,7 +73,12 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   const openapi = buildOpenApi(catalog, GIT_VERSION);
   const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit,
     return503OnClosing: false, forceCloseConnections: true,
-    ...(o.serverFactory ? { serverFactory: o.serverFactory } : {}) });
+    ...(o.serverFactory ? { serverFactory: o.serverFactory } : {}),
+    // Errors Fastify raises before routing (a malformed URL) are Statuses too.
+    frameworkErrors: (err, _req, reply) => {
+      void sendError(reply, fastifyErrorToKdp(err as { code?: string; statusCode?: number;
+        message: string }));
+    } });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: o.bodyLimit },
     (_req, body, done) => done(null, body));

@@ -39,7 +39,8 @@ export function keyOf(namespace: string | undefined, name: string): string {
 /** Splits a key made by `objectKey` into namespace ('' when cluster-scoped) and name. */
 export function splitKey(key: string): { namespace: string; name: string } {
   const i = key.indexOf('/');
-  return i < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+  if (i < 0) return { namespace: '', name: key };
+  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
 }
 
 /** Index pods (or anything) by namespace. Always present in every cache as `namespace`. */

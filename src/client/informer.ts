@@ -125,7 +125,9 @@ export function buildInformer<T extends KubeObject>(
       seen.add(key);
       const prev = cache.upsert(obj);
       if (!prev) emitAdd(obj);
-      else if (prev.metadata.resourceVersion !== obj.metadata.resourceVersion) emitUpdate(prev, obj);
+      else if (prev.metadata.resourceVersion !== obj.metadata.resourceVersion) {
+        emitUpdate(prev, obj);
+      }
     }
     for (const key of cache.keys()) {
       if (seen.has(key)) continue;

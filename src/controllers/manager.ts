@@ -55,7 +55,8 @@ export function buildControllerManager(deps: {
     recorder(component) {
       let r = recorders.get(component);
       if (!r) {
-        r = buildEventRecorder(deps.client, { component, enabled: options.events, now: options.now });
+        r = buildEventRecorder(deps.client,
+          { component, enabled: options.events, now: options.now });
         recorders.set(component, r);
       }
       return r;

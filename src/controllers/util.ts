@@ -22,7 +22,8 @@ export function microTime(now: number = Date.now()): string {
 }
 
 export function controllerRef(obj: KubeObject): OwnerReference | undefined {
-  return (obj.metadata.ownerReferences ?? []).find((r) => r.controller) as OwnerReference | undefined;
+  return (obj.metadata.ownerReferences ?? []).find((r) => r.controller) as
+    OwnerReference | undefined;
 }
 
 export function ownerRefTo(owner: KubeObject, apiVersion: string, kind: string): OwnerReference {

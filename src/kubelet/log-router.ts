@@ -37,7 +37,8 @@ export function buildNodeLogRouter(): NodeLogRouter {
       }
       if (opts.tailLines !== undefined) {
         const lines = text.split('\n').filter((l) => l !== '');
-        text = lines.slice(Math.max(0, lines.length - opts.tailLines)).map((l) => `${l}\n`).join('');
+        const tail = lines.slice(Math.max(0, lines.length - opts.tailLines));
+        text = tail.map((l) => `${l}\n`).join('');
       }
       return text;
     },

@@ -93,7 +93,8 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
   async function postStatus(force: boolean): Promise<void> {
     const cur = sources.nodes.get(nodeName) ?? node;
     const ready = cur?.status?.conditions?.find((c) => c.type === 'Ready');
-    if (!force && ready?.status === 'True' && now() - lastReport < (o.nodeStatusReportMs ?? 300_000) * scale) {
+    const reportEvery = (o.nodeStatusReportMs ?? 300_000) * scale;
+    if (!force && ready?.status === 'True' && now() - lastReport < reportEvery) {
       return;
     }
     lastReport = now();
@@ -226,6 +227,7 @@ function sameStatus(pod: Pod, s: NonNullable<Pod['status']>): boolean {
   const cur = pod.status ?? {};
   const pick = (x: typeof cur) => JSON.stringify([x.phase, x.podIP, x.hostIP, x.startTime,
     x.conditions?.map((c) => [c.type, c.status, c.reason]),
-    x.containerStatuses?.map((c) => [c.name, c.ready, c.restartCount, Object.keys(c.state ?? {})])]);
+    x.containerStatuses?.map((c) =>
+      [c.name, c.ready, c.restartCount, Object.keys(c.state ?? {})])]);
   return pick(cur) === pick(s);
 }

@@ -1,7 +1,7 @@
 // The Node object a kubelet registers and the status it keeps posting: capacity/allocatable,
 // addresses (InternalIP, Hostname), the four standard conditions, nodeInfo and daemonEndpoints.
 
-import type { Node, NodeCondition } from '../api/types.js';
+import type { Node, NodeCondition, Taint } from '../api/types.js';
 
 export interface NodeShape {
   readonly nodeName: string;
@@ -10,7 +10,7 @@ export interface NodeShape {
   readonly memory: string;
   readonly pods: number;
   readonly labels?: Record<string, string>;
-  readonly taints?: Node['spec'] extends infer S ? S extends { taints?: infer T } ? T : never : never;
+  readonly taints?: Taint[];
   readonly kubeletVersion: string;
 }
 
@@ -23,7 +23,8 @@ export function nodeConditions(now: string, prev: readonly NodeCondition[] = [])
     };
   };
   return [
-    c('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+    c('MemoryPressure', 'False', 'KubeletHasSufficientMemory',
+      'kubelet has sufficient memory available'),
     c('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
     c('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
     c('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
@@ -50,7 +51,8 @@ export function buildNodeObject(s: NodeShape, now: string): Node {
       capacity: resources,
       allocatable: { ...resources },
       conditions: nodeConditions(now),
-      addresses: [{ type: 'InternalIP', address: s.nodeIP }, { type: 'Hostname', address: s.nodeName }],
+      addresses: [{ type: 'InternalIP', address: s.nodeIP },
+        { type: 'Hostname', address: s.nodeName }],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: {
         machineID: '', systemUUID: '', bootID: '', kernelVersion: '', osImage: 'kdp virtual node',

@@ -3,8 +3,8 @@
 // Waiting(ContainerCreating) → Running after `startDelayMs`, and turn ready after their
 // readiness probe's initialDelaySeconds (or `readyDelayMs` without a probe). Pods that may
 // complete (restartPolicy Never/OnFailure) exit after the `kdp.io/virtual-run-seconds`
-// annotation (default `completeAfterMs`), with the code in `kdp.io/virtual-exit-code`. Each container keeps a small
-// synthetic log.
+// annotation (default `completeAfterMs`), with the code in `kdp.io/virtual-exit-code`.
+// Each container keeps a small synthetic log.
 
 import type { Pod } from '../api/types.js';
 import { kdpError } from '../errors.js';
@@ -82,7 +82,8 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
         const c = sb.containers.get(spec.name)!;
         const probe = spec.readinessProbe;
         sb.containers.set(spec.name, {
-          ...c, state: 'running', reason: undefined, startedAt: iso(), ready: !probe && !o.readyDelayMs,
+          ...c, state: 'running', reason: undefined, startedAt: iso(),
+          ready: !probe && !o.readyDelayMs,
           log: [...c.log, `${iso()} [kdp-virtual] started container ${spec.name} ` +
             `(image ${spec.image ?? ''})`, `${iso()} [kdp-virtual] listening on ports ` +
             `${(spec.ports ?? []).map((p) => p.containerPort).join(',') || 'none'}`],

@@ -68,7 +68,8 @@ function sourcesFrom(podInf: Informer<Pod>, nodeInf: Informer<Node>, own: boolea
 /** A standalone agent's own informers, filtered server-side to its node. */
 export function buildOwnSources(client: Client, nodeName: string): NodeAgentSources {
   const podInf = buildInformer<Pod>(client, PODS, { fieldSelector: `spec.nodeName=${nodeName}` });
-  const nodeInf = buildInformer<Node>(client, NODES, { fieldSelector: `metadata.name=${nodeName}` });
+  const nodeInf = buildInformer<Node>(client, NODES,
+    { fieldSelector: `metadata.name=${nodeName}` });
   return sourcesFrom(podInf, nodeInf, true);
 }
 

@@ -25,7 +25,8 @@ function hintSet(list: ReadonlyArray<{ name: string }> | undefined): Set<string>
 }
 
 /** Dotted quads already in canonical form (no leading zeros): the common case, no parsing. */
-const CANONICAL_V4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const CANONICAL_V4 = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
 
 function canonicalOfFamily(raw: string, family: IPFamily): string | undefined {
   if (family === 'IPv4' && CANONICAL_V4.test(raw)) return raw;

@@ -32,7 +32,7 @@ export interface KubeProxyDeps {
   readonly capabilities?: { randomFully?: boolean; nfacct?: boolean };
   /** Shared informers of the process (in-process `kdp up`); default: its own. */
   readonly informers?: InformerFactory;
-  /** Divides the sync periods (the lab's --time-scale). */
+  /** Multiplies the sync periods (as every component's `timeScale`: 0.1 = ten times faster). */
   readonly timeScale?: number;
   readonly onError?: (err: unknown) => void;
 }
@@ -88,7 +88,7 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
       } catch (e) {
         p.commit(false);
         deps.onError?.(e);
-        runner.retryAfter(1000 / scale);
+        runner.retryAfter(1000 * scale);
         waiters.push(...done);
         return;
       }
@@ -97,8 +97,8 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
     for (const w of done) w();
   };
   const runner = new BoundedFrequencyRunner(syncAll, {
-    minIntervalMs: configs[0]!.minSyncPeriodMs / scale,
-    maxIntervalMs: configs[0]!.syncPeriodMs / scale,
+    minIntervalMs: configs[0]!.minSyncPeriodMs * scale,
+    maxIntervalMs: configs[0]!.syncPeriodMs * scale,
     burst: 2,
   });
 

@@ -18,7 +18,8 @@ export interface PodFacts {
   readonly ports: HostPort[];
 }
 
-const UNSCHEDULABLE_TAINT = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' as const };
+const UNSCHEDULABLE_TAINT =
+  { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' as const };
 
 export function runFilters(p: PodFacts, info: NodeInfo): FilterFailure | undefined {
   const node = info.node;

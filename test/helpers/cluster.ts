@@ -1,23 +1,27 @@
-// A whole kdp control plane in one test process: a memory store, the real API service, and
-// clients that call it in-process. `startTestCluster` then adds the controller manager, the
+// A whole kdp control plane in one test process: a memory store, the real API server (with the
+// DefaultTolerationSeconds admission plugin) and the in-process client. `startTestCluster` then adds the controller manager, the
 // scheduler and virtual node agents as asked. Use `waitFor` to await eventual state (it polls;
 // it never asserts on time).
 
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildApiServer, ADMIN_USER } from '../../src/apiserver/app.js';
 import { buildDefaultTolerationSecondsPlugin } from '../../src/apiserver/admission/index.js';
 import type { ApiService } from '../../src/apiserver/service.js';
 import type { Client, KubeObject, ResourceRef } from '../../src/client/types.js';
 import { buildControllerManager, type ControllerManager } from '../../src/controllers/manager.js';
 import type { ControllerOptions } from '../../src/controllers/options.js';
-import { buildNodeAgent, type NodeAgent, type NodeAgentOptions } from '../../src/kubelet/node-agent.js';
+import {
+  buildNodeAgent, type NodeAgent, type NodeAgentOptions,
+} from '../../src/kubelet/node-agent.js';
 import { buildNodeLogRouter } from '../../src/kubelet/log-router.js';
-import { buildVirtualRuntime, type VirtualRuntimeOptions } from '../../src/kubelet/runtime-virtual.js';
-import { buildScheduler, type Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
+import {
+  buildVirtualRuntime, type VirtualRuntimeOptions,
+} from '../../src/kubelet/runtime-virtual.js';
+import {
+  buildScheduler, type Scheduler, type SchedulerOptions,
+} from '../../src/scheduler/scheduler.js';
 import { buildMemoryStore } from '../../src/store/index.js';
 import type { StoreBackend } from '../../src/store/types.js';
-import { inProcessAdapter } from './in-process-adapter.js';
+import { buildInProcessClient } from '../../src/client/in-process.js';
 
 export interface ClusterOptions {
   readonly timeScale?: number;
@@ -38,29 +42,18 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-/** The API service plus an admin client over it (the real in-process client when present). */
+/** The API service plus an admin client over it. */
 export async function startApi(): Promise<{ client: Client; service: ApiService;
   store: StoreBackend; router: ReturnType<typeof buildNodeLogRouter>; close(): Promise<void> }> {
   const store = buildMemoryStore();
   const router = buildNodeLogRouter();
   const api = buildApiServer({ store, logProvider: router,
     admission: [buildDefaultTolerationSecondsPlugin()] });
-  const client = await makeClient(api.service);
+  const client = buildInProcessClient(api.service, ADMIN_USER);
   return {
     client, service: api.service, store, router,
     async close() { await api.close(); await store.close(); },
   };
-}
-
-async function makeClient(service: ApiService): Promise<Client> {
-  const path = fileURLToPath(new URL('../../src/client/in-process.ts', import.meta.url));
-  if (existsSync(path)) {
-    const mod = await import(pathToFileURL(path).href.replace(/\.ts$/, '.js')) as {
-      buildInProcessClient(s: ApiService, u: typeof ADMIN_USER): Client;
-    };
-    return mod.buildInProcessClient(service, ADMIN_USER);
-  }
-  return inProcessAdapter(service, ADMIN_USER);
 }
 
 export async function startTestCluster(o: ClusterOptions = {}): Promise<TestCluster> {
@@ -76,7 +69,8 @@ export async function startTestCluster(o: ClusterOptions = {}): Promise<TestClus
     await manager.start();
   }
   if (o.scheduler !== false) {
-    scheduler = buildScheduler({ client: api.client, options: { timeScale, seed: 1, ...(o.scheduler ?? {}) } });
+    scheduler = buildScheduler({ client: api.client,
+      options: { timeScale, seed: 1, ...(o.scheduler ?? {}) } });
     await scheduler.start();
   }
   let nodeIndex = 0;

@@ -39,7 +39,7 @@ async function setup(mode: 'iptables' | 'nftables' | 'ipvs', applier: RuleApplie
   const dir = join(mkdtempSync(join(tmpdir(), 'kdp-proxy-')), 'rules');
   const proxy: KubeProxy = await buildKubeProxy({
     client: api.client, nodeName: 'n1', nodeIPs: ['172.18.0.2'], applier, mode,
-    history: new RuleHistory(dir), timeScale: 100,
+    history: new RuleHistory(dir), timeScale: 0.01,
   });
   await proxy.start();
   cleanup.push(() => proxy.stop());

@@ -33,6 +33,10 @@ export function parsePath(cat: ResourceCatalog, path: string): ParsedPath {
     rest = segs.slice(3);
   } else return { kind: 'invalid' };
   if (!rest.length) return { kind: 'groupVersion', group, version };
+  // Names and namespaces never contain '/' and are never '.' or '..' (upstream path rules).
+  if (rest.some((x) => x.includes('/') || x === '.' || x === '..' || x === '')) {
+    return { kind: 'invalid' };
+  }
   if (rest[0] === 'namespaces' && rest.length >= 3) {
     const r = cat.find(group, version, rest[2]!);
     if (r?.namespaced) {

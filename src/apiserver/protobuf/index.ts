@@ -70,10 +70,8 @@ export function decodeKubernetesProtobuf(body: Buffer): KubeObject {
       `${supportedProtobufKinds().map((k) => k.split('/').pop()).join(', ')})`);
   }
   const decoded = decodeMessage(schema, new ProtoReader(env.raw));
-  return {
-    apiVersion: env.apiVersion,
-    kind: env.kind,
-    ...decoded,
-    metadata: (decoded.metadata ?? {}) as KubeObject['metadata'],
-  };
+  const out: Record<string, unknown> = { apiVersion: env.apiVersion, kind: env.kind, ...decoded };
+  // Objects always carry metadata; options messages (DeleteOptions) have none.
+  if (Object.values(schema).some((f) => f.name === 'metadata')) out.metadata ??= {};
+  return out as KubeObject;
 }

@@ -45,6 +45,10 @@ export const ObjectMeta: MessageSchema = {
   12: map('annotations', 'string'), 13: rm('ownerReferences', OwnerReference),
   14: rs('finalizers'),
 };
+const DeleteOptions: MessageSchema = {
+  1: pi('gracePeriodSeconds'), 2: pm('preconditions', { 1: ps('uid'), 2: ps('resourceVersion') }),
+  3: pb('orphanDependents'), 4: ps('propagationPolicy'), 5: rs('dryRun'),
+};
 const LabelSelector: MessageSchema = {
   1: map('matchLabels', 'string'),
   2: rm('matchExpressions', { 1: s('key'), 2: s('operator'), 3: rs('values') }),
@@ -114,6 +118,14 @@ const DeploymentSpec: MessageSchema = {
   9: pi('progressDeadlineSeconds'),
 };
 
+// --- batch/v1
+const JobSpec: MessageSchema = {
+  1: pi('parallelism'), 2: pi('completions'), 3: pi('activeDeadlineSeconds'),
+  4: pm('selector', LabelSelector), 5: pb('manualSelector'), 6: m('template', PodTemplateSpec),
+  7: pi('backoffLimit'), 8: pi('ttlSecondsAfterFinished'), 9: ps('completionMode'),
+  10: pb('suspend'),
+};
+
 // --- authorization/v1
 const ResourceAttributes: MessageSchema = {
   1: s('namespace'), 2: s('verb'), 3: s('group'), 4: s('version'), 5: s('resource'),
@@ -155,6 +167,11 @@ export const OBJECTS: Readonly<Record<string, MessageSchema>> = {
     4: rm('imagePullSecrets', LocalObjectReference),
   },
   'apps/v1/Deployment': { 1: m('metadata', ObjectMeta), 2: m('spec', DeploymentSpec) },
+  'batch/v1/Job': { 1: m('metadata', ObjectMeta), 2: m('spec', JobSpec) },
+  // The body of typed-client DELETEs (`kubectl drain --disable-eviction`), and evictions.
+  'v1/DeleteOptions': DeleteOptions,
+  'meta.k8s.io/v1/DeleteOptions': DeleteOptions,
+  'policy/v1/Eviction': { 1: m('metadata', ObjectMeta), 2: pm('deleteOptions', DeleteOptions) },
   'authorization.k8s.io/v1/SelfSubjectAccessReview': {
     1: m('metadata', ObjectMeta),
     2: m('spec', { 1: pm('resourceAttributes', ResourceAttributes),

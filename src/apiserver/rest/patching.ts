@@ -18,7 +18,9 @@ export function applyPatch(cur: KubeObject, type: Exclude<PatchType, 'apply'>, p
     throw badRequest('the patch turned the object into a non-object');
   }
   const o = out as KubeObject;
-  if (!o.metadata || typeof o.metadata !== 'object') o.metadata = {};
+  if (!o.metadata || typeof o.metadata !== 'object' || Array.isArray(o.metadata)) {
+    throw badRequest('the patched object has no valid metadata (it must be an object)');
+  }
   if (o.metadata.resourceVersion === rv) delete o.metadata.resourceVersion;
   return o;
 }

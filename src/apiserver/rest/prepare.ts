@@ -23,13 +23,50 @@ export function hasStatusSubresource(r: ServedResource): boolean {
   return r.subresources.some((s) => s.name === 'status');
 }
 
+function isStringMap(v: unknown): boolean {
+  return !!v && typeof v === 'object' && !Array.isArray(v) &&
+    Object.values(v).every((x) => typeof x === 'string');
+}
+
+/** What decoding into Go's ObjectMeta rejects (upstream answers 400 before validation). */
+function checkMetadataTypes(m: unknown): void {
+  const fail = (field: string, want: string): never => {
+    throw badRequest(`json: cannot unmarshal into Go struct field ObjectMeta.metadata.${field} ` +
+      `of type ${want}`);
+  };
+  if (typeof m !== 'object' || Array.isArray(m)) fail('', 'v1.ObjectMeta');
+  const o = m as Record<string, unknown>;
+  for (const f of ['name', 'generateName', 'namespace', 'uid', 'resourceVersion']) {
+    if (o[f] !== undefined && o[f] !== null && typeof o[f] !== 'string') fail(f, 'string');
+  }
+  for (const f of ['labels', 'annotations']) {
+    if (o[f] !== undefined && o[f] !== null && !isStringMap(o[f])) fail(f, 'map[string]string');
+  }
+  const fin = o.finalizers;
+  if (fin !== undefined && fin !== null &&
+    (!Array.isArray(fin) || !fin.every((x) => typeof x === 'string'))) {
+    fail('finalizers', '[]string');
+  }
+  const refs = o.ownerReferences;
+  if (refs !== undefined && refs !== null && (!Array.isArray(refs) ||
+    !refs.every((x) => !!x && typeof x === 'object' && !Array.isArray(x)))) {
+    fail('ownerReferences', '[]v1.OwnerReference');
+  }
+  const mf = o.managedFields;
+  if (mf !== undefined && mf !== null && !Array.isArray(mf)) {
+    fail('managedFields', '[]v1.ManagedFieldsEntry');
+  }
+  for (const f of Object.keys(o)) if (o[f] === null) delete o[f];
+}
+
 /** Checks kind/apiVersion and namespace of a request body against the URL. */
 export function checkBody(r: ServedResource, obj: unknown, namespace?: string): KubeObject {
   if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
     throw badRequest('the body of the request must be a JSON or YAML object');
   }
   const o = obj as KubeObject;
-  if (!o.metadata || typeof o.metadata !== 'object') o.metadata = {};
+  if (o.metadata === undefined || o.metadata === null) o.metadata = {};
+  checkMetadataTypes(o.metadata);
   if (o.kind !== undefined && o.kind !== '' && o.kind !== r.kind) {
     throw badRequest(`${o.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ` +
       `the kind does not match ${r.kind}`);

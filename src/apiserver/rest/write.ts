@@ -10,7 +10,7 @@ import type { ServedResource } from '../resource-types.js';
 import { runAdmission } from './admission.js';
 import { clone, encodeObject } from './codec.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
-import { alreadyExists, conflict, invalid, notFound } from './errors.js';
+import { alreadyExists, badRequest, conflict, invalid, notFound } from './errors.js';
 import { objectKey } from './keys.js';
 import { prepareForCreate, prepareForUpdate, unchanged } from './prepare.js';
 import { readObject } from './read.js';
@@ -23,6 +23,21 @@ export interface WriteCtx extends RequestContext {
   readonly subresource?: string;
 }
 
+/**
+ * Defaulting walks the object's structure; a body of the wrong shape (a string where a list
+ * belongs) makes it throw. Upstream rejects such bodies while decoding, with a 400.
+ */
+function applyDefaultsOrReject(deps: ServiceDeps, r: ServedResource, obj: KubeObject,
+  onCreate: boolean): void {
+  try {
+    deps.rules.applyDefaults(r, obj, onCreate);
+  } catch (e) {
+    if (isKdpError(e)) throw e;
+    throw badRequest(`${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ` +
+      `${(e as Error).message}`);
+  }
+}
+
 async function admitDefaultValidate(
   deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, op: AdmissionOperation,
   obj: KubeObject, old?: KubeObject,
@@ -33,9 +48,9 @@ async function admitDefaultValidate(
     object: obj, oldObject: old, user: ctx.user, dryRun: !!ctx.dryRun,
   });
   try {
-    deps.rules.applyDefaults(r, obj, op === 'CREATE');
+    applyDefaultsOrReject(deps, r, obj, op === 'CREATE');
     await adm.admit();
-    deps.rules.applyDefaults(r, obj, op === 'CREATE');
+    applyDefaultsOrReject(deps, r, obj, op === 'CREATE');
     // A binding writes spec.nodeName directly, as upstream's binding storage does (no pod
     // update validation: nodeName is otherwise immutable).
     const causes = ctx.subresource === 'binding' ? [] :
@@ -44,7 +59,10 @@ async function admitDefaultValidate(
     await adm.validate();
   } catch (e) {
     await adm.aborted();
-    throw e;
+    if (isKdpError(e)) throw e;
+    // Validation and admission also walk the body; a malformed shape is the client's error.
+    throw badRequest(`${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ` +
+      `${(e as Error).message}`);
   }
   return adm;
 }

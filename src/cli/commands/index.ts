@@ -10,9 +10,10 @@ import { rulesHistoryCommand, rulesShowCommand } from './rules.js';
 import { statusCommand } from './status.js';
 import { traceCommand } from './trace.js';
 import { upCommand } from './up.js';
+import { verifyCommand } from './verify.js';
 import { versionCommand } from './version.js';
 
 export const COMMANDS: readonly Command[] = [
   upCommand, downCommand, statusCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
-  rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, apiserverCommand, versionCommand,
+  rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, apiserverCommand, versionCommand,
 ];

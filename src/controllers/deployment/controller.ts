@@ -20,7 +20,8 @@ import {
 import { newRSNewReplicas, planOldScaleDown, reconcileNewTarget } from './rolling.js';
 import {
   calculateStatus, condition, DESIRED_REPLICAS_ANNOTATION, deploymentComplete,
-  deploymentProgressing, getCondition, resolveFenceposts, REVISION_ANNOTATION, setCondition, specReplicas,
+  deploymentProgressing, getCondition, resolveFenceposts, REVISION_ANNOTATION, setCondition,
+  specReplicas,
 } from './util.js';
 
 export function buildDeploymentController(ctx: ControllerContext): Controller {
@@ -65,7 +66,10 @@ export function buildDeploymentController(ctx: ControllerContext): Controller {
     const d = dInf.cache.get(key);
     if (!d) return;
     const rss = await claimReplicaSets(d);
-    if (d.metadata.deletionTimestamp) { await syncStatus(d, rss, findNewReplicaSet(d, rss)); return; }
+    if (d.metadata.deletionTimestamp) {
+      await syncStatus(d, rss, findNewReplicaSet(d, rss));
+      return;
+    }
     if (d.spec?.paused || isScalingEvent(d, rss)) { await syncScale(d, rss); return; }
     if (d.spec?.strategy?.type === 'Recreate') await rolloutRecreate(d, rss);
     else await rolloutRolling(d, rss);
@@ -183,7 +187,8 @@ export function buildDeploymentController(ctx: ControllerContext): Controller {
       const [surge] = resolveFenceposts(d);
       let toAdd = replicas + surge - total;
       const sorted = sortByRevision(active).reverse();
-      const shares = sorted.map((rs) => Math.trunc((specReplicas(rs) * toAdd) / Math.max(1, total)));
+      const shares = sorted.map((rs) =>
+        Math.trunc((specReplicas(rs) * toAdd) / Math.max(1, total)));
       let left = toAdd - shares.reduce((a, b) => a + b, 0);
       for (let i = 0; i < sorted.length; i++) {
         const rs = sorted[i]!;

@@ -11,9 +11,9 @@ export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
-    const keys = Object.keys(v as object).filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -26,7 +26,9 @@ function fnv32a(bytes: Uint8Array, h = 0x811c9dc5): number {
   return h >>> 0;
 }
 
-export function computeHash(template: PodTemplateSpec | undefined, collisionCount?: number): string {
+export function computeHash(
+  template: PodTemplateSpec | undefined, collisionCount?: number,
+): string {
   let h = fnv32a(new TextEncoder().encode(canonicalJson(template ?? {})));
   if (collisionCount !== undefined && collisionCount !== null) {
     const b = new Uint8Array(4);

@@ -19,7 +19,8 @@ const byCreation = (a: ReplicaSet, b: ReplicaSet) =>
   || (a.metadata.name! < b.metadata.name! ? -1 : 1);
 
 export function findNewReplicaSet(d: Deployment, rss: readonly ReplicaSet[]) {
-  return [...rss].sort(byCreation).find((rs) => equalIgnoreHash(rs.spec?.template, d.spec?.template));
+  return [...rss].sort(byCreation)
+    .find((rs) => equalIgnoreHash(rs.spec?.template, d.spec?.template));
 }
 
 export function findOldReplicaSets(d: Deployment, rss: readonly ReplicaSet[]): ReplicaSet[] {
@@ -106,7 +107,8 @@ export async function getNewReplicaSet(
     },
     spec: {
       replicas, minReadySeconds: d.spec?.minReadySeconds ?? 0, template,
-      selector: { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash } },
+      selector: { ...sel,
+        matchLabels: { ...(sel.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash } },
     },
   };
   try {

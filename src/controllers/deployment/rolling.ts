@@ -43,8 +43,8 @@ export function planOldScaleDown(
   const plan = new Map<string, number>();
   let budget = maxScaledDown(d, all, newRS);
   if (budget <= 0 || sumSpec(oldActive) === 0) return plan;
-  const olds = [...oldActive].sort((a, b) =>
-    Date.parse(a.metadata.creationTimestamp ?? '') - Date.parse(b.metadata.creationTimestamp ?? ''));
+  const created = (r: ReplicaSet) => Date.parse(r.metadata.creationTimestamp ?? '');
+  const olds = [...oldActive].sort((a, b) => created(a) - created(b));
   const target = new Map(olds.map((r) => [r.metadata.name!, specReplicas(r)]));
   // 1. unhealthy replicas (spec - available) can go without reducing availability
   for (const rs of olds) {

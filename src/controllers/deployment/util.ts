@@ -52,7 +52,10 @@ export function getCondition(s: DeploymentStatus | undefined, type: string) {
 export function setCondition(s: DeploymentStatus, c: WorkloadCondition): void {
   const cur = getCondition(s, c.type);
   if (cur && cur.status === c.status && cur.reason === c.reason) {
-    if (cur.message !== c.message) { cur.message = c.message; cur.lastUpdateTime = c.lastUpdateTime; }
+    if (cur.message !== c.message) {
+      cur.message = c.message;
+      cur.lastUpdateTime = c.lastUpdateTime;
+    }
     return;
   }
   if (cur && cur.status === c.status) c.lastTransitionTime = cur.lastTransitionTime;

@@ -48,7 +48,8 @@ export function watchPodsForServices(
 export function buildEndpointSliceController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
   const svcInf = ctx.informers.informerFor<Service>(SERVICES);
-  const podInf = ctx.informers.informerFor<Pod>(PODS, { indexers: { [LABEL_PAIR_INDEX]: labelPairIndex } });
+  const podInf = ctx.informers.informerFor<Pod>(PODS,
+    { indexers: { [LABEL_PAIR_INDEX]: labelPairIndex } });
   const nodeInf = ctx.informers.informerFor<Node>(NODES);
   const sliceInf = ctx.informers.informerFor<EndpointSlice>(ENDPOINTSLICES, {
     indexers: {
@@ -60,7 +61,8 @@ export function buildEndpointSliceController(ctx: ControllerContext): Controller
     },
   });
   const c = buildQueueController('endpointslice', options.workers, sync);
-  watchPodsForServices(ctx.informers, (k) => c.queue.addAfter(k, options.endpointUpdatesBatchPeriodMs));
+  watchPodsForServices(ctx.informers,
+    (k) => c.queue.addAfter(k, options.endpointUpdatesBatchPeriodMs));
   sliceInf.addEventHandler({
     // Someone else changed or deleted one of our slices: reconcile the Service again.
     onUpdate: (_, s) => requeueFor(s),

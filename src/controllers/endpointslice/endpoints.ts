@@ -70,10 +70,12 @@ export function endpointSubsets(svc: Service, pods: readonly Pod[]): EndpointSub
 export function buildEndpointsController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
   const svcInf = ctx.informers.informerFor<Service>(SERVICES);
-  const podInf = ctx.informers.informerFor<Pod>(PODS, { indexers: { [LABEL_PAIR_INDEX]: labelPairIndex } });
+  const podInf = ctx.informers.informerFor<Pod>(PODS,
+    { indexers: { [LABEL_PAIR_INDEX]: labelPairIndex } });
   const epInf = ctx.informers.informerFor<Endpoints>(ENDPOINTS);
   const c = buildQueueController('endpoints', options.workers, sync);
-  watchPodsForServices(ctx.informers, (k) => c.queue.addAfter(k, options.endpointUpdatesBatchPeriodMs));
+  watchPodsForServices(ctx.informers,
+    (k) => c.queue.addAfter(k, options.endpointUpdatesBatchPeriodMs));
 
   async function sync(key: string): Promise<void> {
     const svc = svcInf.cache.get(key);

@@ -55,7 +55,9 @@ export function buildGarbageCollector(ctx: ControllerContext): Controller {
         if ((refsChanged && o.metadata.ownerReferences?.length) || isFinalizing(o)) {
           c.queue.add(item(i, o));
         }
-        if (isFinalizing(o) && !isFinalizing(a)) for (const d of dependents(o.metadata.uid!)) c.queue.add(d);
+        if (isFinalizing(o) && !isFinalizing(a)) {
+          for (const d of dependents(o.metadata.uid!)) c.queue.add(d);
+        }
       },
       onDelete: (o) => {
         byUid.delete(o.metadata.uid!);
@@ -69,7 +71,9 @@ export function buildGarbageCollector(ctx: ControllerContext): Controller {
 
   function dependents(uid: string): string[] {
     const out: string[] = [];
-    infs.forEach(({ inf }, i) => { for (const d of inf.cache.byIndex(OWNER_INDEX, uid)) out.push(item(i, d)); });
+    infs.forEach(({ inf }, i) => {
+      for (const d of inf.cache.byIndex(OWNER_INDEX, uid)) out.push(item(i, d));
+    });
     return out;
   }
 
@@ -78,7 +82,8 @@ export function buildGarbageCollector(ctx: ControllerContext): Controller {
     const { ref, inf } = infs[Number(key.slice(0, bar))]!;
     const k = key.slice(bar + 1);
     const obj = inf.cache.get(k);
-    return { ref: { ...ref, ...(obj?.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) }, obj };
+    const ns = obj?.metadata.namespace;
+    return { ref: { ...ref, ...(ns ? { namespace: ns } : {}) }, obj };
   }
 
   async function ownerAlive(o: KubeObject, r: Ref): Promise<KubeObject | undefined> {
@@ -146,14 +151,18 @@ export function buildGarbageCollector(ctx: ControllerContext): Controller {
         }));
       }
       if (blocking.length === 0) await removeFinalizer(ref, owner, 'foregroundDeletion');
-      else c.queue.addAfter(`${infs.findIndex((x) => x.ref.resource === ref.resource)}|${objectKey(owner)}`, 50);
+      else {
+        const i = infs.findIndex((x) => x.ref.resource === ref.resource);
+        c.queue.addAfter(`${i}|${objectKey(owner)}`, 50);
+      }
     }
   }
 
   async function removeFinalizer(ref: ResourceRef, o: KubeObject, f: string): Promise<void> {
     const rest = (o.metadata.finalizers ?? []).filter((x) => x !== f);
     await ignoreGone(client.patch(ref, o.metadata.name!, 'merge',
-      { metadata: { finalizers: rest.length ? rest : null, resourceVersion: o.metadata.resourceVersion } }));
+      { metadata: { finalizers: rest.length ? rest : null,
+        resourceVersion: o.metadata.resourceVersion } }));
   }
 
   return { name: 'gc', start: c.start, stop: c.stop };

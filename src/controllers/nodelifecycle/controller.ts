@@ -24,7 +24,8 @@ export function buildNodeLifecycleController(ctx: ControllerContext): Controller
   const { client, options } = ctx;
   const nodeInf = ctx.informers.informerFor<Node>(NODES);
   const leaseInf = ctx.informers.informerFor<Lease>(inNs(LEASES, 'kube-node-lease'));
-  const podInf = ctx.informers.informerFor<Pod>(PODS, { indexers: { [POD_NODE_INDEX]: podNodeIndex } });
+  const podInf = ctx.informers.informerFor<Pod>(PODS,
+    { indexers: { [POD_NODE_INDEX]: podNodeIndex } });
   const recorder = ctx.recorder('node-controller');
   const health = new Map<string, Health>();
   let timer: NodeJS.Timeout | undefined;
@@ -113,7 +114,8 @@ export function buildNodeLifecycleController(ctx: ControllerContext): Controller
     const want: string | undefined = ready === 'Unknown' ? UNREACHABLE
       : ready === 'False' ? NOT_READY : undefined;
     const cur = node.spec?.taints ?? [];
-    const keep = cur.filter((t) => (t.key !== UNREACHABLE && t.key !== NOT_READY) || t.key === want);
+    const keep = cur.filter((t) =>
+      (t.key !== UNREACHABLE && t.key !== NOT_READY) || t.key === want);
     const next: Taint[] = [...keep];
     if (want) {
       for (const effect of ['NoSchedule', 'NoExecute'] as const) {

@@ -35,7 +35,8 @@ export function evictionDelaySeconds(
 export function buildTaintEvictionController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
   const nodeInf = ctx.informers.informerFor<Node>(NODES);
-  const podInf = ctx.informers.informerFor<Pod>(PODS, { indexers: { [POD_NODE_INDEX]: podNodeIndex } });
+  const podInf = ctx.informers.informerFor<Pod>(PODS,
+    { indexers: { [POD_NODE_INDEX]: podNodeIndex } });
   const recorder = ctx.recorder('taint-eviction-controller');
   const scheduled = new Map<string, { timer: NodeJS.Timeout; at: number }>();
   let running = false;
@@ -77,7 +78,9 @@ export function buildTaintEvictionController(ctx: ControllerContext): Controller
   const nodeOf = (p: Pod) => (p.spec?.nodeName ? nodeInf.cache.get(p.spec.nodeName) : undefined);
 
   nodeInf.addEventHandler({
-    onAdd: (n) => { for (const p of podInf.cache.byIndex(POD_NODE_INDEX, n.metadata.name!)) processPod(p, n); },
+    onAdd: (n) => {
+      for (const p of podInf.cache.byIndex(POD_NODE_INDEX, n.metadata.name!)) processPod(p, n);
+    },
     onUpdate: (a, n) => {
       if (JSON.stringify(a.spec?.taints) === JSON.stringify(n.spec?.taints)) return;
       for (const p of podInf.cache.byIndex(POD_NODE_INDEX, n.metadata.name!)) processPod(p, n);

@@ -53,7 +53,9 @@ export function buildReplicaSetController(ctx: ControllerContext): Controller {
     },
     onUpdate: (a, b) => {
       const k = ownerKey(b);
-      if (k && b.metadata.deletionTimestamp && !a.metadata.deletionTimestamp) exp.deletionObserved(k);
+      if (k && b.metadata.deletionTimestamp && !a.metadata.deletionTimestamp) {
+        exp.deletionObserved(k);
+      }
       if (k) c.queue.add(k); else if (!controllerRef(b)) orphan(b);
       const ka = ownerKey(a);
       if (ka && ka !== k) c.queue.add(ka);

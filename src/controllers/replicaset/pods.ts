@@ -45,7 +45,8 @@ export function compareForDeletion(a: Pod, b: Pod): number {
   const rb = isPodReady(b) ? 1 : 0;
   if (ra !== rb) return ra - rb;
   if (ra && rb) {
-    const d = ts(podReadyCondition(b)?.lastTransitionTime) - ts(podReadyCondition(a)?.lastTransitionTime);
+    const readyAt = (p: Pod) => ts(podReadyCondition(p)?.lastTransitionTime);
+    const d = readyAt(b) - readyAt(a);
     if (d !== 0) return d;
   }
   if (restarts(a) !== restarts(b)) return restarts(b) - restarts(a);

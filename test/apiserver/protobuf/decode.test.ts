@@ -130,9 +130,9 @@ describe('decodeKubernetesProtobuf', () => {
   });
 
   it('rejects a kind it has no table for with KDP_UNSUPPORTED_MEDIA_TYPE', () => {
-    const err = errorOf(() => decodeKubernetesProtobuf(envelope('batch/v1', 'Job', [])));
+    const err = errorOf(() => decodeKubernetesProtobuf(envelope('batch/v1', 'CronJob', [])));
     expect(isKdpError(err, 'KDP_UNSUPPORTED_MEDIA_TYPE')).toBe(true);
-    expect((err as Error).message).toContain('kdp cannot decode Job (batch/v1)');
+    expect((err as Error).message).toContain('kdp cannot decode CronJob (batch/v1)');
     expect((err as Error).message).toContain('send it as application/json');
   });
 
@@ -155,6 +155,24 @@ describe('decodeKubernetesProtobuf', () => {
       [2, [[4, -1], [22, [[1, 'k'], [5, 300]]]]]]);
     expect(decodeKubernetesProtobuf(body).spec).toEqual({
       terminationGracePeriodSeconds: -1, tolerations: [{ key: 'k', tolerationSeconds: 300 }] });
+  });
+});
+
+describe('captured typed-client bodies', () => {
+  it('decodes the DeleteOptions body of `kubectl drain --disable-eviction --grace-period=7`',
+    () => {
+      const body = Buffer.from('azhzAAoTCgJ2MRINRGVsZXRlT3B0aW9ucxICCAcaACIA', 'base64');
+      expect(decodeKubernetesProtobuf(body)).toEqual({ apiVersion: 'v1', kind: 'DeleteOptions',
+        gracePeriodSeconds: 7 });
+    });
+
+  it('decodes the Job of `kubectl create job j --image=busybox -- echo hi`', () => {
+    const body = Buffer.from('azhzAAoPCghiYXRjaC92MRIDSm9iEoIBChEKAWoSABoAIgAqADIAOABCABJjMmE' +
+      'KEAoAEgAaACIAKgAyADgAQgASTRIqCgFqEgdidXN5Ym94GgRlY2hvGgJoaSoAQgBqAHIAgAEAiAEAkAEAogEAGg' +
+      'VOZXZlcjIAQgBKAFIAWABgAGgAggEAigEAmgEAwgEAGgggACgAMAA6ABoAIgA=', 'base64');
+    expect(decodeKubernetesProtobuf(body)).toEqual({ apiVersion: 'batch/v1', kind: 'Job',
+      metadata: { name: 'j' }, spec: { template: { spec: { restartPolicy: 'Never',
+        containers: [{ name: 'j', image: 'busybox', command: ['echo', 'hi'] }] } } } });
   });
 });
 

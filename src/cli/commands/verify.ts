@@ -1,0 +1,63 @@
+// `kdp verify`: check the Kubernetes network model on the running cluster, by tracing.
+
+import type { EndpointSlice, Service } from '../../api/types.js';
+import { readClusterInfo } from '../../cluster/cluster-file.js';
+import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
+import { buildHttpClient } from '../../client/http-client.js';
+import { loadKubeconfig } from '../../client/kubeconfig.js';
+import { loadTopology } from '../../trace/cluster.js';
+import { verifyCluster, type VerifyCheck } from '../../trace/verify.js';
+import type { Command } from '../command.js';
+import { renderTrace } from '../render-trace.js';
+import { traceJson } from './trace.js';
+import { DATA_DIR_FLAG } from './up.js';
+
+export const verifyCommand: Command = {
+  name: 'verify',
+  summary: 'check the network model: pod↔pod without NAT, unique IPs, every Service and NodePort',
+  flags: [
+    { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' },
+    { name: 'show', type: 'number', default: 3, help: 'failures shown in full (with their trace) per check' },
+    DATA_DIR_FLAG,
+  ],
+  async run(args, io) {
+    const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
+    const info = readClusterInfo(paths);
+    const client = buildHttpClient(loadKubeconfig(info.kubeconfig));
+    const topo = await loadTopology(client, paths.root, info.proxyMode);
+    const services = (await client.list<Service>({ group: '', version: 'v1', resource: 'services' })).items;
+    const slices = (await client.list<EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' })).items;
+    const started = Date.now();
+    const checks = verifyCluster({ topo, services, slices });
+    const failed = checks.reduce((a, c) => a + c.failures.length, 0);
+    if (args.flags.output === 'json') {
+      io.out(`${JSON.stringify({ ok: failed === 0, checks: checks.map(jsonCheck) }, null, 2)}\n`);
+    } else {
+      io.out(renderSummary(checks, topo.pods.length, topo.nodes.length, Date.now() - started, args.flags.show as number, io.isTTY));
+    }
+    return failed === 0 ? 0 : 1;
+  },
+};
+
+function jsonCheck(c: VerifyCheck) {
+  return {
+    name: c.name, cases: c.cases, failed: c.failures.length,
+    failures: c.failures.map((f) => ({ what: f.what, expected: f.expected, got: f.got, ...(f.trace ? { trace: traceJson(f.trace.result) } : {}) })),
+  };
+}
+
+function renderSummary(checks: readonly VerifyCheck[], pods: number, nodes: number, ms: number, show: number, color: boolean): string {
+  const lines = [`kdp verify: ${nodes} nodes, ${pods} pods (${ms} ms)`, '', 'RESULT  CASES   FAILED  CHECK'];
+  for (const c of checks) {
+    lines.push(`${c.failures.length ? 'FAIL  ' : 'ok    '}  ${String(c.cases).padEnd(7)} ${String(c.failures.length).padEnd(7)} ${c.name}`);
+  }
+  for (const c of checks.filter((x) => x.failures.length)) {
+    lines.push('', `✗ ${c.name}`);
+    for (const f of c.failures.slice(0, show)) {
+      lines.push(`  ${f.what}: expected ${f.expected}, got ${f.got}`);
+      if (f.trace) lines.push(...renderTrace(f.trace.result, color).split('\n').map((l) => `    ${l}`));
+    }
+    if (c.failures.length > show) lines.push(`  … and ${c.failures.length - show} more (-o json lists all)`);
+  }
+  return `${lines.join('\n')}\n`;
+}

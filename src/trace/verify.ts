@@ -1,0 +1,197 @@
+// `kdp verify`: the Kubernetes network model, checked by tracing. Pod-to-pod reachability is
+// computed by equivalence classes: kube-proxy's tables can only tell pods apart by source IP,
+// destination IP or node, so every pod is traced once as a sender to one pod on each node and
+// once as a receiver from one pod on each node — 2·pods·nodes traces stand for pods² pairs.
+
+import { cidrContains } from '../api/net.js';
+import type { EndpointSlice, Service } from '../api/types.js';
+import type { ClusterTrace } from './cluster.js';
+import { traceResolved } from './cluster.js';
+import { endpointString } from './packet.js';
+import type { Topology, TracePodInfo } from './topology.js';
+
+export interface VerifyFailure {
+  readonly what: string;
+  readonly expected: string;
+  readonly got: string;
+  readonly trace?: ClusterTrace;
+}
+
+export interface VerifyCheck {
+  readonly name: string;
+  /** Cases checked (for pod pairs: pairs covered). */
+  cases: number;
+  readonly failures: VerifyFailure[];
+  skipped?: string;
+}
+
+export interface VerifyInput {
+  readonly topo: Topology;
+  readonly services: readonly Service[];
+  readonly slices: readonly EndpointSlice[];
+  /** An address outside the cluster for NodePort checks. */
+  readonly outsideClient?: string;
+}
+
+const OUTSIDE = '203.0.113.10';
+
+export function verifyCluster(input: VerifyInput): VerifyCheck[] {
+  return [
+    checkUniqueIPs(input.topo),
+    checkPodCIDRs(input.topo),
+    checkPodToPod(input.topo),
+    checkClusterIPs(input),
+    checkNodePorts(input),
+  ];
+}
+
+function check(name: string): VerifyCheck {
+  return { name, cases: 0, failures: [] };
+}
+
+function checkUniqueIPs(topo: Topology): VerifyCheck {
+  const c = check('pod IPs are unique');
+  const byIP = new Map<string, string[]>();
+  for (const p of topo.pods) byIP.set(p.ip, [...(byIP.get(p.ip) ?? []), p.name]);
+  for (const [ip, names] of byIP) {
+    c.cases++;
+    if (names.length > 1) c.failures.push({ what: ip, expected: 'one pod', got: names.join(', ') });
+  }
+  return c;
+}
+
+function checkPodCIDRs(topo: Topology): VerifyCheck {
+  const c = check('pod IPs are inside their node\'s podCIDR');
+  for (const p of topo.pods) {
+    c.cases++;
+    const node = topo.nodes.find((n) => n.name === p.node);
+    if (!node?.podCIDRs.some((cidr) => cidr.includes(':') === p.ip.includes(':') && cidrContains(cidr, p.ip))) {
+      c.failures.push({ what: p.name, expected: `inside ${node?.podCIDRs.join(',') ?? '?'}`, got: p.ip });
+    }
+  }
+  return c;
+}
+
+function podSource(p: TracePodInfo) {
+  return { ip: p.ip, entry: { kind: 'pod' as const, pod: p.name, node: p.node }, label: `pod ${p.name}` };
+}
+
+function checkPodToPod(topo: Topology): VerifyCheck {
+  const c = check('every pod reaches every pod with its own IP (no NAT)');
+  const reps = new Map<string, TracePodInfo>();
+  for (const p of topo.pods) if (!reps.has(p.node)) reps.set(p.node, p);
+  const probe = (from: TracePodInfo, to: TracePodInfo) => {
+    if (from.ip === to.ip) return;
+    const t = traceResolved(topo, podSource(from), { ip: to.ip, port: 8080, label: `pod ${to.name}`, pod: to.name }, 'tcp');
+    if (!t.natFree) {
+      const d = t.result.destinations[0];
+      c.failures.push({
+        what: `${from.name} → ${to.name}`, expected: `${to.ip}:8080 seen from ${from.ip}`,
+        got: d ? `${d.verdict} ${d.destination} seen from ${d.sourceSeen}` : t.result.verdict, trace: t,
+      });
+    }
+  };
+  for (const p of topo.pods) {
+    for (const r of reps.values()) {
+      probe(p, r);
+      probe(r, p);
+    }
+  }
+  const n = topo.pods.length;
+  c.cases = n * (n - 1);
+  return c;
+}
+
+interface PortEndpoints {
+  readonly all: string[];
+  readonly byNode: Map<string, string[]>;
+  readonly hinted: boolean;
+}
+
+function endpointsOf(svc: Service, portName: string, slices: readonly EndpointSlice[]): PortEndpoints {
+  const all: string[] = [];
+  const byNode = new Map<string, string[]>();
+  let hinted = false;
+  for (const s of slices) {
+    if (s.metadata.namespace !== svc.metadata.namespace ||
+      s.metadata.labels?.['kubernetes.io/service-name'] !== svc.metadata.name) continue;
+    const port = (s.ports ?? []).find((p) => (p.name ?? '') === portName);
+    if (!port?.port) continue;
+    for (const e of s.endpoints ?? []) {
+      if (e.conditions?.ready === false) continue;
+      if (e.hints) hinted = true;
+      for (const a of e.addresses.slice(0, 1)) {
+        const ep = endpointString(a, port.port);
+        all.push(ep);
+        if (e.nodeName) byNode.set(e.nodeName, [...(byNode.get(e.nodeName) ?? []), ep]);
+      }
+    }
+  }
+  return { all: [...new Set(all)].sort(), byNode, hinted };
+}
+
+function compare(c: VerifyCheck, what: string, t: ClusterTrace, expected: readonly string[], keepSource?: string): void {
+  c.cases++;
+  const got = t.result.destinations.filter((d) => d.verdict === 'ACCEPT').map((d) => d.destination).sort();
+  const exp = [...expected].sort();
+  if (exp.length === 0) {
+    if (t.result.verdict === 'ACCEPT') c.failures.push({ what, expected: 'refused (no endpoints)', got: got.join(', '), trace: t });
+    return;
+  }
+  if (got.join(',') !== exp.join(',')) {
+    c.failures.push({ what, expected: exp.join(', '), got: got.join(', ') || t.result.verdict, trace: t });
+  } else if (keepSource && t.result.destinations.some((d) => d.sourceSeen !== keepSource)) {
+    c.failures.push({ what, expected: `client IP ${keepSource} kept`, got: 'masqueraded', trace: t });
+  }
+}
+
+function checkClusterIPs(input: VerifyInput): VerifyCheck {
+  const c = check('every ClusterIP reaches exactly its ready endpoints, from every node and pod');
+  const { topo } = input;
+  for (const svc of input.services) {
+    const ip = svc.spec?.clusterIP;
+    if (!ip || ip === 'None' || svc.spec?.type === 'ExternalName') continue;
+    for (const port of svc.spec?.ports ?? []) {
+      const eps = endpointsOf(svc, port.name ?? '', input.slices);
+      if (eps.hinted) continue;
+      const proto = (port.protocol ?? 'TCP').toLowerCase() as 'tcp' | 'udp' | 'sctp';
+      const dst = { ip, port: port.port, label: `service ${svc.metadata.namespace}/${svc.metadata.name}:${port.name || port.port}` };
+      for (const node of topo.nodes) {
+        const local = svc.spec?.internalTrafficPolicy === 'Local';
+        const expected = local ? (eps.byNode.get(node.name) ?? []) : eps.all;
+        const pod = topo.pods.find((p) => p.node === node.name && !eps.all.some((e) => e.startsWith(`${p.ip}:`)));
+        const sources = [
+          { ip: node.nodeIPs[0]!, entry: { kind: 'node' as const, node: node.name }, label: `node ${node.name}` },
+          ...(pod ? [podSource(pod)] : []),
+        ];
+        for (const src of sources) {
+          compare(c, `${src.label} → ${dst.label}`, traceResolved(topo, src, dst, proto), expected);
+        }
+      }
+    }
+  }
+  return c;
+}
+
+function checkNodePorts(input: VerifyInput): VerifyCheck {
+  const c = check('NodePorts on every node (eTP Local keeps the client IP, drops without a local endpoint)');
+  const { topo } = input;
+  const client = input.outsideClient ?? OUTSIDE;
+  for (const svc of input.services) {
+    for (const port of svc.spec?.ports ?? []) {
+      if (!port.nodePort) continue;
+      const eps = endpointsOf(svc, port.name ?? '', input.slices);
+      if (eps.hinted) continue;
+      const local = svc.spec?.externalTrafficPolicy === 'Local';
+      const proto = (port.protocol ?? 'TCP').toLowerCase() as 'tcp' | 'udp' | 'sctp';
+      for (const node of topo.nodes) {
+        const dst = { ip: node.nodeIPs[0]!, port: port.nodePort, label: `${node.name}:${port.nodePort}`, node: node.name };
+        const src = { ip: client, entry: { kind: 'external' as const, node: node.name }, label: `outside ${client}` };
+        const t = traceResolved(topo, src, dst, proto);
+        const expected = local ? (eps.byNode.get(node.name) ?? []) : eps.all;
+        compare(c, `${src.label} → ${svc.metadata.namespace}/${svc.metadata.name} via ${dst.label}`, t, expected, local ? client : undefined);
+      }
+    }
+  }
+  return c;
+}
