@@ -105,8 +105,8 @@ console.log(JSON.stringify({
   cpuSeconds: Number(((process.cpuUsage().user + process.cpuUsage().system) / 1e6).toFixed(1)),
   heapMB: Math.round(mem.heapUsed / 2 ** 20), rssMB: Math.round(mem.rss / 2 ** 20),
   heapGrowthMB: Math.round((mem.heapUsed - mem0.heapUsed) / 2 ** 20),
-  storeKeys: (await client.list({ group: '', version: 'v1', resource: 'pods' }, { limit: 1 }))
-    .metadata.remainingItemCount,
+  podsInStore: ((await client.list({ group: '', version: 'v1', resource: 'pods' }, { limit: 1 }))
+    .metadata.remainingItemCount ?? 0) + 1,
 }));
 for (const a of agents) await a.stop();
 scheduler.stop();

@@ -13,6 +13,7 @@ import type { LogOptions, RequestContext, ServiceDeps } from './rest/deps.js';
 import { deleteObject } from './rest/delete.js';
 import { badRequest, methodNotAllowed, pathNotFound } from './rest/errors.js';
 import { checkBody } from './rest/prepare.js';
+import { clone } from './rest/codec.js';
 import { listObjects, readObject } from './rest/read.js';
 import { fromScale, toScale } from './rest/scale.js';
 import { buildSharedDecoder, startWatch } from './rest/watch.js';
@@ -48,7 +49,9 @@ export interface ApiService {
   get(ctx: RequestContext, t: Target): Promise<KubeObject>;
   list(ctx: RequestContext, t: Target, opts: ListOptions): Promise<KubeList>;
   create(ctx: RequestContext, t: Target, body: unknown, opts: WriteOpts): Promise<KubeObject>;
-  update(ctx: RequestContext, t: Target, body: unknown, opts: WriteOpts): Promise<KubeObject>;
+  /** `created` is true when a PUT created a missing object (Lease, Endpoints, Event). */
+  update(ctx: RequestContext, t: Target, body: unknown, opts: WriteOpts):
+    Promise<{ obj: KubeObject; created: boolean }>;
   /** `created` is true when an apply patch created the object. */
   patch(ctx: RequestContext, t: Target, type: PatchType, body: unknown,
     opts: WriteOpts & { force?: boolean }): Promise<{ obj: KubeObject; created: boolean }>;
@@ -58,6 +61,13 @@ export interface ApiService {
   watch(ctx: RequestContext, t: Target, opts: ServiceWatchOptions, sink: WatchSink):
     Promise<WatchHandle>;
   logs(ctx: RequestContext, t: Target, opts: LogOptions): Promise<string | AsyncIterable<string>>;
+}
+
+/** Resources whose PUT creates a missing object (upstream AllowCreateOnUpdate). */
+const CREATE_ON_UPDATE = new Set(['/endpoints', '/events', 'coordination.k8s.io/leases']);
+
+function createsOnUpdate(r: ServedResource): boolean {
+  return CREATE_ON_UPDATE.has(`${r.group}/${r.resource}`);
 }
 
 function needName(t: Target): string {
@@ -120,14 +130,23 @@ export function buildApiService(deps: ServiceDeps): ApiService {
         const scale = body as KubeObject;
         const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name,
           (p) => fromScale(p, scale));
-        return toScale(out.obj);
+        return { obj: toScale(out.obj), created: false };
       }
       const obj = checkBody(r, body, ns(r, t));
       if (obj.metadata.name && obj.metadata.name !== name) {
         throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name ` +
           `on the URL (${name})`);
       }
-      return (await guaranteedUpdate(deps, wctx, r, ns(r, t), name, () => obj)).obj;
+      try {
+        const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name, () => clone(obj));
+        return { obj: out.obj, created: false };
+      } catch (e) {
+        if (!isKdpError(e, 'KDP_NOT_FOUND') || t.subresource || !createsOnUpdate(r)) throw e;
+      }
+      await az(ctx, 'create', r, t);
+      obj.metadata.name = name;
+      delete obj.metadata.resourceVersion;
+      return { obj: await createObject(deps, { ...ctx, ...opts }, r, obj), created: true };
     },
     async patch(ctx, t, type, body, opts) {
       const r = resolve(t);

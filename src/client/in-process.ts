@@ -38,7 +38,7 @@ export function buildInProcessClient(service: ApiService, user: UserInfo): Clien
     },
     async update<T extends KubeObject>(ref: ResourceRef, obj: KubeObject, opts: WriteOptions = {}) {
       const t = target(ref, obj.metadata?.name, opts.subresource);
-      return copy(await service.update(ctx, t, copy(obj), opts)) as T;
+      return copy((await service.update(ctx, t, copy(obj), opts)).obj) as T;
     },
     async patch<T extends KubeObject>(ref: ResourceRef, name: string, type: PatchType,
       patch: unknown, opts: PatchOptions = {}) {

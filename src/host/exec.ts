@@ -34,7 +34,7 @@ export function buildHostExec(): HostExec {
         const child = execFile(
           cmd,
           argv,
-          { timeout: opts.timeoutMs ?? 30_000, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+          { timeout: opts.timeoutMs ?? 300_000, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
           (err, stdout, stderr) => {
             if (err) {
               const code = (err as NodeJS.ErrnoException & { code?: unknown }).code;
@@ -51,6 +51,9 @@ export function buildHostExec(): HostExec {
             resolve({ stdout, stderr });
           },
         );
+        // A child that exits before reading its input must fail through its exit status, not
+        // crash the caller with EPIPE.
+        child.stdin?.on('error', () => undefined);
         if (opts.input !== undefined) child.stdin?.end(opts.input);
       });
     },

@@ -244,13 +244,19 @@ function detectLocalFor(s: KubeProxySettings, family: IPFamily, node: NodeFacts)
 
 /**
  * nodePortAddresses for one family, as upstream NewNodePortAddresses: CIDRs of the family;
- * none (or a zero CIDR) = match all ([]); "primary" = the node's IPs of the family as /32|/128.
+ * none (or a zero CIDR) = match all ([]); "primary" = the node's primary IP of the family as
+ * /32|/128 (none for loopback). nftables mode defaults an empty list to "primary"
+ * (upstream platformApplyDefaults).
  */
 function nodePortAddressesFor(s: KubeProxySettings, family: IPFamily,
-  nodeIPs: readonly string[]): string[] {
+  nodeIPs: readonly string[], mode: ProxyMode): string[] {
   let cidrs: string[];
-  if (s.nodePortAddresses[0] === 'primary') {
-    cidrs = nodeIPs.map((ip) => `${ip}/${family === 'IPv4' ? 32 : 128}`);
+  const list = mode === 'nftables' && s.nodePortAddresses.length === 0 ? ['primary'] : s.nodePortAddresses;
+  if (list[0] === 'primary') {
+    const primary = nodeIPs[0];
+    const loopback = primary !== undefined && (primary === '::1' || primary.startsWith('127.'));
+    cidrs = primary === undefined || loopback ? [] : [`${primary}/${family === 'IPv4' ? 32 : 128}`];
+    return cidrs;
   } else {
     cidrs = s.nodePortAddresses.filter((c) => parseCIDR(c)?.family === family);
   }
@@ -287,7 +293,7 @@ export function buildProxierConfigs(s: KubeProxySettings, node: NodeFacts,
   return familiesOf(node.nodeIPs).map((family) => {
     const nodeIPs = node.nodeIPs.filter((ip) => parseIP(ip)?.family === family)
       .map((ip) => canonicalIP(ip)!);
-    const npa = nodePortAddressesFor(s, family, nodeIPs);
+    const npa = nodePortAddressesFor(s, family, nodeIPs, mode);
     const localhostNodePorts = family === 'IPv4' && s.localhostNodePorts &&
       containsIPv4Loopback(npa);
     return {

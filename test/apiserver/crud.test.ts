@@ -110,6 +110,16 @@ describe('REST semantics', () => {
     expect(r.status).toBe(400);
   });
 
+  it('PUT creates a missing Lease (create on update) but not a missing ConfigMap', async () => {
+    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'n1' },
+      spec: { holderIdentity: 'n1' } };
+    const r = await s.req('PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/n1', lease);
+    expect(r.status).toBe(201);
+    const cm = await s.req('PUT', '/api/v1/namespaces/default/configmaps/nope',
+      { metadata: { name: 'nope' } });
+    expect(cm.status).toBe(404);
+  });
+
   it('dryRun=All validates and returns the object without storing it', async () => {
     const r = await s.req('POST', `${DEPLOYS}?dryRun=All`, deployment('dry'));
     expect(r.status).toBe(201);

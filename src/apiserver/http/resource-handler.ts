@@ -87,7 +87,7 @@ export async function handleResourceRequest(
       const body = decodeBody(req.headers['content-type'], req.body);
       const out = await svc.update(ctx, t, body, { dryRun: qDryRun(query),
         fieldManager: fieldManager(req, query) });
-      return sendJson(reply, 200, out);
+      return sendJson(reply, out.created ? 201 : 200, out.obj);
     }
     case 'PATCH': {
       const mt = mediaType(req.headers['content-type']);

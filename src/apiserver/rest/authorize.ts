@@ -1,6 +1,7 @@
-// Authorization of resource requests, with upstream's 403 message.
+// Authorization of resource requests; denials carry upstream's 403 wording (authz's
+// forbiddenError).
 
-import { kdpError } from '../../errors.js';
+import { forbiddenError } from '../authz/index.js';
 import type { ServedResource } from '../resource-types.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
 
@@ -14,18 +15,10 @@ export interface Target {
 
 export async function authorize(deps: ServiceDeps, ctx: RequestContext, t: Target): Promise<void> {
   const { verb, r, namespace, name, subresource } = t;
-  const d = await deps.authorizer.authorize({
+  const attrs = {
     user: ctx.user, verb, resourceRequest: true, apiGroup: r.group, resource: r.resource,
     subresource, namespace: r.namespaced ? namespace : undefined, name,
-  });
-  if (d.allowed) return;
-  const res = subresource ? `${r.resource}/${subresource}` : r.resource;
-  const subject = name ? `${r.resource}${r.group ? '.' + r.group : ''} "${name}"` :
-    `${r.resource}${r.group ? '.' + r.group : ''}`;
-  const scope = r.namespaced && namespace ? `in the namespace "${namespace}"` :
-    'at the cluster scope';
-  let msg = `${subject} is forbidden: User "${ctx.user.name}" cannot ${verb} resource "${res}" ` +
-    `in API group "${r.group}" ${scope}`;
-  if (d.reason) msg += `: ${d.reason}`;
-  throw kdpError('KDP_FORBIDDEN', msg, { name: name ?? '', group: r.group, kind: r.resource });
+  };
+  const d = await deps.authorizer.authorize(attrs);
+  if (!d.allowed) throw forbiddenError(attrs, d);
 }

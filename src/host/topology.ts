@@ -1,0 +1,162 @@
+// The netns-mode lab (DESIGN.md §4, cni.md §8.5): an underlay namespace holding a bridge, one
+// namespace per node joined to it by a veth pair (`eth0` in the node holds the node IP), host-gw
+// routes between nodes (`<peer podCIDR> via <peer nodeIP>`, no NAT between pods) and a per-node
+// masquerade that excludes the cluster CIDR. The shape is data (`netns/topology.yaml`); this
+// module only builds it. Every namespace is recorded in the host state file before it is made,
+// and carries the cluster prefix `kdp-<id>`, so cleanup is exact. The host is never touched.
+
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { kdpError } from '../errors.js';
+import type { HostExec } from './exec.js';
+import { ensureNetns, ipBatch, setSysctl } from './netns.js';
+import { linkName } from './names.js';
+import type { HostStateFile } from './state.js';
+
+export interface TopologySpec {
+  readonly underlay: { namespace: string; bridge: string; cidr: string; firstNodeHost: number };
+  readonly node: { uplink: string; podBridge: string };
+  readonly clusterCIDR: string;
+}
+
+export interface TopologyNode {
+  readonly name: string;
+  readonly ip: string;
+}
+
+export interface RoutePeer {
+  readonly ip: string;
+  readonly podCIDRs: readonly string[];
+}
+
+export const DEFAULT_TOPOLOGY_FILE = fileURLToPath(new URL('../../netns/topology.yaml', import.meta.url));
+
+export function loadTopology(path = DEFAULT_TOPOLOGY_FILE): TopologySpec {
+  const raw = parseYaml(readFileSync(path, 'utf8')) as Partial<TopologySpec> | null;
+  if (!raw?.underlay?.bridge || !raw.underlay.cidr || !raw.node?.uplink || !raw.clusterCIDR) {
+    throw kdpError('KDP_CONFIG', `${path}: underlay.bridge, underlay.cidr, node.uplink and clusterCIDR are required`);
+  }
+  return raw as TopologySpec;
+}
+
+/** The cluster id: a short hash of the (absolute) data dir, so two clusters never clash. */
+export function clusterId(dataDir: string): string {
+  return createHash('sha256').update(dataDir).digest('hex').slice(0, 6);
+}
+
+/** `kdp-<id>`: every namespace of the cluster starts with it (cleanup sweeps by it). */
+export function clusterPrefix(id: string): string {
+  return `kdp-${id}`;
+}
+
+/** Node IP of node index i (0-based) from the underlay CIDR: 172.18.0.(i+2) by default. */
+export function nodeIP(spec: TopologySpec, index: number): string {
+  const [base] = spec.underlay.cidr.split('/');
+  const o = base!.split('.').map(Number);
+  const n = ((o[0]! << 24) | (o[1]! << 16) | (o[2]! << 8) | o[3]!) + spec.underlay.firstNodeHost + index;
+  return [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
+}
+
+export interface Topology {
+  readonly spec: TopologySpec;
+  readonly prefix: string;
+  readonly underlayNetns: string;
+  nodeNetns(node: string): string;
+  ensureUnderlay(): Promise<void>;
+  ensureNodeNetns(node: TopologyNode): Promise<void>;
+  /** Makes the node's host-gw routes exactly `peers` (routes of peers gone are removed). */
+  syncRoutes(node: string, peers: readonly RoutePeer[]): Promise<void>;
+}
+
+export interface TopologyDeps {
+  readonly exec: HostExec;
+  readonly state: HostStateFile;
+  readonly id: string;
+  readonly spec?: TopologySpec;
+}
+
+export function buildTopology(d: TopologyDeps): Topology {
+  const spec = d.spec ?? loadTopology();
+  const prefix = clusterPrefix(d.id);
+  const underlayNetns = `${prefix}-${spec.underlay.namespace}`;
+  const prefixLen = spec.underlay.cidr.split('/')[1];
+  const nodeNetns = (node: string) => `${prefix}-${node}`;
+
+  async function recordAndEnsure(ns: string): Promise<void> {
+    d.state.addNetns(ns);
+    await ensureNetns(d.exec, ns);
+  }
+
+  return {
+    spec, prefix, underlayNetns, nodeNetns,
+    async ensureUnderlay() {
+      await recordAndEnsure(underlayNetns);
+      const br = spec.underlay.bridge;
+      if (!(await linkExists(d.exec, underlayNetns, br))) {
+        await ipBatch(d.exec, underlayNetns, [`link add ${br} type bridge`]);
+      }
+      await ipBatch(d.exec, underlayNetns, [`link set ${br} up`]);
+    },
+    async ensureNodeNetns(node) {
+      const ns = nodeNetns(node.name);
+      await recordAndEnsure(ns);
+      const peer = linkName(node.name);
+      const up = spec.node.uplink;
+      if (!(await linkExists(d.exec, ns, up))) {
+        await ipBatch(d.exec, underlayNetns, [`link add ${peer} type veth peer name ${up} netns ${ns}`]);
+      }
+      await ipBatch(d.exec, underlayNetns, [`link set ${peer} master ${spec.underlay.bridge} up`]);
+      await ipBatch(d.exec, ns, [`addr replace ${node.ip}/${prefixLen} dev ${up}`, `link set ${up} up`]);
+      await setSysctl(d.exec, ns, 'net.ipv4.ip_forward', '1');
+      await ensureMasquerade(d.exec, ns, spec.clusterCIDR);
+    },
+    async syncRoutes(node, peers) {
+      const ns = nodeNetns(node);
+      const want = new Map<string, string>();
+      for (const p of peers) for (const c of p.podCIDRs) if (!c.includes(':')) want.set(c, p.ip);
+      const have = await gatewayRoutes(d.exec, ns);
+      const lines: string[] = [];
+      for (const [dst, via] of have) if (!want.has(dst)) lines.push(`route del ${dst} via ${via}`);
+      for (const [dst, via] of want) {
+        if (have.get(dst) !== via) lines.push(`route replace ${dst} via ${via} dev ${spec.node.uplink}`);
+      }
+      await ipBatch(d.exec, ns, lines);
+    },
+  };
+}
+
+async function linkExists(exec: HostExec, ns: string, name: string): Promise<boolean> {
+  const { stdout } = await exec.run('ip', ['-n', ns, '-o', 'link', 'show']);
+  return stdout.split('\n').some((l) => l.split(':')[1]?.trim().split('@')[0] === name);
+}
+
+/** IPv4 routes with a gateway: kdp's host-gw routes (pods' own subnet route has none). */
+async function gatewayRoutes(exec: HostExec, ns: string): Promise<Map<string, string>> {
+  const { stdout } = await exec.run('ip', ['-n', ns, '-4', '-j', 'route', 'show']);
+  const out = new Map<string, string>();
+  for (const r of JSON.parse(stdout || '[]') as Array<{ dst: string; gateway?: string }>) {
+    if (r.gateway && r.dst !== 'default') out.set(r.dst, r.gateway);
+  }
+  return out;
+}
+
+export const MASQ_CHAIN = 'KDP-MASQ';
+
+/**
+ * cni.md §8.5 (4): POSTROUTING (non-LOCAL destinations) → KDP-MASQ: RETURN for the cluster CIDR,
+ * then MASQUERADE. The chain is rewritten atomically; the jump is added once.
+ */
+async function ensureMasquerade(exec: HostExec, ns: string, clusterCIDR: string): Promise<void> {
+  const jump = `-A POSTROUTING -m addrtype ! --dst-type LOCAL -m comment --comment "kdp: masquerade traffic leaving the cluster" -j ${MASQ_CHAIN}`;
+  const { stdout } = await exec.run('iptables-save', ['-t', 'nat'], { netns: ns });
+  const lines = ['*nat', `:${MASQ_CHAIN} - [0:0]`,
+    `-A ${MASQ_CHAIN} -d ${clusterCIDR} -m comment --comment "kdp: pod to pod is not NATed" -j RETURN`,
+    `-A ${MASQ_CHAIN} -j MASQUERADE`];
+  if (!stdout.split('\n').some((l) => l.startsWith('-A POSTROUTING') && l.includes(`-j ${MASQ_CHAIN}`))) {
+    lines.push(jump);
+  }
+  lines.push('COMMIT');
+  await exec.run('iptables-restore', ['-w', '5', '--noflush'], { netns: ns, input: `${lines.join('\n')}\n` });
+}
