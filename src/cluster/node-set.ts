@@ -1,4 +1,5 @@
-// The node agents of an in-process cluster: kubelet (virtual runtime) + kube-proxy per node,
+// The node agents of an in-process cluster: kubelet + kube-proxy per node — virtual runtime and
+// in-memory rules, or (with `netns`) a node namespace, the netns runtime and kernel rules —
 // each talking only to the API server. `stop`/`start` of one node is how a lab plays the
 // node-failure timeline: heartbeats stop, the control plane reacts.
 
@@ -12,6 +13,7 @@ import { buildMemoryApplier } from '../proxy/applier.js';
 import { RuleHistory, rulesDir } from '../proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../proxy/proxy-server.js';
 import { kdpError } from '../errors.js';
+import type { NetnsDataPlane } from './data-plane-netns.js';
 
 export interface NodeSpec {
   readonly name: string;
@@ -27,6 +29,8 @@ export interface NodeSetOptions {
   readonly router: NodeLogRouter;
   readonly informers: InformerFactory;
   readonly onError: (where: string, err: unknown) => void;
+  /** netns mode: nodes get a namespace, the netns runtime and a kernel applier. */
+  readonly netns?: NetnsDataPlane;
 }
 
 interface Running {
@@ -54,16 +58,19 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
   return {
     async start(node) {
       if (running.has(node.name)) return;
+      const plane = o.netns
+        ? await o.netns.startNode(node, o.proxyMode)
+        : { runtime: buildVirtualRuntime({ timeScale: o.timeScale }), applier: buildMemoryApplier(o.proxyMode) };
       const agent = buildNodeAgent({
         client: o.client, nodeName: node.name,
-        runtime: buildVirtualRuntime({ timeScale: o.timeScale }),
+        runtime: plane.runtime,
         options: { nodeIP: node.ip, timeScale: o.timeScale },
       });
       await agent.start();
       o.router.register(agent);
       const proxy = await buildKubeProxy({
         client: o.client, nodeName: node.name, nodeIPs: [node.ip], mode: o.proxyMode,
-        configText: o.kubeProxyConfig, applier: buildMemoryApplier(o.proxyMode),
+        configText: o.kubeProxyConfig, applier: plane.applier,
         history: new RuleHistory(rulesDir(o.dataDir, node.name)), informers: o.informers,
         timeScale: o.timeScale, onError: (e) => o.onError(`kube-proxy ${node.name}`, e),
       });

@@ -1,6 +1,8 @@
 // `kdp up`: the whole cluster in one process over the in-process client — API server,
 // controller manager, scheduler and N node agents (kubelet + kube-proxy). Without root (or with
 // --virtual) the data plane is virtual: rules are compiled and kept per node, no kernel objects.
+// With `dataPlane: 'netns'` (root) nodes and pods are network namespaces and kube-proxy's rules
+// go into the kernel (data-plane-netns.ts); closing removes every kernel object it made.
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { ADMIN_USER } from '../apiserver/app.js';
@@ -19,6 +21,8 @@ import type { DataDirPaths } from './data-dir.js';
 import { writePidFile } from './daemon.js';
 import { buildNodeSet, nodeSpecs, type NodeSet, type NodeSpec } from './node-set.js';
 import { superviseAgents } from './agent-supervisor.js';
+import { startNetnsDataPlane, type NetnsDataPlane } from './data-plane-netns.js';
+import { assertKernelMode } from '../host/rule-applier.js';
 
 export interface UpOptions {
   readonly paths: DataDirPaths;
@@ -29,6 +33,8 @@ export interface UpOptions {
   /** The CLI's --time-scale: every control-loop timer is divided by it (10: ten times faster). */
   readonly timeScale: number;
   readonly progress: (line: string) => void;
+  /** Default 'virtual'. 'netns' needs root. */
+  readonly dataPlane?: 'virtual' | 'netns';
 }
 
 export interface RunningCluster {
@@ -53,7 +59,17 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
   };
   // Components take a multiplier (their durations × timeScale); the flag is a speed-up.
   const factor = 1 / o.timeScale;
+  const mode = o.dataPlane ?? 'virtual';
   try {
+    if (mode === 'netns') assertKernelMode(o.proxyMode);
+    let netns: NetnsDataPlane | undefined;
+    if (mode === 'netns') {
+      o.progress('netns data plane: underlay namespace and bridge');
+      netns = await startNetnsDataPlane(o.paths);
+      const plane = netns;
+      closers.push(() => plane.close());
+      o.progress(`netns data plane: namespaces ${plane.topo.prefix}-*`);
+    }
     o.progress(`starting API server (data dir ${o.paths.root})`);
     // The `kubernetes` Service points at the underlay gateway, where the host (and so the API
     // server) sits for the nodes (DESIGN.md §4).
@@ -75,8 +91,9 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const nodeSet = buildNodeSet({
       client, dataDir: o.paths.root, proxyMode: o.proxyMode, kubeProxyConfig: o.kubeProxyConfig,
       timeScale: factor, router, informers,
-      onError: (where, e) => o.progress(`${where}: ${(e as Error).message}`),
+      onError: (where, e) => o.progress(`${where}: ${(e as Error).message}`), netns,
     });
+    netns?.watchRoutes(informers, (e) => o.progress(`routes: ${(e as Error).message}`));
     closers.push(() => nodeSet.stopAll());
     informers.start();
     for (const n of nodes) {
@@ -89,7 +106,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     writeFileSync(o.paths.kubeconfig, renderKubeconfig({ server: api.url, caPem: api.pki.caCertPem, token: api.pki.adminToken }),
       { mode: 0o600 });
     writeClusterInfo(o.paths, {
-      url: api.url, pid: process.pid, mode: 'virtual', proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
+      url: api.url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
       startedAt: new Date().toISOString(), timeScale: o.timeScale,
     });
     return { url: api.url, client, nodes, nodeSet, close };

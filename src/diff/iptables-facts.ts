@@ -51,24 +51,38 @@ function groupOf(c: IptablesChain, args: readonly string[], origins: Origins): s
 function aliasArgs(args: readonly string[], origins: Origins): string {
   const out = args.map((a) => chainAlias(a, origins));
   const i = out.indexOf('--comment');
-  if (i >= 0) out.splice(i - (out[i - 2] === '-m' ? 2 : 1), out[i - 2] === '-m' ? 3 : 2);
-  return formatArgs(out);
+  if (i >= 0 && out[i - 2] === '-m' && out[i - 1] === 'comment') out.splice(i - 2, 4);
+  else if (i >= 0) out.splice(i, 2);
+  return out.length ? formatArgs(out) : `(only a comment) ${JSON.stringify(args[i + 1] ?? '')}`;
 }
 
 function endpointFacts(c: IptablesChain, o: RuleOrigin, origins: Origins, facts: FactTable,
   label: string): void {
   let remaining = 1;
+  const shares: [string, number][] = [];
   for (const r of c.rules) {
     const target = argAfter(r.args, '-j');
     const ep = target ? origins.get(target)?.endpoint : undefined;
     if (!target?.startsWith('KUBE-SEP-') || !ep) {
-      otherRule(o.servicePort, `${c.name.slice(0, 8)}`, r.args, origins, facts);
+      if (!svcMasq(c, r.args, o.servicePort, facts)) {
+        otherRule(o.servicePort, `nat ${chainAlias(c.name, origins)}`, r.args, origins, facts);
+      }
       continue;
     }
     const p = Number(argAfter(r.args, '--probability') ?? '1');
-    setFact(facts, o.servicePort, `${label} ${ep}`, `probability ${formatProbability(remaining * p)}`);
+    shares.push([ep, remaining * p]);
     remaining *= 1 - p;
   }
+  for (const [ep, share] of shares) {
+    setFact(facts, o.servicePort, `${label} ${ep}`,
+      `probability ${formatProbability(snap(share, shares.length))}`);
+  }
+}
+
+/** Written probabilities carry 10 decimals; snap their product back to the k/n it stands for. */
+function snap(p: number, n: number): number {
+  const k = Math.round(p * n);
+  return Math.abs(p - k / n) < 1e-8 ? k / n : p;
 }
 
 function extFacts(c: IptablesChain, o: RuleOrigin, origins: Origins, facts: FactTable,
@@ -97,6 +111,7 @@ function ruleFacts(table: string, c: IptablesChain, origins: Origins, facts: Fac
   const own = origins.get(c.name);
   for (const r of c.rules) {
     const group = groupOf(c, r.args, origins);
+    if (table === 'filter') filterTarget(c.name, r.args, facts);
     if (table === 'nat' && recognised(c, r.args, group, origins, facts)) continue;
     if (own && c.name.startsWith('KUBE-SEP-') && standardSep(r.args, own)) continue;
     const where = own ? chainAlias(c.name, origins) : c.name;
@@ -155,4 +170,16 @@ function svcMasq(c: IptablesChain, args: readonly string[], group: string,
     return true;
   }
   return false;
+}
+
+/** Service addresses with no endpoints appear only in the filter table (REJECT / DROP). */
+function filterTarget(chain: string, args: readonly string[], facts: FactTable): void {
+  if (!/^KUBE-(SERVICES|EXTERNAL-SERVICES|NODEPORTS)$/.test(chain)) return;
+  const proto = lowerProto(argAfter(args, '-p'));
+  const port = Number(argAfter(args, '--dport'));
+  if (!proto || !port) return;
+  const ip = argAfter(args, '-d')?.replace(/\/(32|128)$/, '');
+  const kind = chain === 'KUBE-SERVICES' ? 'cluster' : 'external';
+  if (ip && !args.includes('!')) addTarget(facts, { kind, ip, port, proto });
+  else if (!ip && chain === 'KUBE-NODEPORTS') addTarget(facts, { kind: 'nodeport', ip: '', port, proto });
 }

@@ -71,6 +71,6 @@ export function resolveChainOrigins(tables: readonly IptablesTable[],
 export function chainAlias(name: string, origins: ReadonlyMap<string, RuleOrigin>): string {
   const o = origins.get(name);
   if (!o || !isServiceChainName(name)) return name;
-  const kind = name.slice(5, 8);
+  const kind = name.slice(5, name.indexOf('-', 5));
   return kind === 'SEP' && o.endpoint ? `SEP[${o.endpoint}]` : `${kind}[${o.servicePort}]`;
 }

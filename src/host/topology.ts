@@ -16,7 +16,9 @@ import { linkName } from './names.js';
 import type { HostStateFile } from './state.js';
 
 export interface TopologySpec {
-  readonly underlay: { namespace: string; bridge: string; cidr: string; firstNodeHost: number };
+  readonly underlay: {
+    namespace: string; bridge: string; cidr: string; gateway?: string; firstNodeHost: number;
+  };
   readonly node: { uplink: string; podBridge: string };
   readonly clusterCIDR: string;
 }
@@ -97,7 +99,9 @@ export function buildTopology(d: TopologyDeps): Topology {
       if (!(await linkExists(d.exec, underlayNetns, br))) {
         await ipBatch(d.exec, underlayNetns, [`link add ${br} type bridge`]);
       }
-      await ipBatch(d.exec, underlayNetns, [`link set ${br} up`]);
+      const gw = spec.underlay.gateway;
+      await ipBatch(d.exec, underlayNetns, [
+        ...(gw ? [`addr replace ${gw}/${prefixLen} dev ${br}`] : []), `link set ${br} up`]);
     },
     async ensureNodeNetns(node) {
       const ns = nodeNetns(node.name);
@@ -108,8 +112,14 @@ export function buildTopology(d: TopologyDeps): Topology {
         await ipBatch(d.exec, underlayNetns, [`link add ${peer} type veth peer name ${up} netns ${ns}`]);
       }
       await ipBatch(d.exec, underlayNetns, [`link set ${peer} master ${spec.underlay.bridge} up`]);
-      await ipBatch(d.exec, ns, [`addr replace ${node.ip}/${prefixLen} dev ${up}`, `link set ${up} up`]);
+      // A default route (as on a real node), so node → ClusterIP has a route before DNAT.
+      const gw = spec.underlay.gateway;
+      await ipBatch(d.exec, ns, [`addr replace ${node.ip}/${prefixLen} dev ${up}`, `link set ${up} up`,
+        ...(gw ? [`route replace default via ${gw} dev ${up}`] : [])]);
       await setSysctl(d.exec, ns, 'net.ipv4.ip_forward', '1');
+      // Pod → ClusterIP → pod on the same bridge needs bridged replies to see conntrack (un-DNAT).
+      // Best effort: without br_netfilter the key is missing and only that case breaks.
+      await setSysctl(d.exec, ns, 'net.bridge.bridge-nf-call-iptables', '1').catch(() => undefined);
       await ensureMasquerade(d.exec, ns, spec.clusterCIDR);
     },
     async syncRoutes(node, peers) {

@@ -116,12 +116,13 @@ export interface ClusterTrace {
 
 export function traceResolved(
   topo: Topology, src: ResolvedSource, dst: ResolvedDestination, proto: TraceProtocol, sport = DEFAULT_SPORT,
+  recordHops = true,
 ): ClusterTrace {
   if (proto !== 'icmp' && dst.port === undefined) {
     throw kdpError('KDP_TRACE', `destination ${dst.label} needs a port for ${proto}`);
   }
   const pkt: Packet = { src: src.ip, dst: dst.ip, proto, sport, dport: proto === 'icmp' ? 0 : dst.port! };
-  const result = foldArrivals(pkt, walk(topo, src.entry, pkt));
+  const result = foldArrivals(pkt, walk(topo, src.entry, pkt, recordHops));
   const podToPod = src.entry.kind === 'pod' && dst.pod !== undefined;
   const natFree = podToPod
     ? result.verdict === 'ACCEPT' && result.destinations.every((d) =>

@@ -1,6 +1,6 @@
 // The packet the tracer follows, and parsing of the addresses users type.
 
-import { canonicalIP, cidrContains, ipFamilyOf } from '../api/net.js';
+import { canonicalIP, ipFamilyOf, parseCIDR, parseIP, type ParsedIP } from '../api/net.js';
 import { kdpError } from '../errors.js';
 
 export type TraceProtocol = 'tcp' | 'udp' | 'sctp' | 'icmp';
@@ -51,8 +51,46 @@ export function parseProtocol(s: string): TraceProtocol {
 
 /** `a.b.c.d` matches `a.b.c.d` or `a.b.c.d/32`; CIDRs by containment. */
 export function addressMatches(spec: string, ip: string): boolean {
-  if (spec.includes('/')) return cidrContains(spec, ip);
-  return canonicalIP(spec) === ip;
+  return compileAddress(spec)(ip);
+}
+
+const compiledSpecs = new Map<string, (ip: string) => boolean>();
+const parsedIPs = new Map<string, ParsedIP | null>();
+
+function parsedIP(ip: string): ParsedIP | null {
+  let p = parsedIPs.get(ip);
+  if (p === undefined) {
+    if (parsedIPs.size > 100_000) parsedIPs.clear();
+    p = parseIP(ip);
+    parsedIPs.set(ip, p);
+  }
+  return p;
+}
+
+/**
+ * A matcher for an address spec, parsed once (the tracer's hot path). Packet addresses are
+ * canonical strings, so a single address compares as a string; a CIDR by masked value.
+ * Memoised: rule tables repeat the same few specs many times.
+ */
+export function compileAddress(spec: string): (ip: string) => boolean {
+  let m = compiledSpecs.get(spec);
+  if (m) return m;
+  if (spec.includes('/')) {
+    const c = parseCIDR(spec);
+    if (!c) throw kdpError('KDP_TRACE', `not an address or CIDR: ${spec}`);
+    const bits = c.family === 'IPv4' ? 32 : 128;
+    const mask = ((1n << BigInt(bits)) - 1n) ^ ((1n << BigInt(bits - c.prefix)) - 1n);
+    m = (ip) => {
+      const a = parsedIP(ip);
+      return a !== null && a.family === c.family && (a.value & mask) === c.base;
+    };
+  } else {
+    const canon = canonicalIP(spec);
+    m = (ip) => ip === canon;
+  }
+  if (compiledSpecs.size > 100_000) compiledSpecs.clear();
+  compiledSpecs.set(spec, m);
+  return m;
 }
 
 export function familyOf(ip: string): 'IPv4' | 'IPv6' {

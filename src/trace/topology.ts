@@ -2,7 +2,7 @@
 // runs in their netfilter hooks) and pods. Virtual and netns mode build the same picture; an
 // offline trace of one dump is a one-node topology.
 
-import { cidrContains } from '../api/net.js';
+import { compileAddress } from './packet.js';
 import type { Hook } from './iptables/interpreter.js';
 import type { HopOrigin, World } from './world.js';
 
@@ -48,13 +48,15 @@ export interface Topology {
   readonly pods: readonly TracePodInfo[];
 }
 
+const LOOPBACK = compileAddress('127.0.0.0/8');
+
 export function isLocalTo(node: TraceNodeInfo, ip: string): boolean {
   if (node.nodeIPs.includes(ip) || node.gatewayIPs.includes(ip) || node.filter.isLocal?.(ip)) return true;
-  return ip.includes(':') ? ip === '::1' : cidrContains('127.0.0.0/8', ip);
+  return ip.includes(':') ? ip === '::1' : LOOPBACK(ip);
 }
 
 export function nodeOwningPodIP(topo: Topology, ip: string): TraceNodeInfo | undefined {
-  return topo.nodes.find((n) => n.podCIDRs.some((c) => c.includes(':') === ip.includes(':') && cidrContains(c, ip)));
+  return topo.nodes.find((n) => n.podCIDRs.some((c) => compileAddress(c)(ip)));
 }
 
 export function nodeWithIP(topo: Topology, ip: string): TraceNodeInfo | undefined {

@@ -35,6 +35,17 @@ export interface VerifyInput {
 
 const OUTSIDE = '203.0.113.10';
 
+/** Bulk checks trace without hops; a failure is traced again with hops to explain it. */
+function fastTrace(...args: Parameters<typeof traceResolved>): ClusterTrace {
+  const [topo, src, dst, proto] = args;
+  const fast = traceResolved(topo, src, dst, proto, undefined, false);
+  return { ...fast, explain: () => traceResolved(topo, src, dst, proto) } as ClusterTrace & { explain(): ClusterTrace };
+}
+
+function explained(t: ClusterTrace): ClusterTrace {
+  return (t as ClusterTrace & { explain?: () => ClusterTrace }).explain?.() ?? t;
+}
+
 export function verifyCluster(input: VerifyInput): VerifyCheck[] {
   return [
     checkUniqueIPs(input.topo),
@@ -82,12 +93,12 @@ function checkPodToPod(topo: Topology): VerifyCheck {
   for (const p of topo.pods) if (!reps.has(p.node)) reps.set(p.node, p);
   const probe = (from: TracePodInfo, to: TracePodInfo) => {
     if (from.ip === to.ip) return;
-    const t = traceResolved(topo, podSource(from), { ip: to.ip, port: 8080, label: `pod ${to.name}`, pod: to.name }, 'tcp');
+    const t = fastTrace(topo, podSource(from), { ip: to.ip, port: 8080, label: `pod ${to.name}`, pod: to.name }, 'tcp');
     if (!t.natFree) {
       const d = t.result.destinations[0];
       c.failures.push({
         what: `${from.name} → ${to.name}`, expected: `${to.ip}:8080 seen from ${from.ip}`,
-        got: d ? `${d.verdict} ${d.destination} seen from ${d.sourceSeen}` : t.result.verdict, trace: t,
+        got: d ? `${d.verdict} ${d.destination} seen from ${d.sourceSeen}` : t.result.verdict, trace: explained(t),
       });
     }
   };
@@ -135,13 +146,13 @@ function compare(c: VerifyCheck, what: string, t: ClusterTrace, expected: readon
   const got = t.result.destinations.filter((d) => d.verdict === 'ACCEPT').map((d) => d.destination).sort();
   const exp = [...expected].sort();
   if (exp.length === 0) {
-    if (t.result.verdict === 'ACCEPT') c.failures.push({ what, expected: 'refused (no endpoints)', got: got.join(', '), trace: t });
+    if (t.result.verdict === 'ACCEPT') c.failures.push({ what, expected: 'refused (no endpoints)', got: got.join(', '), trace: explained(t) });
     return;
   }
   if (got.join(',') !== exp.join(',')) {
-    c.failures.push({ what, expected: exp.join(', '), got: got.join(', ') || t.result.verdict, trace: t });
+    c.failures.push({ what, expected: exp.join(', '), got: got.join(', ') || t.result.verdict, trace: explained(t) });
   } else if (keepSource && t.result.destinations.some((d) => d.sourceSeen !== keepSource)) {
-    c.failures.push({ what, expected: `client IP ${keepSource} kept`, got: 'masqueraded', trace: t });
+    c.failures.push({ what, expected: `client IP ${keepSource} kept`, got: 'masqueraded', trace: explained(t) });
   }
 }
 
@@ -165,7 +176,7 @@ function checkClusterIPs(input: VerifyInput): VerifyCheck {
           ...(pod ? [podSource(pod)] : []),
         ];
         for (const src of sources) {
-          compare(c, `${src.label} → ${dst.label}`, traceResolved(topo, src, dst, proto), expected);
+          compare(c, `${src.label} → ${dst.label}`, fastTrace(topo, src, dst, proto), expected);
         }
       }
     }
@@ -187,7 +198,7 @@ function checkNodePorts(input: VerifyInput): VerifyCheck {
       for (const node of topo.nodes) {
         const dst = { ip: node.nodeIPs[0]!, port: port.nodePort, label: `${node.name}:${port.nodePort}`, node: node.name };
         const src = { ip: client, entry: { kind: 'external' as const, node: node.name }, label: `outside ${client}` };
-        const t = traceResolved(topo, src, dst, proto);
+        const t = fastTrace(topo, src, dst, proto);
         const expected = local ? (eps.byNode.get(node.name) ?? []) : eps.all;
         compare(c, `${src.label} → ${svc.metadata.namespace}/${svc.metadata.name} via ${dst.label}`, t, expected, local ? client : undefined);
       }

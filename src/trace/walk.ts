@@ -23,9 +23,10 @@ export interface Arrival {
 
 const MAX_NODE_PASSES = 6;
 
-export function walk(topo: Topology, entry: TraceEntry, pkt: Packet): Arrival[] {
+/** `recordHops: false` keeps only the outcome (bulk tracing). */
+export function walk(topo: Topology, entry: TraceEntry, pkt: Packet, recordHops = true): Arrival[] {
   const node = findNode(topo, entry.node);
-  const w = newWorld(pkt);
+  const w = newWorld(pkt, recordHops);
   if (entry.kind === 'pod') {
     w.hops.push({ where: entry.pod, stage: 'pod', text: `leaves ${entry.pod} eth0 (default route via ${node.gatewayIPs[0] ?? 'gateway'})` });
     w.hops.push({ where: node.name, stage: 'bridge', text: `veth → ${node.bridge} on ${node.name}` });

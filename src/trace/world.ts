@@ -41,10 +41,24 @@ export interface World {
   readonly hops: Hop[];
 }
 
-export function newWorld(pkt: Packet): World {
-  return { pkt, mark: 0, probability: 1, dnat: false, snat: false, masquerade: false, hops: [] };
+/** A hop list that keeps nothing: for bulk tracing (verify, diff, benchmarks) where only the
+ *  outcome matters and recording every hop would dominate the cost. */
+class DiscardedHops extends Array<Hop> {
+  override push(): number {
+    return 0;
+  }
+}
+
+/** False for worlds traced without hops: callers skip building hop records. */
+export function isRecording(w: World): boolean {
+  return !(w.hops instanceof DiscardedHops);
+}
+
+export function newWorld(pkt: Packet, recordHops = true): World {
+  const hops = recordHops ? [] : new DiscardedHops();
+  return { pkt, mark: 0, probability: 1, dnat: false, snat: false, masquerade: false, hops };
 }
 
 export function forkWorld(w: World, probability: number): World {
-  return { ...w, probability, hops: [...w.hops] };
+  return { ...w, probability, hops: w.hops instanceof DiscardedHops ? w.hops : [...w.hops] };
 }

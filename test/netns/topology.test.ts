@@ -22,7 +22,7 @@ describe('topology data', () => {
   });
 });
 
-describe.runIf(canUseNetns(['ip', 'iptables-restore']))('topology in the kernel', () => {
+describe.runIf(canUseNetns(['ip', 'iptables-restore', 'ping']))('topology in the kernel', () => {
   const exec = buildHostExec();
   const dir = mkdtempSync(join(tmpdir(), 'kdp-topo-'));
   const statePath = join(dir, 'host-state.json');

@@ -1,6 +1,9 @@
 // `kdp down`: stop the cluster of a data directory and remove what it made. Idempotent.
 
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { hostPrefixFor } from '../../cluster/data-plane-netns.js';
+import { cleanupHost } from '../../host/cleanup.js';
+import { buildHostExec } from '../../host/exec.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { stopPid } from '../../cluster/daemon.js';
 import type { Command } from '../command.js';
@@ -16,6 +19,16 @@ export const downCommand: Command = {
   async run(args, io) {
     const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
     const stopped = await stopPid(paths.pidFile);
+    // netns mode: every namespace and process of this cluster, also after a crash (SIGKILL).
+    if (process.getuid?.() === 0) {
+      const r = await cleanupHost(buildHostExec(), paths.hostState, hostPrefixFor(paths));
+      if (r.netnsDeleted.length) {
+        io.err(`kdp: removed ${r.netnsDeleted.length} network namespaces, stopped ${r.processesStopped} processes\n`);
+      }
+    } else if (existsSync(paths.hostState)) {
+      io.err(`kdp: ${paths.hostState} lists kernel objects; run \`sudo kdp down\` to remove them\n`);
+      return 1;
+    }
     if (!args.flags['keep-data']) rmSync(paths.root, { recursive: true, force: true });
     io.out(stopped ? `kdp: cluster in ${paths.root} stopped and removed\n` : `kdp: no cluster was running in ${paths.root}; cleaned up\n`);
     return 0;

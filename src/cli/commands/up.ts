@@ -6,6 +6,7 @@ import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { livePid, spawnDetached } from '../../cluster/daemon.js';
 import { startCluster } from '../../cluster/up.js';
+import { assertKernelMode } from '../../host/rule-applier.js';
 import type { Command, CliIO } from '../command.js';
 import { readInput } from '../read-input.js';
 import { parseMode } from './rules-compile.js';
@@ -37,13 +38,15 @@ export const upCommand: Command = {
     }
     if (args.flags.detach && io.env.KDP_DETACHED !== '1') return detach(paths.root, paths.logFile, io);
     const isRoot = process.getuid?.() === 0;
-    if (isRoot && !args.flags.virtual) {
-      io.err('kdp: running as root, but the netns data plane is not part of this build yet: running virtual mode\n');
+    const dataPlane = isRoot && !args.flags.virtual ? 'netns' : 'virtual';
+    if (dataPlane === 'netns') {
+      assertKernelMode(proxyMode);
+      io.err('kdp: root: netns mode (a network namespace per node and per pod; kernel rules)\n');
     } else if (!isRoot) {
       io.err('kdp: not root: virtual mode (rules are compiled and kept per node; no kernel objects)\n');
     }
     const cluster = await startCluster({
-      paths, nodes: args.flags.nodes as number, port: args.flags.port as number, proxyMode, timeScale,
+      paths, nodes: args.flags.nodes as number, port: args.flags.port as number, proxyMode, timeScale, dataPlane,
       kubeProxyConfig: args.flags['kube-proxy-config']
         ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
       progress: (l) => io.err(`  ${l}\n`),

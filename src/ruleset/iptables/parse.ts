@@ -129,13 +129,19 @@ export function parse(text: string): IptablesDocument {
 export function tablesOf(doc: IptablesDocument): IptablesTable[] {
   const tables: IptablesTable[] = [];
   let t: IptablesTable | undefined;
+  // By name, so big tables (10k+ chains) stay linear.
+  let byName = new Map<string, IptablesChain>();
   const chain = (name: string): IptablesChain => {
-    let c = t!.chains.find((x) => x.name === name);
-    if (!c) { c = { name, policy: '', rules: [], deleted: false }; t!.chains.push(c); }
+    let c = byName.get(name);
+    if (!c) {
+      c = { name, policy: '', rules: [], deleted: false };
+      t!.chains.push(c);
+      byName.set(name, c);
+    }
     return c;
   };
   for (const l of doc.lines) {
-    if (l.kind === 'table') { t = { name: l.name, chains: [] }; tables.push(t); }
+    if (l.kind === 'table') { t = { name: l.name, chains: [] }; tables.push(t); byName = new Map(); }
     else if (l.kind === 'chain') {
       const c = chain(l.name);
       c.policy = l.policy;

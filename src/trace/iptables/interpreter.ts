@@ -4,7 +4,10 @@
 // lists are empty (a fresh client).
 
 import { endpointString } from '../packet.js';
-import { forkWorld, type HopOrigin, type World } from '../world.js';
+import { forkWorld, isRecording, type Hop, type HopOrigin, type World } from '../world.js';
+
+/** Stands in for hop records when a world keeps none. */
+const NO_HOP: Hop = { where: '', stage: '', text: '' };
 import type { CompiledRule, MatchContext } from './rule.js';
 import type { TraceTables } from './ruleset.js';
 
@@ -68,7 +71,8 @@ function runChain(tables: TraceTables, table: string, chain: string, w: World, e
   if (!c || depth > MAX_DEPTH) return [{ w, end: 'return' }];
   const results: Outcome[] = [];
   let active: World[] = [w];
-  for (const rule of c.rules) {
+  // Worlds entering a chain share one destination; a DNAT ends the chain for its world.
+  for (const rule of c.candidates ? c.candidates(w.pkt.dst) : c.rules) {
     const next: World[] = [];
     for (const x of active) step(tables, table, rule, x, env, depth, next, results);
     active = next;
@@ -103,10 +107,10 @@ function step(
     next.push(forkWorld(x, x.probability * (1 - p)));
     taken = forkWorld(x, x.probability * p);
   }
-  const hop = {
+  const hop = isRecording(taken) ? {
     where: env.where, stage: `${table} ${rule.chain}`, chain: rule.chain, rule: rule.index, text: rule.text,
     origin: env.origin(rule.chain, rule),
-  };
+  } : NO_HOP;
   const t = rule.target;
   switch (t.kind) {
     case 'none':
@@ -163,10 +167,13 @@ function step(
   }
 }
 
+const CT_NEW: ReadonlySet<string> = new Set(['NEW']);
+const CT_DNAT: ReadonlySet<string> = new Set(['NEW', 'DNAT']);
+const CT_SNAT: ReadonlySet<string> = new Set(['NEW', 'SNAT']);
+const CT_BOTH: ReadonlySet<string> = new Set(['NEW', 'DNAT', 'SNAT']);
+
 function context(x: World, env: HookEnv): MatchContext {
-  const states = new Set(['NEW']);
-  if (x.dnat) states.add('DNAT');
-  if (x.snat) states.add('SNAT');
+  const states = x.dnat ? (x.snat ? CT_BOTH : CT_DNAT) : (x.snat ? CT_SNAT : CT_NEW);
   return {
     pkt: x.pkt, mark: x.mark, ctstates: states, inIface: env.inIface, outIface: env.outIface,
     isLocal: env.isLocal, inSet: env.inSet, bridged: env.bridged, ipvs: x.ipvs,

@@ -2,7 +2,8 @@
 // tracer does not model is an error naming the rule, never a silent "match".
 
 import { kdpError } from '../../errors.js';
-import { addressMatches, type Packet } from '../packet.js';
+import { canonicalIP } from '../../api/net.js';
+import { addressMatches, compileAddress, type Packet } from '../packet.js';
 
 /** What a match needs to know about the packet and its surroundings. */
 export interface MatchContext {
@@ -44,6 +45,8 @@ export interface CompiledRule {
   readonly matches: readonly Match[];
   readonly target: Target;
   readonly comment?: string;
+  /** Set when the rule only matches one destination address (`-d IP`): used to index chains. */
+  readonly exactDst?: string;
 }
 
 const LOCAL_TYPES = new Set(['LOCAL']);
@@ -89,6 +92,7 @@ export function compileRule(
   let jumpTo: string | undefined;
   let goto = false;
   const tOpts = new Map<string, string>();
+  let exactDst: string | undefined;
   const add = (test: (c: MatchContext) => boolean) => {
     const neg = negate;
     negate = false;
@@ -104,8 +108,15 @@ export function compileRule(
     switch (a) {
       case '!': negate = true; break;
       case '-p': case '--protocol': { const p = val().toLowerCase(); add((c) => c.pkt.proto === p || (p === 'icmpv6' && c.pkt.proto === 'icmp')); break; }
-      case '-s': case '--source': { const s = val(); add((c) => addressMatches(s, c.pkt.src)); break; }
-      case '-d': case '--destination': { const d = val(); add((c) => addressMatches(d, c.pkt.dst)); break; }
+      case '-s': case '--source': { const m = compileAddress(val()); add((c) => m(c.pkt.src)); break; }
+      case '-d': case '--destination': {
+        const spec = val();
+        const single = /^([^/]+?)(?:\/(32|128))?$/.exec(spec);
+        if (!negate && single) exactDst = canonicalIP(single[1]!);
+        const m = compileAddress(spec);
+        add((c) => m(c.pkt.dst));
+        break;
+      }
       case '-i': case '--in-interface': { const n = val(); add((c) => ifaceMatches(n, c.inIface)); break; }
       case '-o': case '--out-interface': { const n = val(); add((c) => ifaceMatches(n, c.outIface)); break; }
       case '-m': case '--match': { const m = val(); if (!SKIP_MODULES.has(m)) fail(`module ${m}`); break; }
@@ -155,7 +166,7 @@ export function compileRule(
     matches.push({ kind: 'test', test: () => false });
   }
   if (jumpTo !== undefined) target = compileTarget(jumpTo, goto, tOpts, chains, fail);
-  return { chain, index, text, matches, target, comment };
+  return { chain, index, text, matches, target, comment, ...(exactDst ? { exactDst } : {}) };
 }
 
 function ifaceMatches(spec: string, iface: string | undefined): boolean {

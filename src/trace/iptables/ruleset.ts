@@ -15,6 +15,34 @@ export interface TraceChain {
   /** ACCEPT/DROP for built-in chains; '-' for user chains. */
   readonly policy: string;
   readonly rules: readonly CompiledRule[];
+  /**
+   * For long chains (KUBE-SERVICES has one rule per service port): the rules that can match a
+   * destination, in order — the rules for that exact address merged with those for any.
+   */
+  candidates?(dst: string): readonly CompiledRule[];
+}
+
+const INDEX_MIN_RULES = 32;
+
+function indexChain(rules: readonly CompiledRule[]): TraceChain['candidates'] {
+  if (rules.length < INDEX_MIN_RULES) return undefined;
+  const byDst = new Map<string, CompiledRule[]>();
+  const any: CompiledRule[] = [];
+  for (const r of rules) {
+    if (r.exactDst) byDst.set(r.exactDst, [...(byDst.get(r.exactDst) ?? []), r]);
+    else any.push(r);
+  }
+  if (byDst.size === 0) return undefined;
+  const merged = new Map<string, readonly CompiledRule[]>();
+  return (dst) => {
+    let m = merged.get(dst);
+    if (!m) {
+      m = [...any, ...(byDst.get(dst) ?? [])].sort((a, b) => a.index - b.index);
+      if (merged.size > 10_000) merged.clear();
+      merged.set(dst, m);
+    }
+    return m;
+  };
 }
 
 export type TraceTables = ReadonlyMap<string, ReadonlyMap<string, TraceChain>>;
@@ -37,11 +65,9 @@ export function compileTables(tables: readonly IptablesTable[], addKubeJumps: bo
     if (addKubeJumps) addJumps(t.name, raw, names);
     const chains = new Map<string, TraceChain>();
     for (const [name, c] of raw) {
-      chains.set(name, {
-        name,
-        policy: c.policy,
-        rules: c.rules.map((r, i) => compileRule(name, i + 1, r.args, ruleText(r), names)),
-      });
+      const rules = c.rules.map((r, i) => compileRule(name, i + 1, r.args, ruleText(r), names));
+      const candidates = indexChain(rules);
+      chains.set(name, { name, policy: c.policy, rules, ...(candidates ? { candidates } : {}) });
     }
     out.set(t.name, chains);
   }

@@ -33,7 +33,8 @@ export function compileNftRuleset(rs: NftRuleset): NftTableIR[] {
     }
     const sets = new Map<string, { key: readonly string[]; value?: readonly string[] }[]>();
     for (const s of t.sets.values()) sets.set(s.name, [...s.elements.values()]);
-    return { key: `${t.family} ${t.name}`, family: t.family, chains, sets };
+    const baseChains = [...chains.values()].filter((c) => c.hook !== undefined);
+    return { key: `${t.family} ${t.name}`, family: t.family, chains, sets, indexes: new Map(), baseChains };
   });
 }
 

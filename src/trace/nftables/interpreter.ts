@@ -2,6 +2,7 @@
 // (tables of the packet's family and `inet`) in priority order; jump/goto/return; verdict maps;
 // `numgen random` branches forked with their probabilities.
 
+import { canonicalIP } from '../../api/net.js';
 import { endpointString } from '../packet.js';
 import { forkWorld, type Hop, type HopOrigin, type World } from '../world.js';
 import type { Hook } from '../iptables/interpreter.js';
@@ -17,12 +18,24 @@ export interface NftChainIR {
   readonly rules: readonly CompiledNftRule[];
 }
 
+type Element = { readonly key: readonly string[]; readonly value?: readonly string[] };
+
 export interface NftTableIR {
   /** `ip kube-proxy` */
   readonly key: string;
   readonly family: string;
   readonly chains: ReadonlyMap<string, NftChainIR>;
-  readonly sets: ReadonlyMap<string, readonly { key: readonly string[]; value?: readonly string[] }[]>;
+  readonly sets: ReadonlyMap<string, readonly Element[]>;
+  /** Lookup indexes built on first use, per set and key layout (the hot path of big tables). */
+  readonly indexes: Map<string, SetIndex>;
+  /** The base chains (those with a hook), found once. */
+  readonly baseChains: readonly NftChainIR[];
+}
+
+interface SetIndex {
+  readonly exact: Map<string, Element>;
+  /** Elements with ranges or prefixes: matched one by one. */
+  readonly rest: readonly Element[];
 }
 
 export interface NftHookEnv {
@@ -41,7 +54,7 @@ export function runNftHook(tables: readonly NftTableIR[], hook: Hook, worlds: re
   const h = hook.toLowerCase();
   let current = [...worlds];
   const fam = (w: World) => (w.pkt.dst.includes(':') ? 'ip6' : 'ip');
-  const bases = tables.flatMap((t) => [...t.chains.values()].filter((c) => c.hook === h).map((c) => ({ t, c })))
+  const bases = tables.flatMap((t) => t.baseChains.filter((c) => c.hook === h).map((c) => ({ t, c })))
     .sort((a, b) => a.c.priority - b.c.priority);
   for (const { t, c } of bases) {
     const next: World[] = [];
@@ -103,13 +116,13 @@ function runRule(
     const c = ctx(t, x, env);
     switch (st.kind) {
       case 'match':
-        if (!matches(st, c)) {
+        if (!matches(t, st, c)) {
           next.push(x);
           return;
         }
         break;
       case 'vmap': {
-        const branches = lookupVmap(st.expr, st.map, c);
+        const branches = lookupVmap(t, st.expr, st.map, c);
         const missing = 1 - branches.reduce((a, b) => a + b.p, 0);
         if (branches.length === 1 && branches[0]!.p === 1) {
           x.hops.push(hop());
@@ -198,7 +211,46 @@ function keyMatches(key: readonly string[], parts: readonly (string | number | u
     : partMatches(k, parts[i], names[i]!));
 }
 
-function matches(st: Extract<Stmt, { kind: 'match' }>, c: EvalContext): boolean {
+const PROTO_NAMES: Record<string, string> = { '6': 'tcp', '17': 'udp', '132': 'sctp', '1': 'icmp', '58': 'icmp' };
+
+/** An element part in the form the packet's value of that field takes; undefined if inexact. */
+function exactPart(p: string, name: string): string | undefined {
+  if (name.endsWith('addr')) return p.includes('/') || p.includes('-') ? undefined : canonicalIP(p);
+  if (name === 'meta l4proto') return PROTO_NAMES[p] ?? p;
+  if (name.endsWith('port')) return /^\d+$/.test(p) ? String(Number(p)) : undefined;
+  return name === 'ct state' ? undefined : p;
+}
+
+function setIndex(t: NftTableIR, set: string, names: readonly string[]): SetIndex {
+  const key = `${set}|${names.join(',')}`;
+  let idx = t.indexes.get(key);
+  if (!idx) {
+    const exact = new Map<string, Element>();
+    const rest: Element[] = [];
+    for (const e of t.sets.get(set) ?? []) {
+      const parts = e.key.map((p, i) => exactPart(p, names[i] ?? ''));
+      if (parts.length === names.length && parts.every((p) => p !== undefined)) exact.set(parts.join(' . '), e);
+      else rest.push(e);
+    }
+    idx = { exact, rest };
+    t.indexes.set(key, idx);
+  }
+  return idx;
+}
+
+/** The element of `v` matching the packet's values, if any. */
+function findElement(
+  t: NftTableIR, v: ValueRef, parts: readonly (string | number | undefined)[], names: readonly string[], c: EvalContext,
+): Element | undefined {
+  if (v.kind !== 'named' || names.includes('ct state')) {
+    return elementsOf(v, c).find((e) => keyMatches(e.key, parts, names, c));
+  }
+  const idx = setIndex(t, v.name, names);
+  const hit = idx.exact.get(parts.map(String).join(' . '));
+  return hit ?? idx.rest.find((e) => keyMatches(e.key, parts, names, c));
+}
+
+function matches(t: NftTableIR, st: Extract<Stmt, { kind: 'match' }>, c: EvalContext): boolean {
   const { parts, names } = evalExpr(st.expr, c);
   let hit: boolean;
   if (st.mask !== undefined) {
@@ -208,7 +260,7 @@ function matches(st: Extract<Stmt, { kind: 'match' }>, c: EvalContext): boolean 
     // A payload of another protocol/family never matches, negated or not (as in the kernel).
     return false;
   } else {
-    hit = elementsOf(st.value, c).some((e) => keyMatches(e.key, parts, names, c));
+    hit = findElement(t, st.value, parts, names, c) !== undefined;
   }
   return st.negate ? !hit : hit;
 }
@@ -221,7 +273,7 @@ function parseVerdict(words: readonly string[] | undefined): Verdict | undefined
   return undefined;
 }
 
-function lookupVmap(e: Expr, map: ValueRef, c: EvalContext): { v: Verdict; p: number }[] {
+function lookupVmap(t: NftTableIR, e: Expr, map: ValueRef, c: EvalContext): { v: Verdict; p: number }[] {
   const elements = elementsOf(map, c);
   if (e.kind === 'numgen') {
     const out: { v: Verdict; p: number }[] = [];
@@ -234,7 +286,7 @@ function lookupVmap(e: Expr, map: ValueRef, c: EvalContext): { v: Verdict; p: nu
   }
   const { parts, names } = evalExpr(e, c);
   if (parts.some((p) => p === undefined)) return [];
-  const hit = elements.find((el) => keyMatches(el.key, parts, names, c));
+  const hit = findElement(t, map, parts, names, c);
   const v = parseVerdict(hit?.value);
   return v ? [{ v, p: 1 }] : [];
 }

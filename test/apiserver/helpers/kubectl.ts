@@ -37,7 +37,13 @@ export interface KubectlHarness {
 
 export async function startKubectlHarness(): Promise<KubectlHarness> {
   const dir = await mkdtemp(join(tmpdir(), 'kdp-kubectl-'));
-  const server = await startApiServer({ dataDir: join(dir, 'data'), port: 0 });
+  let server: RunningApiServer;
+  try {
+    server = await startApiServer({ dataDir: join(dir, 'data'), port: 0 });
+  } catch (e) {
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
   const ca = Buffer.from(server.pki.caCertPem).toString('base64');
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, [

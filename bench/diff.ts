@@ -1,0 +1,61 @@
+// `kdp diff` benchmark: seeded Services × 10 endpoints compiled with compileOffline; the second
+// table has one Service scaled down and one endpoint added elsewhere.
+//   semantic diff of two 10,000-Service iptables dumps   target ≤ 2 s
+//   semantic diff of two 10,000-Service nftables dumps   (reported)
+//   --behaviour on 1,000 Services (iptables vs iptables, and iptables vs nftables)  ≤ 5 s
+// Run: node bin/run-ts.js bench/diff.ts
+
+import type { EndpointSlice, KubeObject } from '../src/api/types.js';
+import { runDiff, type DiffView } from '../src/diff/diff.js';
+import type { DiffFormat } from '../src/diff/types.js';
+import type { ProxyMode } from '../src/proxy/backend.js';
+import { compileOffline } from '../src/proxy/compile.js';
+import { generateServices } from '../test/helpers/service-generator.js';
+import { report } from './lib-bench.js';
+
+const NODE_IPS = ['172.18.0.2'];
+
+function edited(objects: readonly KubeObject[]): KubeObject[] {
+  const out = structuredClone([...objects]);
+  const slices = out.filter((o) => o.kind === 'EndpointSlice') as EndpointSlice[];
+  slices[7]!.endpoints = slices[7]!.endpoints.slice(0, 5);
+  slices[slices.length - 3]!.endpoints.push({ addresses: ['10.244.250.250'], nodeName: 'node-1',
+    conditions: { ready: true } });
+  return out;
+}
+
+async function compile(objects: readonly KubeObject[], mode: ProxyMode): Promise<string> {
+  return compileOffline({ objects, mode, nodeName: 'node-0', nodeIPs: NODE_IPS,
+    configText: 'clusterCIDR: 10.244.0.0/16\n' });
+}
+
+function timed(a: string, fa: DiffFormat, b: string, fb: DiffFormat, view: DiffView) {
+  const t0 = performance.now();
+  const out = runDiff({ label: 'a', text: a, format: fa }, { label: 'b', text: b, format: fb },
+    { view, json: false, colour: false, nodeIPs: NODE_IPS, podCIDRs: ['10.244.0.0/24'] });
+  return { ms: performance.now() - t0, out };
+}
+
+async function main(): Promise<void> {
+  const big = generateServices(10_000, { seed: 42 });
+  for (const mode of ['iptables', 'nftables'] as const) {
+    const a = await compile(big, mode);
+    const b = await compile(edited(big), mode);
+    const { ms, out } = timed(a, mode, b, mode, 'semantic');
+    const changes = out.text.trimEnd().split('\n').length;
+    report(`semantic diff, 10000 services, ${mode} (${(a.length / 1e6).toFixed(1)} MB each, ` +
+      `${changes} lines out)`, ms, 'ms', mode === 'iptables' ? { op: '<=', value: 2000 } : undefined);
+  }
+  const small = generateServices(1000, { seed: 7 });
+  const ia = await compile(small, 'iptables');
+  const ib = await compile(edited(small), 'iptables');
+  const na = await compile(small, 'nftables');
+  const r1 = timed(ia, 'iptables', ib, 'iptables', 'behaviour');
+  report(`--behaviour, 1000 services, iptables vs iptables (${r1.out.text.trimEnd().split('\n').pop()})`,
+    r1.ms, 'ms', { op: '<=', value: 5000 });
+  const r2 = timed(ia, 'iptables', na, 'nftables', 'behaviour');
+  report(`--behaviour, 1000 services, iptables vs nftables (${r2.out.text.trimEnd().split('\n').pop()})`,
+    r2.ms, 'ms', { op: '<=', value: 5000 });
+}
+
+await main();

@@ -1,0 +1,85 @@
+// The netns data plane of a cluster (`sudo kdp up`): the underlay, one namespace per node with
+// host-gw routes that follow the Node objects, a netns runtime and a kernel rule applier per
+// node. Everything is named `kdp-<id>-…` (id = hash of the data dir) and recorded in the data
+// dir's host state file, so `close()` — or `kdp down` after a crash — removes exactly it.
+
+import type { Node } from '../api/types.js';
+import type { InformerFactory } from '../client/informer.js';
+import { cleanupHost } from '../host/cleanup.js';
+import { buildHostExec, type HostExec } from '../host/exec.js';
+import { buildKernelApplier } from '../host/rule-applier.js';
+import { HostStateFile } from '../host/state.js';
+import { buildTopology, clusterId, clusterPrefix, type Topology } from '../host/topology.js';
+import { buildNetnsRuntime, ipamDirFor } from '../kubelet/runtime-netns.js';
+import type { Runtime } from '../kubelet/runtime.js';
+import type { RuleApplier } from '../proxy/applier.js';
+import type { ProxyMode } from '../proxy/backend.js';
+import type { DataDirPaths } from './data-dir.js';
+
+export interface NetnsDataPlane {
+  readonly topo: Topology;
+  /** Creates the node's namespace; returns its runtime and kube-proxy applier. */
+  startNode(node: { name: string; ip: string }, mode: ProxyMode): Promise<{ runtime: Runtime; applier: RuleApplier }>;
+  /** Keeps every node's host-gw routes in step with the Node objects. */
+  watchRoutes(informers: InformerFactory, onError: (e: unknown) => void): void;
+  close(): Promise<void>;
+}
+
+const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
+
+/** The prefix `kdp down` sweeps for the cluster of a data dir. */
+export function hostPrefixFor(paths: DataDirPaths): string {
+  return clusterPrefix(clusterId(paths.root));
+}
+
+export async function startNetnsDataPlane(paths: DataDirPaths, exec: HostExec = buildHostExec()): Promise<NetnsDataPlane> {
+  const prefix = hostPrefixFor(paths);
+  // What a crashed run of this data dir left behind goes first.
+  await cleanupHost(exec, paths.hostState, prefix);
+  const state = new HostStateFile(paths.hostState, prefix);
+  const topo = buildTopology({ exec, state, id: clusterId(paths.root) });
+  await topo.ensureUnderlay();
+  const started = new Set<string>();
+  // Per node, kept across `kdp node stop/start`: the restarted kubelet finds its pods running
+  // (like a real kubelet restart) instead of wiring them a second time.
+  const planes = new Map<string, { runtime: Runtime; applier: RuleApplier }>();
+  let chain = Promise.resolve();
+  let stopped = false;
+
+  return {
+    topo,
+    async startNode(node, mode) {
+      const have = planes.get(node.name);
+      if (have) return have;
+      const applier = buildKernelApplier(exec, topo.nodeNetns(node.name), mode);
+      await topo.ensureNodeNetns(node);
+      started.add(node.name);
+      const runtime = buildNetnsRuntime({
+        exec, state, prefix, nodeNetns: topo.nodeNetns(node.name), ipamDir: ipamDirFor(paths.root, node.name),
+      });
+      planes.set(node.name, { runtime, applier });
+      return { runtime, applier };
+    },
+    watchRoutes(informers, onError) {
+      const inf = informers.informerFor<Node>(NODES);
+      const sync = () => {
+        chain = chain.then(async () => {
+          if (stopped) return;
+          const peers = inf.cache.list().map((n) => ({
+            name: n.metadata.name!,
+            ip: n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '',
+            podCIDRs: n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []),
+          })).filter((p) => p.ip);
+          for (const name of started) await topo.syncRoutes(name, peers.filter((p) => p.name !== name));
+        }).catch(onError);
+      };
+      inf.addEventHandler({ onAdd: sync, onUpdate: sync, onDelete: sync });
+    },
+    async close() {
+      stopped = true;
+      await chain;
+      for (const p of planes.values()) await p.runtime.close().catch(() => undefined);
+      await cleanupHost(exec, paths.hostState, prefix);
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// The kernel RuleApplier of netns mode: kube-proxy's compiled syncs applied inside a node's
+// namespace. iptables: each artifact is one `iptables-restore --noflush` (atomic per call), and
+// on full syncs upstream's jumps from the built-in chains are ensured from what `iptables-save`
+// shows. nftables: each artifact is one `nft -f -` transaction. A failed apply throws and the
+// kernel keeps the previous rules. ipvs needs the IP_VS module, which kdp does not load: it is
+// refused up front (`assertKernelMode`).
+
+import { kdpError } from '../errors.js';
+import type { RuleApplier } from '../proxy/applier.js';
+import { jumpRuleRestoreInput } from '../proxy/applier.js';
+import type { ProxyMode } from '../proxy/backend.js';
+import type { IPFamily } from '../proxy/types.js';
+import type { HostExec } from './exec.js';
+import { applyIptablesRestore, applyNft, iptablesSave, nftList, type IptablesFamily } from './rules.js';
+
+/** Throws KDP_CONFIG for modes the kernel data plane cannot apply. */
+export function assertKernelMode(mode: ProxyMode): void {
+  if (mode === 'ipvs') {
+    throw kdpError('KDP_CONFIG', '--mode ipvs: netns mode cannot apply ipvs (kdp does not load the IP_VS ' +
+      'kernel module); use --mode iptables or nftables, or --virtual to compile ipvs rules only');
+  }
+}
+
+const FAMILY: Record<IPFamily, IptablesFamily> = { IPv4: 'ipv4', IPv6: 'ipv6' };
+const NFT_FAMILY: Record<IPFamily, string> = { IPv4: 'ip', IPv6: 'ip6' };
+
+export function buildKernelApplier(exec: HostExec, netns: string, mode: ProxyMode): RuleApplier {
+  assertKernelMode(mode);
+  return {
+    mode,
+    async apply(family, result) {
+      for (const a of result.artifacts) {
+        if (mode === 'nftables') await applyNft(exec, netns, a.text);
+        else await applyIptablesRestore(exec, netns, a.text, FAMILY[family]);
+      }
+      if (mode === 'iptables' && result.full) {
+        const saved = parseSave(await iptablesSave(exec, netns, FAMILY[family]));
+        const input = jumpRuleRestoreInput({
+          rule: (t, c, args) => saved.rules.has(`${t} ${c} ${args}`),
+          chain: (t, c) => saved.chains.has(`${t} ${c}`),
+        });
+        if (input) await applyIptablesRestore(exec, netns, input, FAMILY[family]);
+      }
+    },
+    async dump(family) {
+      if (mode === 'iptables') return iptablesSave(exec, netns, FAMILY[family]);
+      try {
+        return await nftList(exec, netns, ['list', 'table', NFT_FAMILY[family], 'kube-proxy']);
+      } catch {
+        return ''; // no table yet
+      }
+    },
+  };
+}
+
+/** `table chain args` of every rule and `table chain` of every chain in iptables-save output. */
+function parseSave(text: string): { rules: Set<string>; chains: Set<string> } {
+  const rules = new Set<string>();
+  const chains = new Set<string>();
+  let table = '';
+  for (const line of text.split('\n')) {
+    if (line.startsWith('*')) table = line.slice(1).trim();
+    else if (line.startsWith(':')) chains.add(`${table} ${line.slice(1).split(' ')[0]}`);
+    else if (line.startsWith('-A ')) {
+      const rest = line.slice(3);
+      const sp = rest.indexOf(' ');
+      rules.add(`${table} ${rest.slice(0, sp)} ${rest.slice(sp + 1)}`);
+    }
+  }
+  return { rules, chains };
+}

@@ -1,0 +1,124 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pod } from '../../src/api/types.js';
+import { hostPrefixFor } from '../../src/cluster/data-plane-netns.js';
+import { dataDirPaths } from '../../src/cluster/data-dir.js';
+import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
+import { readClusterInfo } from '../../src/cluster/cluster-file.js';
+import { cleanupHost } from '../../src/host/cleanup.js';
+import { buildHostExec } from '../../src/host/exec.js';
+import { listNetns } from '../../src/host/netns.js';
+import { kdp } from '../helpers/cli.js';
+import { waitFor } from '../helpers/cluster.js';
+import { probe, seenPod } from '../helpers/netns-probe.js';
+import { canUseNetns } from '../helpers/root.js';
+
+const exec = buildHostExec();
+const PODS = { group: '', version: 'v1', resource: 'pods', namespace: 'default' } as const;
+const SVC = { group: '', version: 'v1', resource: 'services', namespace: 'default' } as const;
+const ours = async (prefix: string) => (await listNetns(exec)).filter((n) => n.startsWith(`${prefix}-`));
+
+/** Pids whose command line mentions `text` (the cluster's data dir). */
+function processesMentioning(text: string): number[] {
+  return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(text); } catch { return false; }
+  }).map(Number);
+}
+
+function webPod(name: string, node: string): Pod {
+  return {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: 'web' } },
+    spec: { nodeName: node, containers: [{ name: 'echo', image: 'kdp/echo', ports: [{ containerPort: 8080 }] }] },
+  } as Pod;
+}
+
+describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nft', 'nsenter']))('kdp up in netns mode', () => {
+  const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-upn-')));
+  const prefix = hostPrefixFor(paths);
+  let cluster: RunningCluster | undefined;
+  const client = () => cluster!.client;
+
+  beforeAll(async () => {
+    cluster = await startCluster({
+      paths, nodes: 2, port: 0, proxyMode: 'nftables', timeScale: 5, dataPlane: 'netns', progress: () => {},
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+    cluster = undefined;
+    await cleanupHost(exec, paths.hostState, prefix);
+  }, 30_000);
+
+  it('records netns mode and makes one namespace per node plus the underlay', async () => {
+    expect(readClusterInfo(paths).mode).toBe('netns');
+    expect((await ours(prefix)).sort()).toEqual([`${prefix}-n1`, `${prefix}-n2`, `${prefix}-underlay`]);
+  });
+
+  it('pods become Ready and a ClusterIP reaches them from a node', async () => {
+    await client().create(PODS, webPod('web-1', 'n1'));
+    await client().create(PODS, webPod('web-2', 'n2'));
+    await client().create(SVC, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' },
+      spec: { clusterIP: '10.96.0.80', selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] },
+    });
+    await waitFor(async () => {
+      const pods = (await client().list<Pod>(PODS)).items;
+      return pods.every((p) => p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True');
+    }, 30_000, 'both pods Ready');
+    const seen = await waitFor(async () => {
+      const who = seenPod(await probe(exec, `${prefix}-n1`, 'tcp', '10.96.0.80', 80).catch(() => ''));
+      return who?.startsWith('web-') ? who : undefined;
+    }, 30_000, 'the ClusterIP to answer');
+    expect(['web-1', 'web-2']).toContain(seen);
+  }, 60_000);
+
+  it('deleting a pod removes it from the kernel rules and its namespace goes', async () => {
+    const ip = (await client().get<Pod>(PODS, 'web-2')).status!.podIP!;
+    const before = (await ours(prefix)).filter((n) => n.includes('-p-')).length;
+    await client().delete(PODS, 'web-2', { gracePeriodSeconds: 0 });
+    await waitFor(async () => {
+      const nft = (await exec.run('nft', ['list', 'table', 'ip', 'kube-proxy'], { netns: `${prefix}-n1` })).stdout;
+      return !nft.includes(ip);
+    }, 30_000, 'web-2 to leave n1 rules');
+    await waitFor(async () => (await ours(prefix)).filter((n) => n.includes('-p-')).length === before - 1,
+      30_000, 'the pod namespace to go');
+    for (let i = 0; i < 2; i++) expect(seenPod(await probe(exec, `${prefix}-n1`, 'tcp', '10.96.0.80', 80))).toBe('web-1');
+  }, 60_000);
+
+  it('closing the cluster removes every namespace and workload process', async () => {
+    await cluster!.close();
+    cluster = undefined;
+    expect(await ours(prefix)).toEqual([]);
+    expect(existsSync(paths.hostState)).toBe(false);
+  }, 30_000);
+});
+
+describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nft', 'nsenter']))('kdp down after a crash', () => {
+  it('SIGKILL of kdp up mid-start, then kdp down, leaves no namespace or process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdp-crash-'));
+    const paths = dataDirPaths(dir);
+    const prefix = hostPrefixFor(paths);
+    const bin = fileURLToPath(new URL('../../bin/kdp.js', import.meta.url));
+    const child = spawn(process.execPath, [bin, 'up', '--nodes', '2', '--port', '0', '--data-dir', dir],
+      { stdio: 'ignore' });
+    try {
+      await waitFor(async () => (await ours(prefix)).includes(`${prefix}-n1`) || undefined, 30_000, 'node n1 namespace');
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      expect((await ours(prefix)).length).toBeGreaterThan(0);
+      const down = await kdp('down', '--data-dir', dir);
+      expect(down.code).toBe(0);
+      expect(await ours(prefix)).toEqual([]);
+      expect(processesMentioning(dir)).toEqual([]);
+      expect(existsSync(dir)).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+      await cleanupHost(exec, paths.hostState, prefix);
+    }
+  }, 60_000);
+});
