@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildEmbeddedStore, buildMemoryStore } from '../src/store/index.js';
 import type { StoreBackend, StoreEvent } from '../src/store/types.js';
-import { mulberry32, podJson, type PodRef } from './store-pod-gen.js';
+import { mulberry32, podJson, type PodRef } from './lib-store-pod-gen.js';
 
 const MB = 1024 * 1024;
 const quick = process.argv.includes('--quick');

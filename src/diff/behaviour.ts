@@ -8,8 +8,9 @@ import { DEFAULT_SPORT, type Packet } from '../trace/packet.js';
 import { foldArrivals, type TraceResult } from '../trace/result.js';
 import type { NodeFilter, Topology } from '../trace/topology.js';
 import { walk } from '../trace/walk.js';
-import type { ParsedSide } from './load.js';
-import type { ProbeTarget } from './types.js';
+import { parseSide, type ParsedSide } from './load.js';
+import { quickTargets } from './quick-targets.js';
+import type { LoadedTable, ProbeTarget } from './types.js';
 
 export interface BehaviourOptions {
   readonly nodeIPs: readonly string[];
@@ -84,11 +85,16 @@ export function buildProbes(targets: readonly ProbeTarget[], opts: BehaviourOpti
   return { probes, notes };
 }
 
-export function behaviourDiff(a: ParsedSide, b: ParsedSide, opts: BehaviourOptions):
-  BehaviourResult {
-  const { probes, notes } = buildProbes([...a.facts.targets, ...b.facts.targets], opts);
-  const ta = topology(buildFilter(a.table.format, a.table.text, a.table.origins), opts);
-  const tb = topology(buildFilter(b.table.format, b.table.text, b.table.origins), opts);
+/** Sides are loaded tables (targets read quickly) or parsed ones (targets from the facts). */
+export function behaviourDiff(a: LoadedTable | ParsedSide, b: LoadedTable | ParsedSide,
+  opts: BehaviourOptions): BehaviourResult {
+  const targetsOf = (s: LoadedTable | ParsedSide) => 'facts' in s ? s.facts.targets
+    : quickTargets(s.format, s.text) ?? parseSide(s).facts.targets;
+  const { probes, notes } = buildProbes([...targetsOf(a), ...targetsOf(b)], opts);
+  a = 'table' in a ? a.table : a;
+  b = 'table' in b ? b.table : b;
+  const ta = topology(buildFilter(a.format, a.text, a.origins), opts);
+  const tb = topology(buildFilter(b.format, b.text, b.origins), opts);
   const differences: FlowDifference[] = [];
   for (const p of probes) {
     const before = outcome(ta, p, opts);

@@ -29,6 +29,7 @@ export function runDiff(a: LoadedTable, b: LoadedTable, req: DiffRequest): DiffO
     throw kdpError('KDP_DIFF', `${a.label} is ${a.format} and ${b.label} is ${b.format}: ` +
       'tables of different modes compare only by behaviour (add --behaviour)');
   }
+  if (req.view === 'behaviour') return behaviour(a, b, req);
   if (req.view === 'semantic' && a.format === 'iptables' && b.format === 'iptables') {
     const fast = fastSemantic(a, b, req);
     if (fast) return fast;
@@ -38,11 +39,6 @@ export function runDiff(a: LoadedTable, b: LoadedTable, req: DiffRequest): DiffO
   const textDiffers = a.format !== b.format || sa.lines.length !== sb.lines.length ||
     sa.lines.some((l, i) => l !== sb.lines[i]);
   const dump = (o: unknown) => `${JSON.stringify(o, null, 2)}\n`;
-  if (req.view === 'behaviour') {
-    const r = behaviourDiff(sa, sb, req);
-    const text = req.json ? dump(behaviourJson(r, textDiffers)) : renderBehaviour(r, textDiffers);
-    return { text, status: r.differences.length ? 1 : 0 };
-  }
   if (req.view === 'rules') {
     const lines = unifiedDiff(sa.lines, sb.lines, a.label, b.label);
     const text = req.json ? dump({ view: 'rules', diff: lines }) : renderUnified(lines, req.colour);
@@ -72,4 +68,23 @@ function fastSemantic(a: LoadedTable, b: LoadedTable, req: DiffRequest): DiffOut
   const text = req.json ? `${JSON.stringify({ view: 'semantic', textDiffers, changes }, null, 2)}\n`
     : renderSemantic(changes, textDiffers);
   return { text, status: textDiffers || changes.length ? 1 : 0 };
+}
+
+/** Parse errors surface from the tracer's own parsers; "differ in text" is judged cheaply. */
+function behaviour(a: LoadedTable, b: LoadedTable, req: DiffRequest): DiffOutput {
+  const textDiffers = a.format !== b.format || (a.format === 'iptables'
+    ? (() => { const r = reduceIptablesPair(a.text, b.text); return !r || r[0] !== r[1]; })()
+    : a.text !== b.text);
+  let r;
+  try {
+    r = behaviourDiff(a, b, req);
+  } catch (e) {
+    // Name the input and the line: re-parse each side with the diff's own reader.
+    parseSide(a);
+    parseSide(b);
+    throw e;
+  }
+  const text = req.json ? `${JSON.stringify(behaviourJson(r, textDiffers), null, 2)}\n`
+    : renderBehaviour(r, textDiffers);
+  return { text, status: r.differences.length ? 1 : 0 };
 }

@@ -52,7 +52,7 @@ const same = (a: readonly string[] | undefined, b: readonly string[] | undefined
 
 function keep(a: Bucketed, b: Bucketed): Map<string, string[]>[] {
   const out = [new Map<string, string[]>(), new Map<string, string[]>()];
-  const sides = [a, b];
+  const full = new Set<string>();
   const keys = new Set([...a.rules.keys(), ...b.rules.keys(), ...a.decls.keys(), ...b.decls.keys()]);
   for (const key of keys) {
     const ra = a.rules.get(key) ?? [];
@@ -60,8 +60,7 @@ function keep(a: Bucketed, b: Bucketed): Map<string, string[]>[] {
     if (same(ra, rb) && a.decls.get(key) === b.decls.get(key)) continue;
     const chain = key.slice(key.indexOf('\t') + 1);
     if (SERVICE_CHAIN.test(chain) || a.decls.get(key) !== b.decls.get(key)) {
-      out[0]!.set(key, ra);
-      out[1]!.set(key, rb);
+      full.add(key);
       continue;
     }
     const inB = new Set(rb);
@@ -69,18 +68,41 @@ function keep(a: Bucketed, b: Bucketed): Map<string, string[]>[] {
     out[0]!.set(key, ra.filter((l) => !inB.has(l)));
     out[1]!.set(key, rb.filter((l) => !inA.has(l)));
   }
-  // Endpoint chains a kept service chain jumps to, so endpoints keep their names.
-  sides.forEach((side, i) => {
-    for (const [key, lines] of [...out[i]!]) {
+  closeOverEndpoints(full, [a, b]);
+  for (const key of full) {
+    out[0]!.set(key, a.rules.get(key) ?? []);
+    out[1]!.set(key, b.rules.get(key) ?? []);
+  }
+  return out;
+}
+
+/**
+ * Service and endpoint chains name each other (a KUBE-SVC rule's comment names the endpoint, a
+ * KUBE-SEP rule names the Service): keep both ends of every jump together, on both sides.
+ */
+function closeOverEndpoints(full: Set<string>, sides: readonly Bucketed[]): void {
+  const seps = new Map<string, string[]>();
+  const svcs = new Map<string, string[]>();
+  for (const side of sides) {
+    for (const [key, lines] of side.rules) {
+      if (!/\tKUBE-SV[CL]-/.test(key)) continue;
       const table = key.slice(0, key.indexOf('\t'));
       for (const l of lines) {
         const m = / -j (KUBE-SEP-\S+)/.exec(l);
-        const sepKey = m ? `${table}\t${m[1]}` : undefined;
-        if (sepKey && !out[i]!.has(sepKey)) out[i]!.set(sepKey, side.rules.get(sepKey) ?? []);
+        if (!m) continue;
+        const sep = `${table}\t${m[1]}`;
+        seps.set(key, [...(seps.get(key) ?? []), sep]);
+        svcs.set(sep, [...(svcs.get(sep) ?? []), key]);
       }
     }
-  });
-  return out;
+  }
+  const queue = [...full];
+  while (queue.length) {
+    const key = queue.pop()!;
+    for (const next of [...(seps.get(key) ?? []), ...(svcs.get(key) ?? [])]) {
+      if (!full.has(next)) { full.add(next); queue.push(next); }
+    }
+  }
 }
 
 function render(side: Bucketed, kept: Map<string, string[]>): string {

@@ -75,3 +75,23 @@ describe('kdp rules compile', () => {
     expect(r.err).toMatch(/--mode: "bpf"/);
   });
 });
+
+describe('kdp rules compile input checks', () => {
+  it('refuses an object the API server would refuse, naming document and field, printing nothing', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const file = join(mkdtempSync(join(tmpdir(), 'kdp-in-')), 'objs.yaml');
+    writeFileSync(file, [
+      'apiVersion: v1', 'kind: Service', 'metadata: {name: web, namespace: default}',
+      'spec: {clusterIP: 10.96.0.5, ports: [{port: 80}]}', '---',
+      'apiVersion: discovery.k8s.io/v1', 'kind: EndpointSlice',
+      'metadata: {name: web-1, namespace: default, labels: {kubernetes.io/service-name: web}}',
+      'endpoints: [{addresses: [10.244.0.5]}]', '',
+    ].join('\n'));
+    const r = await kdp('rules', 'compile', '-f', file, '--mode', 'iptables');
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/document 2: EndpointSlice default\/web-1 is invalid: addressType: Required value/);
+  });
+});

@@ -1,6 +1,8 @@
 // `kdp rules compile`: offline, no cluster. Kubernetes YAML in, what kube-proxy would apply out.
 
-import { loadObjectsFromFiles, loadObjectsFromText } from '../../api/load.js';
+import { applyDefaults } from '../../api/defaults.js';
+import { describeSource, loadObjectsFromFiles, loadObjectsFromText } from '../../api/load.js';
+import { validate } from '../../api/validation/index.js';
 import type { KubeObject } from '../../api/types.js';
 import { kdpError } from '../../errors.js';
 import type { ProxyMode } from '../../proxy/backend.js';
@@ -18,13 +20,27 @@ export function parseMode(v: unknown, flag = '--mode'): ProxyMode | undefined {
   return v as ProxyMode;
 }
 
+/**
+ * Reads manifests as the API server would store them: defaulted, then validated. kube-proxy only
+ * ever sees stored objects, so an object the API server would refuse (a missing required field,
+ * a bad IP) is an input error naming the document and fields — and nothing is printed.
+ */
 export async function loadManifests(paths: readonly string[]): Promise<KubeObject[]> {
   const out: KubeObject[] = [];
   for (const p of paths) {
     const loaded = p === '-'
       ? loadObjectsFromText(await readInput('-', '-f'), '<stdin>')
       : await loadObjectsFromFiles([p]);
-    out.push(...loaded.map((l) => l.object));
+    for (const l of loaded) {
+      applyDefaults(l.object);
+      const causes = validate(l.object);
+      if (causes.length > 0) {
+        const name = `${l.object.kind} ${l.object.metadata?.namespace ? `${l.object.metadata.namespace}/` : ''}${l.object.metadata?.name ?? ''}`;
+        throw kdpError('KDP_INPUT', `${describeSource(l.source)}: ${name} is invalid: ` +
+          causes.map((c) => `${c.field}: ${c.message}`).join('; '), { causes });
+      }
+      out.push(l.object);
+    }
   }
   return out;
 }
