@@ -74,10 +74,14 @@ export function buildProbes(targets: readonly ProbeTarget[], opts: BehaviourOpti
     }
   };
   let nodePortsSkipped = 0;
+  // A table serves one family: NodePorts are probed on the node IPs of the families its
+  // service addresses have (all node IPs when it has none).
+  const families = new Set(targets.filter((t) => t.kind !== 'nodeport').map((t) => isV6(t.ip)));
+  const nodeIPs = opts.nodeIPs.filter((ip) => families.size === 0 || families.has(isV6(ip)));
   for (const t of targets) {
     if (t.kind !== 'nodeport') add(t, t.ip);
-    else if (opts.nodeIPs.length === 0) nodePortsSkipped++;
-    else for (const ip of opts.nodeIPs) add(t, ip);
+    else if (nodeIPs.length === 0) nodePortsSkipped++;
+    else for (const ip of nodeIPs) add(t, ip);
   }
   if (nodePortsSkipped) {
     notes.push(`${nodePortsSkipped} NodePort(s) not probed: give the node's addresses with --node-ip`);

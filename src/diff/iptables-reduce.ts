@@ -8,6 +8,10 @@
 // Facts of what is dropped would be equal on both sides, so the semantic diff is unchanged.
 // Returns undefined when the text is not plain save/restore output (then parse it all).
 
+import { servicePortChains } from '../proxy/iptables/chain-names.js';
+import { splitArgs } from '../ruleset/iptables/parse.js';
+import { commentOf, serviceOfComment } from './iptables-names.js';
+
 interface Bucketed {
   /** `table\tchain` → rule lines (`-A …`, counters stripped), in order. */
   readonly rules: Map<string, string[]>;
@@ -23,23 +27,32 @@ function bucket(text: string): Bucketed | undefined {
   const decls = new Map<string, string>();
   const tables: string[] = [];
   let table = '';
+  // Rules of one chain are consecutive in save output: look the bucket up only on a change.
+  let chain = '';
+  let list: string[] = [];
   for (let line of text.split('\n')) {
-    if (line === '' || line.startsWith('#') || line === 'COMMIT') continue;
-    if (line.startsWith('[')) line = line.slice(line.indexOf(' ') + 1);
-    if (line.startsWith('*')) {
+    if (line.charCodeAt(0) === 91 /* [ */) line = line.slice(line.indexOf(' ') + 1);
+    if (line.startsWith('-A ')) {
+      const sp = line.indexOf(' ', 3);
+      const name = line.slice(3, sp < 0 ? undefined : sp);
+      if (name !== chain) {
+        chain = name;
+        const key = `${table}\t${name}`;
+        list = rules.get(key) ?? [];
+        rules.set(key, list);
+      }
+      list.push(line);
+    } else if (line === '' || line.startsWith('#') || line === 'COMMIT') {
+      continue;
+    } else if (line.startsWith('*')) {
       table = line.slice(1);
       tables.push(table);
+      chain = '';
     } else if (line.startsWith(':')) {
       const sp = line.indexOf(' ');
       const name = line.slice(1, sp < 0 ? undefined : sp);
       const policy = sp < 0 ? '-' : line.slice(sp + 1).split(' ')[0]!;
       decls.set(`${table}\t${name}`, `:${name} ${policy}`);
-    } else if (line.startsWith('-A ')) {
-      const sp = line.indexOf(' ', 3);
-      const key = `${table}\t${line.slice(3, sp < 0 ? undefined : sp)}`;
-      let list = rules.get(key);
-      if (!list) rules.set(key, (list = []));
-      list.push(line);
     } else {
       return undefined;
     }
@@ -78,11 +91,42 @@ function keep(a: Bucketed, b: Bucketed): Map<string, string[]>[] {
 
 /**
  * Service and endpoint chains name each other (a KUBE-SVC rule's comment names the endpoint, a
- * KUBE-SEP rule names the Service): keep both ends of every jump together, on both sides.
+ * KUBE-SEP rule names the Service): keep both ends of every jump together, on both sides. The
+ * service chains of an endpoint chain are found by upstream's hash of the Service port its
+ * comment names; only without comments is every service chain scanned.
  */
 function closeOverEndpoints(full: Set<string>, sides: readonly Bucketed[]): void {
-  const seps = new Map<string, string[]>();
-  const svcs = new Map<string, string[]>();
+  let reverse: Map<string, string[]> | undefined;
+  const queue = [...full];
+  const add = (k: string) => {
+    if (!full.has(k)) { full.add(k); queue.push(k); }
+  };
+  while (queue.length) {
+    const key = queue.pop()!;
+    const tab = key.indexOf('\t');
+    const table = key.slice(0, tab);
+    const lines = sides.flatMap((s) => s.rules.get(key) ?? []);
+    if (/^KUBE-SV[CL]-/.test(key.slice(tab + 1))) {
+      for (const l of lines) {
+        const m = / -j (KUBE-SEP-\S+)/.exec(l);
+        if (m) add(`${table}\t${m[1]}`);
+      }
+    } else if (key.startsWith('KUBE-SEP-', tab + 1)) {
+      const named = lines.map((l) => [serviceOfComment(commentOf(splitArgs(l))), / -p (\S+)/.exec(l)?.[1]]);
+      const sp = named.find(([x, p]) => x && p);
+      if (sp) {
+        const c = servicePortChains(sp[0]!, sp[1]!);
+        for (const n of [c.svc, c.svl]) if (sides.some((s) => s.rules.has(`${table}\t${n}`))) add(`${table}\t${n}`);
+      } else {
+        reverse ??= reverseIndex(sides);
+        for (const k of reverse.get(key) ?? []) add(k);
+      }
+    }
+  }
+}
+
+function reverseIndex(sides: readonly Bucketed[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
   for (const side of sides) {
     for (const [key, lines] of side.rules) {
       if (!/\tKUBE-SV[CL]-/.test(key)) continue;
@@ -91,18 +135,13 @@ function closeOverEndpoints(full: Set<string>, sides: readonly Bucketed[]): void
         const m = / -j (KUBE-SEP-\S+)/.exec(l);
         if (!m) continue;
         const sep = `${table}\t${m[1]}`;
-        seps.set(key, [...(seps.get(key) ?? []), sep]);
-        svcs.set(sep, [...(svcs.get(sep) ?? []), key]);
+        let list = out.get(sep);
+        if (!list) out.set(sep, (list = []));
+        list.push(key);
       }
     }
   }
-  const queue = [...full];
-  while (queue.length) {
-    const key = queue.pop()!;
-    for (const next of [...(seps.get(key) ?? []), ...(svcs.get(key) ?? [])]) {
-      if (!full.has(next)) { full.add(next); queue.push(next); }
-    }
-  }
+  return out;
 }
 
 function render(side: Bucketed, kept: Map<string, string[]>): string {

@@ -89,3 +89,15 @@ describe.each(MODES)('semantic diff of Service edits (%s)', (mode) => {
     expect(semanticLines(a, a)).toEqual([]);
   });
 });
+
+describe('semantic diff of ipvs states', () => {
+  it('scaling shows the real servers of the virtual server with their share', async () => {
+    const a = await compileScenario('17-partial-sync', 'ipvs', undefined, '1-add');
+    const b = await compileScenario('17-partial-sync', 'ipvs', undefined, '2-scale');
+    const lines = semanticLines(a, b);
+    expect(lines).toContain(
+      'ipvs tcp 10.96.17.1:80  endpoint 10.244.1.1:8080; probability 0.5000000000 → 0.3333333333');
+    expect(lines).toContain(
+      'ipvs tcp 10.96.17.1:80  + endpoint 10.244.1.3:8080; probability 0.3333333333');
+  });
+});

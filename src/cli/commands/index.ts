@@ -2,6 +2,7 @@
 
 import type { Command } from '../command.js';
 import { apiserverCommand } from './apiserver.js';
+import { controllerManagerCommand, nodeAgentCommand, schedulerCommand } from './components.js';
 import { diffCommand } from './diff.js';
 import { downCommand } from './down.js';
 import { kubeconfigCommand } from './kubeconfig.js';
@@ -16,5 +17,6 @@ import { versionCommand } from './version.js';
 
 export const COMMANDS: readonly Command[] = [
   upCommand, downCommand, statusCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
-  rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand, apiserverCommand, versionCommand,
+  rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand,
+  apiserverCommand, controllerManagerCommand, schedulerCommand, nodeAgentCommand, versionCommand,
 ];

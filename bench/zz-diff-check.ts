@@ -1,0 +1,16 @@
+import { generateServices } from '../test/helpers/service-generator.js';
+import { compileOffline } from '../src/proxy/compile.js';
+import { reduceIptablesPair } from '../src/diff/iptables-reduce.js';
+import { runDiff } from '../src/diff/diff.js';
+import type { EndpointSlice, KubeObject } from '../src/api/types.js';
+const big = generateServices(10000, { seed: 42 });
+const out = structuredClone([...big]) as KubeObject[];
+const slices = out.filter((o) => o.kind === 'EndpointSlice') as EndpointSlice[];
+slices[7]!.endpoints = slices[7]!.endpoints.slice(0, 5);
+const c = (objects: readonly KubeObject[]) => compileOffline({ objects, mode: 'iptables', nodeName: 'node-0', nodeIPs: ['172.18.0.2'], configText: 'clusterCIDR: 10.244.0.0/16\n' });
+const a = await c(big); const b = await c(out);
+let t = performance.now();
+const r = reduceIptablesPair(a, b)!;
+console.log('reduce', performance.now() - t, r[0].length); t = performance.now();
+const d = runDiff({ label: 'a', text: a, format: 'iptables' }, { label: 'b', text: b, format: 'iptables' }, { view: 'semantic', json: false, colour: false, nodeIPs: [], podCIDRs: [] });
+console.log('runDiff', performance.now() - t, d.text.split('\n').length);

@@ -1,0 +1,100 @@
+// The control-plane components as their own processes, over HTTP (hub and spoke): a lab can run
+// `kdp apiserver` on one machine and `kdp controller-manager`, `kdp scheduler` and
+// `kdp node --name N` anywhere that reaches it.
+
+import { existsSync } from 'node:fs';
+import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
+import { buildHttpClient } from '../../client/http-client.js';
+import { loadKubeconfig } from '../../client/kubeconfig.js';
+import type { Client } from '../../client/types.js';
+import { buildControllerManager } from '../../controllers/manager.js';
+import { kdpError } from '../../errors.js';
+import { buildNodeAgent } from '../../kubelet/node-agent.js';
+import { buildVirtualRuntime } from '../../kubelet/runtime-virtual.js';
+import { buildMemoryApplier } from '../../proxy/applier.js';
+import { RuleHistory, rulesDir } from '../../proxy/history.js';
+import { buildKubeProxy } from '../../proxy/proxy-server.js';
+import { buildScheduler } from '../../scheduler/scheduler.js';
+import type { FlagSpec, FlagValues } from '../flags.js';
+import type { Command } from '../command.js';
+import { readInput } from '../read-input.js';
+import { parseMode } from './rules-compile.js';
+import { DATA_DIR_FLAG } from './up.js';
+
+const COMMON: readonly FlagSpec[] = [
+  { name: 'kubeconfig', type: 'string', help: 'kubeconfig of the API server (default <data-dir>/kubeconfig)' },
+  { name: 'time-scale', type: 'number', default: 1, help: 'divide every control-loop timer (match the cluster\'s)' },
+  DATA_DIR_FLAG,
+];
+
+function connect(flags: FlagValues, env: Readonly<Record<string, string | undefined>>): { client: Client; factor: number; dataDir: string } {
+  const dataDir = resolveDataDir(flags['data-dir'] as string | undefined, env);
+  const path = (flags.kubeconfig as string | undefined) ?? dataDirPaths(dataDir).kubeconfig;
+  if (!existsSync(path)) throw kdpError('KDP_NOT_RUNNING', `no kubeconfig at ${path} (--kubeconfig, or start \`kdp apiserver\`)`);
+  const scale = flags['time-scale'] as number;
+  if (!(scale > 0)) throw kdpError('KDP_CONFIG', '--time-scale: must be greater than 0');
+  return { client: buildHttpClient(loadKubeconfig(path)), factor: 1 / scale, dataDir };
+}
+
+export const controllerManagerCommand: Command = {
+  name: 'controller-manager',
+  summary: 'run the controllers (deployment, replicaset, endpointslice, node IPAM and lifecycle, ...) against an API server',
+  flags: COMMON,
+  async run(args, io) {
+    const { client, factor } = connect(args.flags, io.env);
+    const manager = buildControllerManager({ client, options: { timeScale: factor } });
+    await manager.start();
+    io.err('kdp controller-manager running\n');
+    await io.interrupted;
+    await manager.stop();
+    return 0;
+  },
+};
+
+export const schedulerCommand: Command = {
+  name: 'scheduler',
+  summary: 'run the scheduler against an API server',
+  flags: COMMON,
+  async run(args, io) {
+    const { client, factor } = connect(args.flags, io.env);
+    const scheduler = buildScheduler({ client, options: { timeScale: factor } });
+    await scheduler.start();
+    io.err('kdp scheduler running\n');
+    await io.interrupted;
+    scheduler.stop();
+    return 0;
+  },
+};
+
+export const nodeAgentCommand: Command = {
+  name: 'node',
+  summary: 'run one node agent (kubelet with the virtual runtime + kube-proxy) against an API server',
+  flags: [
+    { name: 'name', type: 'string', help: 'node name (required)' },
+    { name: 'node-ip', type: 'string', default: '172.18.0.2', help: 'the node\'s InternalIP' },
+    { name: 'mode', type: 'string', default: 'iptables', help: 'kube-proxy mode: iptables | nftables | ipvs' },
+    { name: 'kube-proxy-config', type: 'string', help: 'a KubeProxyConfiguration file' },
+    ...COMMON,
+  ],
+  async run(args, io) {
+    const name = args.flags.name as string | undefined;
+    if (!name) throw kdpError('KDP_CONFIG', '--name: the node name is required');
+    const mode = parseMode(args.flags.mode)!;
+    const { client, factor, dataDir } = connect(args.flags, io.env);
+    const nodeIP = args.flags['node-ip'] as string;
+    const agent = buildNodeAgent({ client, nodeName: name, runtime: buildVirtualRuntime({ timeScale: factor }), options: { nodeIP, timeScale: factor } });
+    await agent.start();
+    const proxy = await buildKubeProxy({
+      client, nodeName: name, nodeIPs: [nodeIP], mode, applier: buildMemoryApplier(mode),
+      configText: args.flags['kube-proxy-config'] ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
+      history: new RuleHistory(rulesDir(dataDir, name)), timeScale: factor,
+      onError: (e) => io.err(`kube-proxy: ${(e as Error).message}\n`),
+    });
+    await proxy.start();
+    io.err(`kdp node ${name} (${nodeIP}) running: kubelet (virtual runtime) + kube-proxy (${mode})\n`);
+    await io.interrupted;
+    proxy.stop();
+    await agent.stop();
+    return 0;
+  },
+};
