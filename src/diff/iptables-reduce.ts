@@ -13,64 +13,97 @@ import { splitArgs } from '../ruleset/iptables/parse.js';
 import { commentOf, serviceOfComment } from './iptables-names.js';
 
 interface Bucketed {
-  /** `table\tchain` → rule lines (`-A …`, counters stripped), in order. */
-  readonly rules: Map<string, string[]>;
+  /** `table\tchain` → the chain's rule lines (`-A …`, counters stripped), newline-joined. */
+  readonly rules: Map<string, string>;
   /** `table\tchain` → declaration line (counters stripped). */
   readonly decls: Map<string, string>;
   readonly tables: string[];
 }
 
 const SERVICE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|SEP)-/;
+const linesOf = (chainText: string | undefined) => (chainText ? chainText.split('\n') : []);
 
+/**
+ * Buckets a dump by chain. Rules of one chain are consecutive in save output, so each chain's
+ * rules are one slice of the text (no copy, no per-line string) unless lines carry counters or
+ * a chain's rules are split, when lines are joined per chain instead.
+ */
 function bucket(text: string): Bucketed | undefined {
-  const rules = new Map<string, string[]>();
+  const rules = new Map<string, string>();
   const decls = new Map<string, string>();
   const tables: string[] = [];
+  const split = new Map<string, string[]>();
   let table = '';
-  // Rules of one chain are consecutive in save output: look the bucket up only on a change.
   let chain = '';
-  let list: string[] = [];
-  for (let line of text.split('\n')) {
-    if (line.charCodeAt(0) === 91 /* [ */) line = line.slice(line.indexOf(' ') + 1);
-    if (line.startsWith('-A ')) {
-      const sp = line.indexOf(' ', 3);
-      const name = line.slice(3, sp < 0 ? undefined : sp);
-      if (name !== chain) {
-        chain = name;
-        const key = `${table}\t${name}`;
-        list = rules.get(key) ?? [];
-        rules.set(key, list);
+  let spanStart = -1;
+  let spanEnd = -1;
+  const close = () => {
+    if (spanStart < 0) return;
+    const key = `${table}\t${chain}`;
+    const body = text.slice(spanStart, spanEnd);
+    const prev = rules.get(key);
+    if (prev === undefined) rules.set(key, body);
+    else split.set(key, [...(split.get(key) ?? [prev]), body]);
+    spanStart = -1;
+  };
+  let pos = 0;
+  while (pos < text.length) {
+    let nl = text.indexOf('\n', pos);
+    if (nl < 0) nl = text.length;
+    const c = text.charCodeAt(pos);
+    if (c === 45 /* - */ && text.startsWith('-A ', pos)) {
+      const sp = text.indexOf(' ', pos + 3);
+      const end = sp < 0 || sp > nl ? nl : sp;
+      const sameChain = end - pos - 3 === chain.length && text.startsWith(chain, pos + 3);
+      if (!sameChain || spanStart < 0) {
+        close();
+        chain = text.slice(pos + 3, end);
+        spanStart = pos;
       }
-      list.push(line);
-    } else if (line === '' || line.startsWith('#') || line === 'COMMIT') {
-      continue;
-    } else if (line.startsWith('*')) {
-      table = line.slice(1);
-      tables.push(table);
-      chain = '';
-    } else if (line.startsWith(':')) {
-      const sp = line.indexOf(' ');
-      const name = line.slice(1, sp < 0 ? undefined : sp);
-      const policy = sp < 0 ? '-' : line.slice(sp + 1).split(' ')[0]!;
-      decls.set(`${table}\t${name}`, `:${name} ${policy}`);
-    } else {
+      spanEnd = nl;
+    } else if (c === 91 /* [ */) {
       return undefined;
+    } else {
+      close();
+      const line = text.slice(pos, nl);
+      if (line === '' || line.startsWith('#') || line === 'COMMIT') {
+        // nothing
+      } else if (line.startsWith('*')) {
+        table = line.slice(1);
+        tables.push(table);
+      } else if (line.startsWith(':')) {
+        const sp = line.indexOf(' ');
+        const name = line.slice(1, sp < 0 ? undefined : sp);
+        const policy = sp < 0 ? '-' : line.slice(sp + 1).split(' ')[0]!;
+        decls.set(`${table}\t${name}`, `:${name} ${policy}`);
+      } else {
+        return undefined;
+      }
     }
+    pos = nl + 1;
   }
+  close();
+  for (const [key, parts] of split) rules.set(key, parts.join('\n'));
   return { rules, decls, tables };
 }
 
-const same = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
-  a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
+/** Lines with counters (`[p:b] -A …`, iptables-save -c): the slower per-line bucketing. */
+function bucketLines(text: string): Bucketed | undefined {
+  const stripped = text.split('\n').map((l) => (l.startsWith('[') ? l.slice(l.indexOf(' ') + 1) : l));
+  return bucket(stripped.join('\n'));
+}
+
 
 function keep(a: Bucketed, b: Bucketed): Map<string, string[]>[] {
   const out = [new Map<string, string[]>(), new Map<string, string[]>()];
   const full = new Set<string>();
   const keys = new Set([...a.rules.keys(), ...b.rules.keys(), ...a.decls.keys(), ...b.decls.keys()]);
   for (const key of keys) {
-    const ra = a.rules.get(key) ?? [];
-    const rb = b.rules.get(key) ?? [];
-    if (same(ra, rb) && a.decls.get(key) === b.decls.get(key)) continue;
+    const ta = a.rules.get(key);
+    const tb = b.rules.get(key);
+    if (ta === tb && a.decls.get(key) === b.decls.get(key)) continue;
+    const ra = linesOf(ta);
+    const rb = linesOf(tb);
     const chain = key.slice(key.indexOf('\t') + 1);
     if (SERVICE_CHAIN.test(chain) || a.decls.get(key) !== b.decls.get(key)) {
       full.add(key);
@@ -83,8 +116,8 @@ function keep(a: Bucketed, b: Bucketed): Map<string, string[]>[] {
   }
   closeOverEndpoints(full, [a, b]);
   for (const key of full) {
-    out[0]!.set(key, a.rules.get(key) ?? []);
-    out[1]!.set(key, b.rules.get(key) ?? []);
+    out[0]!.set(key, linesOf(a.rules.get(key)));
+    out[1]!.set(key, linesOf(b.rules.get(key)));
   }
   return out;
 }
@@ -105,7 +138,7 @@ function closeOverEndpoints(full: Set<string>, sides: readonly Bucketed[]): void
     const key = queue.pop()!;
     const tab = key.indexOf('\t');
     const table = key.slice(0, tab);
-    const lines = sides.flatMap((s) => s.rules.get(key) ?? []);
+    const lines = sides.flatMap((s) => linesOf(s.rules.get(key)));
     if (/^KUBE-SV[CL]-/.test(key.slice(tab + 1))) {
       for (const l of lines) {
         const m = / -j (KUBE-SEP-\S+)/.exec(l);
@@ -128,10 +161,10 @@ function closeOverEndpoints(full: Set<string>, sides: readonly Bucketed[]): void
 function reverseIndex(sides: readonly Bucketed[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const side of sides) {
-    for (const [key, lines] of side.rules) {
+    for (const [key, body] of side.rules) {
       if (!/\tKUBE-SV[CL]-/.test(key)) continue;
       const table = key.slice(0, key.indexOf('\t'));
-      for (const l of lines) {
+      for (const l of linesOf(body)) {
         const m = / -j (KUBE-SEP-\S+)/.exec(l);
         if (!m) continue;
         const sep = `${table}\t${m[1]}`;
@@ -162,8 +195,8 @@ function render(side: Bucketed, kept: Map<string, string[]>): string {
 
 /** The two texts with what both share removed, or undefined when not applicable. */
 export function reduceIptablesPair(a: string, b: string): [string, string] | undefined {
-  const ba = bucket(a);
-  const bb = bucket(b);
+  const ba = bucket(a) ?? bucketLines(a);
+  const bb = bucket(b) ?? bucketLines(b);
   if (!ba || !bb) return undefined;
   const [ka, kb] = keep(ba, bb);
   return [render(ba, ka!), render(bb, kb!)];

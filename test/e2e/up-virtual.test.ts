@@ -63,6 +63,13 @@ describe.runIf(hasKubectl)('kdp up (virtual mode) end to end with the real kubec
     expect(r.destinations.map((d: any) => d.destination.split(':')[0]).sort()).toEqual(podIPs);
   });
 
+  it('the seed flow is visible in kubectl get events, and kubectl logs reaches the node', async () => {
+    const events = (await json('get', 'events')).items.map((e: any) => e.reason);
+    for (const reason of ['ScalingReplicaSet', 'SuccessfulCreate', 'Scheduled']) expect(events).toContain(reason);
+    const pod = (await json('get', 'pods', '-l', 'app=web')).items[0];
+    expect((await kubectl('logs', pod.metadata.name)).length).toBeGreaterThan(0);
+  });
+
   it('pod to pod across nodes is NAT-free', async () => {
     const pods = (await json('get', 'pods', '-l', 'app=web')).items;
     const a = pods.find((p: any) => p.spec.nodeName === 'n1') ?? pods[0];
