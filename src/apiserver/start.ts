@@ -63,7 +63,10 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
   const serviceCIDR = o.serviceCIDR ?? '10.96.0.0/12';
   const apiServiceIP = firstServiceIP(serviceCIDR);
   const host = o.host ?? '127.0.0.1';
-  const pki = await ensurePki(o.dataDir);
+  // In-cluster clients reach the API server as the `kubernetes` Service or its advertised address.
+  const pki = await ensurePki(o.dataDir, {
+    extraSANs: [`IP:${apiServiceIP}`, ...(o.advertiseAddress ? [`IP:${o.advertiseAddress}`] : [])],
+  });
   const store = await buildEmbeddedStore({ dataDir: o.dataDir });
   const catalog = buildDefaultCatalog();
   let deps: ServiceDeps | undefined;
