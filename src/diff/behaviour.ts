@@ -84,7 +84,8 @@ export function buildProbes(targets: readonly ProbeTarget[], opts: BehaviourOpti
     else for (const ip of nodeIPs) add(t, ip);
   }
   if (nodePortsSkipped) {
-    notes.push(`${nodePortsSkipped} NodePort(s) not probed: give the node's addresses with --node-ip`);
+    notes.push(`${nodePortsSkipped} NodePort(s) not probed: ` +
+      'give the node\'s addresses with --node-ip');
   }
   return { probes, notes };
 }
@@ -119,7 +120,9 @@ function topology(filter: NodeFilter, opts: BehaviourOptions): Topology {
 }
 
 function outcome(topo: Topology, p: Probe, opts: BehaviourOptions): string {
-  const pkt: Packet = { src: p.source, dst: p.dst, proto: p.proto, sport: DEFAULT_SPORT, dport: p.dport };
+  const pkt: Packet = {
+    src: p.source, dst: p.dst, proto: p.proto, sport: DEFAULT_SPORT, dport: p.dport,
+  };
   const entry = opts.nodeIPs.includes(p.source)
     ? { kind: 'node' as const, node: 'node' } : { kind: 'external' as const, node: 'node' };
   try {
@@ -134,8 +137,8 @@ export function describe(r: TraceResult, p: Probe): string {
   const untouched = `${p.dst.includes(':') ? `[${p.dst}]` : p.dst}:${p.dport}`;
   const parts = r.destinations.map((d) => {
     const share = (Math.round(d.probability * 1e6) / 1e6).toFixed(6);
-    const where = d.verdict === 'ACCEPT' ? (d.destination === untouched ? 'untouched' : `→ ${d.destination}`)
-      : d.verdict;
+    const moved = d.destination === untouched ? 'untouched' : `→ ${d.destination}`;
+    const where = d.verdict === 'ACCEPT' ? moved : d.verdict;
     return `${where} p=${share}${d.masquerade && d.verdict === 'ACCEPT' ? ' masquerade' : ''}`;
   }).sort();
   return parts.join(', ');

@@ -122,7 +122,9 @@ function ruleFacts(table: string, c: IptablesChain, origins: Origins, facts: Fac
 /** The standard SEP rules (hairpin masquerade, DNAT) are implied by the endpoint fact. */
 function standardSep(args: readonly string[], o: RuleOrigin): boolean {
   const target = argAfter(args, '-j');
-  if (target === 'KUBE-MARK-MASQ') return o.endpoint?.startsWith(`${argAfter(args, '-s')}:`) ?? false;
+  if (target === 'KUBE-MARK-MASQ') {
+    return o.endpoint?.startsWith(`${argAfter(args, '-s')}:`) ?? false;
+  }
   return target === 'DNAT' && argAfter(args, '--to-destination') === o.endpoint &&
     !args.includes('recent');
 }
@@ -181,5 +183,7 @@ function filterTarget(chain: string, args: readonly string[], facts: FactTable):
   const ip = argAfter(args, '-d')?.replace(/\/(32|128)$/, '');
   const kind = chain === 'KUBE-SERVICES' ? 'cluster' : 'external';
   if (ip && !args.includes('!')) addTarget(facts, { kind, ip, port, proto });
-  else if (!ip && chain === 'KUBE-NODEPORTS') addTarget(facts, { kind: 'nodeport', ip: '', port, proto });
+  else if (!ip && chain === 'KUBE-NODEPORTS') {
+    addTarget(facts, { kind: 'nodeport', ip: '', port, proto });
+  }
 }

@@ -41,7 +41,9 @@ export function resolveChainOrigins(tables: readonly IptablesTable[],
         if (ep) endpoints.add(`${sp}\n${ep}`);
         if (isServiceChainName(c.name) && !out.has(c.name)) out.set(c.name, { servicePort: sp });
         const dnat = argAfter(r.args, '--to-destination');
-        if (c.name.startsWith('KUBE-SEP-') && dnat) out.set(c.name, { servicePort: sp, endpoint: dnat });
+        if (c.name.startsWith('KUBE-SEP-') && dnat) {
+          out.set(c.name, { servicePort: sp, endpoint: dnat });
+        }
       }
     }
   }
@@ -64,7 +66,35 @@ export function resolveChainOrigins(tables: readonly IptablesTable[],
     }
   }
   for (const [k, v] of origins ?? []) out.set(k, v);
+  endpointsByJump(tables, out);
   return out;
+}
+
+/**
+ * Large clusters (over 1,000 endpoints) write KUBE-SEP rules without comments: an endpoint
+ * chain is then named by the service chain jumping to it and its own DNAT target.
+ */
+function endpointsByJump(tables: readonly IptablesTable[], out: Map<string, RuleOrigin>): void {
+  for (const t of tables) {
+    const dnat = new Map<string, string>();
+    for (const c of t.chains) {
+      if (!c.name.startsWith('KUBE-SEP-') || out.get(c.name)?.endpoint) continue;
+      for (const r of c.rules) {
+        const to = argAfter(r.args, '--to-destination');
+        if (to) dnat.set(c.name, to);
+      }
+    }
+    if (dnat.size === 0) continue;
+    for (const c of t.chains) {
+      const sp = out.get(c.name)?.servicePort;
+      if (!sp || !/^KUBE-SV[CL]-/.test(c.name)) continue;
+      for (const r of c.rules) {
+        const target = argAfter(r.args, '-j');
+        const ep = target ? dnat.get(target) : undefined;
+        if (ep) out.set(target!, { servicePort: sp, endpoint: ep });
+      }
+    }
+  }
 }
 
 /** A readable stand-in for a hashed chain name (`SVC[ns/name:port]`, `SEP[ip:port]`). */

@@ -89,7 +89,8 @@ function bucket(text: string): Bucketed | undefined {
 
 /** Lines with counters (`[p:b] -A …`, iptables-save -c): the slower per-line bucketing. */
 function bucketLines(text: string): Bucketed | undefined {
-  const stripped = text.split('\n').map((l) => (l.startsWith('[') ? l.slice(l.indexOf(' ') + 1) : l));
+  const stripped = text.split('\n')
+    .map((l) => (l.startsWith('[') ? l.slice(l.indexOf(' ') + 1) : l));
   return bucket(stripped.join('\n'));
 }
 
@@ -97,8 +98,7 @@ function bucketLines(text: string): Bucketed | undefined {
 function keep(a: Bucketed, b: Bucketed): Map<string, string[]>[] {
   const out = [new Map<string, string[]>(), new Map<string, string[]>()];
   const full = new Set<string>();
-  const keys = new Set([...a.rules.keys(), ...b.rules.keys(), ...a.decls.keys(), ...b.decls.keys()]);
-  for (const key of keys) {
+  for (const key of allKeys(a, b)) {
     const ta = a.rules.get(key);
     const tb = b.rules.get(key);
     if (ta === tb && a.decls.get(key) === b.decls.get(key)) continue;
@@ -122,6 +122,14 @@ function keep(a: Bucketed, b: Bucketed): Map<string, string[]>[] {
   return out;
 }
 
+function* allKeys(a: Bucketed, b: Bucketed): Generator<string> {
+  yield* a.rules.keys();
+  for (const k of b.rules.keys()) if (!a.rules.has(k)) yield k;
+  for (const m of [a.decls, b.decls]) {
+    for (const k of m.keys()) if (!a.rules.has(k) && !b.rules.has(k)) yield k;
+  }
+}
+
 /**
  * Service and endpoint chains name each other (a KUBE-SVC rule's comment names the endpoint, a
  * KUBE-SEP rule names the Service): keep both ends of every jump together, on both sides. The
@@ -129,33 +137,43 @@ function keep(a: Bucketed, b: Bucketed): Map<string, string[]>[] {
  * comment names; only without comments is every service chain scanned.
  */
 function closeOverEndpoints(full: Set<string>, sides: readonly Bucketed[]): void {
-  let reverse: Map<string, string[]> | undefined;
   const queue = [...full];
+  const reached = new Set<string>();
+  const deferred: string[] = [];
   const add = (k: string) => {
     if (!full.has(k)) { full.add(k); queue.push(k); }
   };
-  while (queue.length) {
-    const key = queue.pop()!;
-    const tab = key.indexOf('\t');
-    const table = key.slice(0, tab);
-    const lines = sides.flatMap((s) => linesOf(s.rules.get(key)));
-    if (/^KUBE-SV[CL]-/.test(key.slice(tab + 1))) {
-      for (const l of lines) {
-        const m = / -j (KUBE-SEP-\S+)/.exec(l);
-        if (m) add(`${table}\t${m[1]}`);
-      }
-    } else if (key.startsWith('KUBE-SEP-', tab + 1)) {
-      const named = lines.map((l) => [serviceOfComment(commentOf(splitArgs(l))), / -p (\S+)/.exec(l)?.[1]]);
-      const sp = named.find(([x, p]) => x && p);
-      if (sp) {
+  const drain = () => {
+    while (queue.length) {
+      const key = queue.pop()!;
+      const tab = key.indexOf('\t');
+      const table = key.slice(0, tab);
+      const lines = sides.flatMap((s) => linesOf(s.rules.get(key)));
+      if (/^KUBE-SV[CL]-/.test(key.slice(tab + 1))) {
+        for (const l of lines) {
+          const m = / -j (KUBE-SEP-\S+)/.exec(l);
+          if (m) { reached.add(`${table}\t${m[1]}`); add(`${table}\t${m[1]}`); }
+        }
+      } else if (key.startsWith('KUBE-SEP-', tab + 1)) {
+        const named = lines.map((l) =>
+          [serviceOfComment(commentOf(splitArgs(l))), / -p (\S+)/.exec(l)?.[1]]);
+        const sp = named.find(([x, p]) => x && p);
+        if (!sp) { deferred.push(key); continue; }
         const c = servicePortChains(sp[0]!, sp[1]!);
-        for (const n of [c.svc, c.svl]) if (sides.some((s) => s.rules.has(`${table}\t${n}`))) add(`${table}\t${n}`);
-      } else {
-        reverse ??= reverseIndex(sides);
-        for (const k of reverse.get(key) ?? []) add(k);
+        for (const n of [c.svc, c.svl]) {
+          if (sides.some((s) => s.rules.has(`${table}\t${n}`))) add(`${table}\t${n}`);
+        }
       }
     }
-  }
+  };
+  drain();
+  // Endpoint chains without comments (large clusters) not reached from a kept service chain:
+  // find their service chains by scanning every jump (rare: such a change renames the chain).
+  const orphans = deferred.filter((k) => !reached.has(k));
+  if (orphans.length === 0) return;
+  const reverse = reverseIndex(sides);
+  for (const k of orphans) for (const svc of reverse.get(k) ?? []) add(svc);
+  drain();
 }
 
 function reverseIndex(sides: readonly Bucketed[]): Map<string, string[]> {

@@ -8,17 +8,21 @@ import { addTarget, formatProbability, lowerProto, setFact } from './facts-util.
 import { iptablesFacts } from './iptables-facts.js';
 import type { FactTable } from './types.js';
 
+const hostPort = (ip: string, port: number) =>
+  (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+
 export function ipvsFacts(state: IpvsState, iptables: readonly IptablesTable[],
   facts: FactTable): void {
   for (const vs of state.ipvs.virtualServers) {
     const proto = lowerProto(vs.protocol) ?? 'tcp';
-    const addr = vs.address.includes(':') ? `[${vs.address}]:${vs.port}` : `${vs.address}:${vs.port}`;
+    const addr = hostPort(vs.address, vs.port);
     const group = `ipvs ${proto} ${addr}`;
-    setFact(facts, group, 'scheduler', vs.scheduler + (vs.schedFlags.length ? ` ${vs.schedFlags.join(',')}` : ''));
+    const flags = vs.schedFlags.length ? ` ${vs.schedFlags.join(',')}` : '';
+    setFact(facts, group, 'scheduler', vs.scheduler + flags);
     if (vs.persistence !== undefined) setFact(facts, group, 'persistence', `${vs.persistence}s`);
     const total = vs.realServers.reduce((s, r) => s + r.weight, 0);
     for (const rs of vs.realServers) {
-      const ep = rs.address.includes(':') ? `[${rs.address}]:${rs.port}` : `${rs.address}:${rs.port}`;
+      const ep = hostPort(rs.address, rs.port);
       const share = total === 0 ? 0 : rs.weight / total;
       setFact(facts, group, `endpoint ${ep}`, `probability ${formatProbability(share)}` +
         (rs.forward === 'masq' ? '' : ` ${rs.forward}`));

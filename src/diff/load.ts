@@ -21,6 +21,8 @@ export interface ParsedSide {
   readonly facts: FactTable;
 }
 
+const NFT_VERBS = /^(table|add|flush|delete|destroy|insert|replace|create)\s/;
+
 export const FORMATS: readonly DiffFormat[] = ['iptables', 'nftables', 'ipvs'];
 
 /** The format of a dump, from its first meaningful line. */
@@ -32,7 +34,7 @@ export function detectFormat(text: string, label: string): DiffFormat {
     if (/^[*:]|^-[AINXFDRZ] /.test(line) || line === 'COMMIT' || /^\[\d+:\d+\]/.test(line)) {
       return 'iptables';
     }
-    if (line.startsWith('{') || /^(table|add|flush|delete|destroy|insert|replace|create)\s/.test(line)) {
+    if (line.startsWith('{') || NFT_VERBS.test(line)) {
       return 'nftables';
     }
     throw kdpError('KDP_PARSE', `${label}: cannot tell the format from "${line.slice(0, 80)}"` +

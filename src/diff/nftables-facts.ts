@@ -12,7 +12,8 @@ import type { FactTable } from './types.js';
 type OriginOf = (chain: string) => RuleOrigin | undefined;
 
 const protoSuffix = (p: string) => (p === 'tcp' ? '' : `/${p}`);
-const hostPort = (ip: string, port: string) => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+const hostPort = (ip: string, port: string) =>
+  (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
 
 export function nftablesFacts(rs: NftRuleset, facts: FactTable,
   origins?: ReadonlyMap<string, RuleOrigin>): void {
@@ -59,7 +60,9 @@ function chainFacts(where: string, c: NftChain, originOf: OriginOf, facts: FactT
       text.startsWith('goto local-'))) {
       local ||= target.startsWith('local-');
     } else if (kind === 'firewall' && /^ip6? saddr != /.test(text) && text.endsWith(' drop')) {
-      for (const cidr of setWords(r.tokens.slice(3, -1))) setFact(facts, o.servicePort, `source range ${cidr}`);
+      for (const cidr of setWords(r.tokens.slice(3, -1))) {
+        setFact(facts, o.servicePort, `source range ${cidr}`);
+      }
     } else if (kind === 'endpoint' && standardEndpointRule(text, o)) {
       continue;
     } else {

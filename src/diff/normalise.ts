@@ -6,7 +6,8 @@ import type { IptablesTable } from '../ruleset/iptables/model.js';
 import type { NftRuleset } from '../ruleset/nftables/model.js';
 import type { IpvsState } from '../ruleset/ipvs/types.js';
 
-const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byName = <T extends { name: string }>(a: T, b: T) =>
+  (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const sorted = (xs: Iterable<string>) => [...xs].sort();
 
 export function normaliseIptables(tables: readonly IptablesTable[]): string[] {
@@ -54,15 +55,18 @@ export function normaliseIpvs(state: IpvsState, iptables: readonly IptablesTable
   const out = ['### ipvsadm'];
   const vss = [...state.ipvs.virtualServers].map((vs) => {
     const id = `-${vs.protocol[0]!.toLowerCase()} ${vs.address}:${vs.port}`;
-    const head = `-A ${id} -s ${vs.scheduler}${vs.schedFlags.length ? ` -b ${vs.schedFlags.join(',')}` : ''}` +
+    const flags = vs.schedFlags.length ? ` -b ${vs.schedFlags.join(',')}` : '';
+    const head = `-A ${id} -s ${vs.scheduler}${flags}` +
       `${vs.persistence !== undefined ? ` -p ${vs.persistence}` : ''}`;
-    const reals = sorted(vs.realServers.map((r) => `-a ${id} -r ${r.address}:${r.port} -${r.forward[0]} -w ${r.weight}`));
+    const reals = sorted(vs.realServers.map((r) =>
+      `-a ${id} -r ${r.address}:${r.port} -${r.forward[0]} -w ${r.weight}`));
     return [head, ...reals];
   }).sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
   for (const v of vss) out.push(...v);
   out.push('### ipset');
   for (const s of [...state.ipsets].sort(byName)) {
-    out.push(`create ${s.name} ${s.type} ${s.options.map((o) => o.value === undefined ? o.key : `${o.key} ${o.value}`).join(' ')}`.trimEnd());
+    const opts = s.options.map((o) => (o.value === undefined ? o.key : `${o.key} ${o.value}`));
+    out.push(`create ${s.name} ${s.type} ${opts.join(' ')}`.trimEnd());
     out.push(...sorted(s.entries.map((e) => `add ${s.name} ${e.value}`)));
   }
   out.push('### iptables', ...normaliseIptables(iptables));

@@ -6,7 +6,10 @@ import { lowerProto } from './facts-util.js';
 import type { DiffFormat, ProbeTarget } from './types.js';
 
 const IPT_CHAIN = /^(?:\[\d+:\d+\] )?-A KUBE-(SERVICES|NODEPORTS|EXTERNAL-SERVICES) /;
-const NFT_ELEMENT = /^add element (?:ip|ip6|inet) \S+ (service-ips|service-nodeports|no-endpoint-services|no-endpoint-nodeports|firewall-ips) \{ (.*?)(?: comment "[^"]*")? : /;
+const NFT_SETS = 'service-ips|service-nodeports|no-endpoint-services|no-endpoint-nodeports|' +
+  'firewall-ips';
+const NFT_ELEMENT = new RegExp(
+  `^add element (?:ip|ip6|inet) \\S+ (${NFT_SETS}) \\{ (.*?)(?: comment "[^"]*")? : `);
 
 export function quickTargets(format: DiffFormat, text: string): ProbeTarget[] | undefined {
   if (format === 'iptables') return iptablesTargets(text);

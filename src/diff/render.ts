@@ -38,7 +38,8 @@ export function flowLabel(d: FlowDifference): string {
 export function renderBehaviour(r: BehaviourResult, textDiffers: boolean): string {
   const out: string[] = [];
   for (const d of r.differences) {
-    out.push(flowLabel(d), `  before: ${d.before || 'nothing'}`, `  after:  ${d.after || 'nothing'}`);
+    out.push(flowLabel(d), `  before: ${d.before || 'nothing'}`,
+      `  after:  ${d.after || 'nothing'}`);
   }
   for (const n of r.notes) out.push(`note: ${n}`);
   if (r.differences.length === 0) {

@@ -28,14 +28,16 @@ function myers(a: readonly string[], b: readonly string[]): Edit[] {
   for (let d = 0; d <= max; d++) {
     trace.push(v.slice());
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[off + k - 1]! < v[off + k + 1]!) ? v[off + k + 1]! : v[off + k - 1]! + 1;
+      const down = k === -d || (k !== d && v[off + k - 1]! < v[off + k + 1]!);
+      let x = down ? v[off + k + 1]! : v[off + k - 1]! + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) { x++; y++; }
       v[off + k] = x;
       if (x >= n && y >= m) return backtrack(a, b, trace, off, d);
     }
   }
-  return [...a.map((line) => ({ op: '-' as const, line })), ...b.map((line) => ({ op: '+' as const, line }))];
+  return [...a.map((line) => ({ op: '-' as const, line })),
+    ...b.map((line) => ({ op: '+' as const, line }))];
 }
 
 function backtrack(a: readonly string[], b: readonly string[], trace: Int32Array[], off: number,
@@ -50,7 +52,10 @@ function backtrack(a: readonly string[], b: readonly string[], trace: Int32Array
     const pk = down ? k + 1 : k - 1;
     const px = v[off + pk]!;
     const py = px - pk;
-    while (x > px + (down ? 0 : 1) && y > py + (down ? 1 : 0)) out.push({ op: ' ', line: a[--x]! }), y--;
+    while (x > px + (down ? 0 : 1) && y > py + (down ? 1 : 0)) {
+      out.push({ op: ' ', line: a[--x]! });
+      y--;
+    }
     if (down) out.push({ op: '+', line: b[--y]! });
     else out.push({ op: '-', line: a[--x]! });
   }

@@ -67,4 +67,12 @@ describe('normalisation', () => {
       'seq/a:http  + rule nat SEP[10.244.1.2:8080]: -s 10.244.1.9 -j KUBE-MARK-MASQ',
     ]);
   });
+
+  it('large-cluster tables (no comments on endpoint rules) name endpoints by the jumps', () => {
+    const a = golden('17-partial-sync', 'iptables');
+    const large = a.replace(/ -m comment --comment "seq\/a:http -> [^"]+"/g, '')
+      .replace(/(-A KUBE-SEP-\S+) -m comment --comment seq\/a:http/g, '$1');
+    expect(large).not.toContain('->');
+    expect(semanticLines(a, large)).toEqual([]);
+  });
 });

@@ -19,13 +19,18 @@ export const diffCommand: Command = {
   summary: 'compare two rule tables by Service (default), by rules, or by packet behaviour',
   args: 'A B   (files, - for stdin, or @N/@latest/@latest~K with --node)',
   flags: [
-    { name: 'format', type: 'string', help: 'iptables | nftables | ipvs, or A,B (default: detected)' },
+    { name: 'format', type: 'string',
+      help: 'iptables | nftables | ipvs, or A,B (default: detected)' },
     { name: 'rules', type: 'boolean', help: 'show a unified diff of the normalised rules' },
-    { name: 'behaviour', type: 'boolean', help: 'trace probe packets over both tables; report flows that differ' },
-    { name: 'node', type: 'string', help: 'node whose kept snapshots @N name (default: the first node)' },
+    { name: 'behaviour', type: 'boolean',
+      help: 'trace probe packets over both tables; report flows that differ' },
+    { name: 'node', type: 'string',
+      help: 'node whose kept snapshots @N name (default: the first node)' },
     { name: 'family', type: 'string', default: 'IPv4', help: 'IPv4 | IPv6 (snapshots)' },
-    { name: 'node-ip', type: 'strings', help: 'the node\'s addresses (NodePort probes; default for snapshots: the cluster\'s node)' },
-    { name: 'pod-cidr', type: 'strings', help: 'pod CIDRs of the node (probe sources; default 10.244.0.0/24)' },
+    { name: 'node-ip', type: 'strings',
+      help: 'the node\'s addresses (NodePort probes; default for snapshots: the cluster\'s node)' },
+    { name: 'pod-cidr', type: 'strings',
+      help: 'pod CIDRs of the node (probe sources; default 10.244.0.0/24)' },
     { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' },
     DATA_DIR_FLAG,
   ],
@@ -43,7 +48,9 @@ export const diffCommand: Command = {
 
 async function diff(flags: FlagValues, positionals: readonly string[], io: CliIO): Promise<number> {
   if (positionals.length !== 2) throw kdpError('KDP_DIFF', 'usage: kdp diff A B');
-  if (flags.rules && flags.behaviour) throw kdpError('KDP_DIFF', '--rules and --behaviour: pick one view');
+  if (flags.rules && flags.behaviour) {
+    throw kdpError('KDP_DIFF', '--rules and --behaviour: pick one view');
+  }
   const formats = parseFormats(flags.format as string | undefined);
   const ctx = { flags, io, nodeIPs: [] as string[] };
   const a = await loadTable(positionals[0]!, formats[0], ctx);
@@ -85,14 +92,17 @@ async function loadTable(ref: string, format: DiffFormat | undefined, ctx: LoadC
 }
 
 function loadSnapshot(ref: string, ctx: LoadContext): LoadedTable {
-  const paths = dataDirPaths(resolveDataDir(ctx.flags['data-dir'] as string | undefined, ctx.io.env));
+  const dataDir = ctx.flags['data-dir'] as string | undefined;
+  const paths = dataDirPaths(resolveDataDir(dataDir, ctx.io.env));
   const info = readClusterInfo(paths);
   const name = (ctx.flags.node as string | undefined) ?? info.nodes[0]?.name;
   const node = info.nodes.find((n) => n.name === name);
   if (!node) {
-    throw kdpError('KDP_DIFF', `node ${name} is not one of ${info.nodes.map((n) => n.name).join(', ')}`);
+    const names = info.nodes.map((n) => n.name).join(', ');
+    throw kdpError('KDP_DIFF', `node ${name} is not one of ${names}`);
   }
-  const snap = readSnapshot(rulesDir(paths.root, node.name), ref, ctx.flags.family as 'IPv4' | 'IPv6');
+  const family = ctx.flags.family as 'IPv4' | 'IPv6';
+  const snap = readSnapshot(rulesDir(paths.root, node.name), ref, family);
   ctx.nodeIPs = [node.ip];
   return {
     label: `node ${node.name} ${ref} (@${snap.seq})`, text: snap.text, format: snap.mode,

@@ -57,7 +57,31 @@ function sortedKeys(services: ReadonlyMap<string, ServicePortInfo>): string[] {
   return keyed.map(([, k]) => k);
 }
 
+/**
+ * Upstream's largeClusterMode: more than LARGE_CLUSTER_ENDPOINTS_THRESHOLD endpoints over all
+ * service ports. Stops counting once past it (a partial sync must not walk every service).
+ */
+function isLargeCluster(input: SyncInput): boolean {
+  let total = 0;
+  for (const k of input.services.keys()) {
+    total += input.endpoints.get(k)?.length ?? 0;
+    if (total > LARGE_CLUSTER_ENDPOINTS_THRESHOLD) return true;
+  }
+  return false;
+}
+
 const lines = (text: string, out: string[]) => { if (text !== '') out.push(text); };
+
+/**
+ * `parts.join('\n')` built with `+`: V8 keeps the result as a rope of the (large, already
+ * joined) parts and copies the bytes once, when the text is consumed, instead of here and again
+ * there. Same string value.
+ */
+function concatLines(parts: readonly string[]): string {
+  let out = parts.length > 0 ? parts[0]! : '';
+  for (let i = 1; i < parts.length; i++) out = out + '\n' + parts[i]!;
+  return out;
+}
 
 /**
  * Service ports per chunk. A partial sync still writes every capture rule; it reuses the joined
@@ -105,8 +129,6 @@ class IptablesProxier implements Proxier {
 
   private ruleContext(input: SyncInput): RuleContext {
     const c = this.config;
-    let total = 0;
-    for (const k of input.services.keys()) total += input.endpoints.get(k)?.length ?? 0;
     return {
       masqueradeAll: c.masqueradeAll,
       detector: buildLocalDetector(c.detectLocal),
@@ -114,7 +136,7 @@ class IptablesProxier implements Proxier {
       localhostNodePorts: c.localhostNodePorts,
       isIPv4: c.family === 'IPv4',
       nfacct: c.capabilities.nfacct,
-      largeClusterMode: total > LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
+      largeClusterMode: isLargeCluster(input),
       topology: topologyContextOf(c),
       probabilities: this.probabilities,
     };
@@ -198,8 +220,8 @@ class IptablesProxier implements Proxier {
       `-m mark --mark ${M}/${M} -j ACCEPT`);
     filterRules.push('-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack ' +
       'rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT');
-    const text = `*filter\n${filterChains.join('\n')}\n${filterRules.join('\n')}\nCOMMIT\n` +
-      `*nat\n${natChains.join('\n')}\n${natRules.join('\n')}\nCOMMIT\n`;
+    const text = `*filter\n${filterChains.join('\n')}\n${concatLines(filterRules)}\nCOMMIT\n` +
+      `*nat\n${natChains.join('\n')}\n${concatLines(natRules)}\nCOMMIT\n`;
     this.pending = {
       declaredNat, deleted: stale, rules: rulesByKey, order, chunks, scanned: scan, now,
       skippedStale: scan ? new Map() : candidates,

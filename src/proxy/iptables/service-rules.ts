@@ -104,60 +104,61 @@ export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInf
   }
   const filter: string[] = [];
   const cap: string[] = [];
-  const proto = ['-m', p, '-p', p];
-  const dport = ['--dport', String(svc.port)];
-  const cm = (c: string) => ['-m', 'comment', '--comment', c];
+  // Template strings, not arrays joined: these run for every service port on every sync.
+  const proto = `-m ${p} -p ${p}`;
+  const dport = `--dport ${svc.port}`;
+  const cm = (c: string) => `-m comment --comment ${c}`;
 
   if (hasInternal) {
-    cap.push(line('-A KUBE-SERVICES', cm(`"${S} cluster IP"`), proto, '-d', svc.clusterIP,
-      dport, '-j', internalChain));
+    cap.push(`-A KUBE-SERVICES ${cm(`"${S} cluster IP"`)} ${proto} -d ${svc.clusterIP} ` +
+      `${dport} -j ${internalChain}`);
   } else {
-    filter.push(line('-A KUBE-SERVICES', cm(intComment), proto, '-d', svc.clusterIP, dport,
-      '-j', intTarget));
+    filter.push(`-A KUBE-SERVICES ${cm(intComment)} ${proto} -d ${svc.clusterIP} ${dport} ` +
+      `-j ${intTarget}`);
   }
   for (const xip of svc.externalIPs) {
     if (hasEndpoints) {
-      cap.push(line('-A KUBE-SERVICES', cm(`"${S} external IP"`), proto, '-d', xip, dport,
-        '-j', ch.ext));
+      cap.push(`-A KUBE-SERVICES ${cm(`"${S} external IP"`)} ${proto} -d ${xip} ${dport} ` +
+        `-j ${ch.ext}`);
     }
     if (!hasExternal) {
-      filter.push(line('-A KUBE-EXTERNAL-SERVICES', cm(extComment), proto, '-d', xip, dport,
-        '-j', extTarget));
+      filter.push(`-A KUBE-EXTERNAL-SERVICES ${cm(extComment)} ${proto} -d ${xip} ${dport} ` +
+        `-j ${extTarget}`);
     }
   }
   for (const lbip of svc.loadBalancerVIPs) {
     if (hasEndpoints) {
-      cap.push(line('-A KUBE-SERVICES', cm(`"${S} loadbalancer IP"`), proto, '-d', lbip, dport,
-        '-j', lbTarget));
+      cap.push(`-A KUBE-SERVICES ${cm(`"${S} loadbalancer IP"`)} ${proto} -d ${lbip} ` +
+        `${dport} -j ${lbTarget}`);
     }
     if (usesFW) {
-      filter.push(line('-A KUBE-PROXY-FIREWALL', cm(`"${S} traffic not accepted by ${ch.fw}"`),
-        proto, '-d', lbip, dport, '-j', 'DROP'));
+      filter.push(`-A KUBE-PROXY-FIREWALL ${cm(`"${S} traffic not accepted by ${ch.fw}"`)} ` +
+        `${proto} -d ${lbip} ${dport} -j DROP`);
     }
   }
   if (!hasExternal) {
     for (const lbip of svc.loadBalancerVIPs) {
-      filter.push(line('-A KUBE-EXTERNAL-SERVICES', cm(extComment), proto, '-d', lbip, dport,
-        '-j', extTarget));
+      filter.push(`-A KUBE-EXTERNAL-SERVICES ${cm(extComment)} ${proto} -d ${lbip} ${dport} ` +
+        `-j ${extTarget}`);
     }
   }
   if (svc.nodePort !== 0) {
-    const np = ['--dport', String(svc.nodePort)];
+    const np = `--dport ${svc.nodePort}`;
     if (hasEndpoints) {
       if (ctx.localhostNodePorts && ctx.isIPv4 && ctx.nfacct) {
-        cap.push(line('-A KUBE-NODEPORTS', cm(S), proto, '-d', '127.0.0.0/8', np, '-m', 'nfacct',
-          '--nfacct-name', 'localhost_nps_accepted_pkts', '-j', ch.ext));
+        cap.push(`-A KUBE-NODEPORTS ${cm(S)} ${proto} -d 127.0.0.0/8 ${np} -m nfacct ` +
+          `--nfacct-name localhost_nps_accepted_pkts -j ${ch.ext}`);
       }
-      cap.push(line('-A KUBE-NODEPORTS', cm(S), proto, np, '-j', ch.ext));
+      cap.push(`-A KUBE-NODEPORTS ${cm(S)} ${proto} ${np} -j ${ch.ext}`);
     }
     if (!hasExternal) {
-      filter.push(line('-A KUBE-EXTERNAL-SERVICES', cm(extComment), '-m', 'addrtype',
-        '--dst-type', 'LOCAL', proto, np, '-j', extTarget));
+      filter.push(`-A KUBE-EXTERNAL-SERVICES ${cm(extComment)} -m addrtype --dst-type LOCAL ` +
+        `${proto} ${np} -j ${extTarget}`);
     }
   }
   if (svc.healthCheckNodePort !== 0) {
-    filter.push(line('-A KUBE-NODEPORTS', cm(`"${S} health check node port"`),
-      '-m tcp -p tcp --dport', String(svc.healthCheckNodePort), '-j ACCEPT'));
+    filter.push(`-A KUBE-NODEPORTS ${cm(`"${S} health check node port"`)} -m tcp -p tcp ` +
+      `--dport ${svc.healthCheckNodePort} -j ACCEPT`);
   }
 
   const chainLines: string[] = [];
@@ -177,10 +178,11 @@ export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInf
     return n;
   };
   if (hasInternal) {
-    const args = [cm(`"${S} cluster IP"`), proto, '-d', svc.clusterIP, dport].flat();
-    if (ctx.masqueradeAll) rules.push(line('-A', internalChain, args, '-j KUBE-MARK-MASQ'));
+    const head = `-A ${internalChain} ${cm(`"${S} cluster IP"`)} ${proto} -d ${svc.clusterIP} ` +
+      dport;
+    if (ctx.masqueradeAll) rules.push(`${head} -j KUBE-MARK-MASQ`);
     else if (ctx.detector.implemented) {
-      rules.push(line('-A', internalChain, args, ctx.detector.ifNotLocal, '-j KUBE-MARK-MASQ'));
+      rules.push(`${head} ${ctx.detector.ifNotLocal.join(' ')} -j KUBE-MARK-MASQ`);
     }
   }
   if (usesExt) {

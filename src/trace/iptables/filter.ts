@@ -4,7 +4,7 @@
 import type { RuleOrigin } from '../../proxy/backend.js';
 import type { FilterEnv, NodeFilter } from '../topology.js';
 import type { HopOrigin, World } from '../world.js';
-import { runHook, type Hook } from './interpreter.js';
+import { runHook, type Hook, type HookEnv } from './interpreter.js';
 import type { CompiledRule } from './rule.js';
 import type { TraceTables } from './ruleset.js';
 
@@ -20,7 +20,7 @@ export function buildIptablesFilter(tables: TraceTables, opts: IptablesFilterOpt
   return {
     mode: 'iptables',
     runHook(hook: Hook, worlds: readonly World[], env: FilterEnv) {
-      return runHook(tables, hook, worlds, { ...env, origin, inSet: opts.inSet });
+      return runHook(tables, hook, worlds, hookEnv(env, origin, opts.inSet));
     },
   };
 }
@@ -30,4 +30,13 @@ export function originFromComment(rule: CompiledRule): HopOrigin | undefined {
   const m = /^([a-z0-9][-a-z0-9.]*\/[a-z0-9][-a-z0-9.]*(?::[-a-z0-9]+)?)(?: -> (\S+))?/.exec(rule.comment ?? '');
   if (!m) return undefined;
   return { servicePort: m[1], ...(m[2] ? { endpoint: m[2] } : {}) };
+}
+
+/** The interpreter's environment, built with one fixed shape (a spread of the caller's object
+ *  would give every hook call a differently shaped object and slow every rule test). */
+export function hookEnv(env: FilterEnv, origin: HookEnv['origin'], inSet: HookEnv['inSet']): HookEnv {
+  return {
+    where: env.where, isLocal: env.isLocal, inIface: env.inIface, outIface: env.outIface,
+    masqueradeAddress: env.masqueradeAddress, bridged: env.bridged, origin, inSet,
+  };
 }

@@ -8,7 +8,7 @@ import { forkWorld, isRecording, type Hop, type HopOrigin, type World } from '..
 
 /** Stands in for hop records when a world keeps none. */
 const NO_HOP: Hop = { where: '', stage: '', text: '' };
-import type { CompiledRule, MatchContext } from './rule.js';
+import type { CompiledRule, MatchEnv } from './rule.js';
 import type { TraceTables } from './ruleset.js';
 
 export type Hook = 'PREROUTING' | 'INPUT' | 'FORWARD' | 'OUTPUT' | 'POSTROUTING';
@@ -21,17 +21,12 @@ const TABLE_ORDER: Record<Hook, readonly string[]> = {
   POSTROUTING: ['mangle', 'nat'],
 };
 
-export interface HookEnv {
+export interface HookEnv extends MatchEnv {
   /** Node name for the hops. */
   readonly where: string;
-  isLocal(ip: string): boolean;
-  readonly inIface?: string;
-  readonly outIface?: string;
   /** Source address MASQUERADE picks (the out interface's address). */
   readonly masqueradeAddress?: string;
   origin(chain: string, rule: CompiledRule): HopOrigin | undefined;
-  inSet?: MatchContext['inSet'];
-  readonly bridged?: boolean;
 }
 
 type End = 'accept' | 'return' | 'terminal';
@@ -43,8 +38,9 @@ const MAX_DEPTH = 64;
 export function runHook(
   tables: TraceTables, hook: Hook, worlds: readonly World[], env: HookEnv, only?: readonly string[],
 ): World[] {
-  let current = [...worlds];
-  for (const table of TABLE_ORDER[hook].filter((t) => !only || only.includes(t))) {
+  let current = worlds as World[];
+  for (const table of TABLE_ORDER[hook]) {
+    if (only && !only.includes(table)) continue;
     const base = tables.get(table)?.get(hook);
     if (!base) continue;
     const next: World[] = [];
@@ -63,7 +59,7 @@ export function runHook(
     }
     current = next;
   }
-  return current;
+  return current === worlds ? [...worlds] : current;
 }
 
 function runChain(tables: TraceTables, table: string, chain: string, w: World, env: HookEnv, depth: number): Outcome[] {
@@ -86,18 +82,14 @@ function step(
   tables: TraceTables, table: string, rule: CompiledRule, x: World, env: HookEnv, depth: number,
   next: World[], results: Outcome[],
 ): void {
-  const ctx = context(x, env);
-  let p = 1;
-  for (const m of rule.matches) {
-    if (m.kind === 'test') {
-      if (!m.test(ctx)) {
-        next.push(x);
-        return;
-      }
-    } else {
-      p *= m.probability;
+  const tests = rule.tests;
+  for (let i = 0; i < tests.length; i++) {
+    if (!tests[i]!(x, env)) {
+      next.push(x);
+      return;
     }
   }
+  const p = rule.probability;
   let taken = x;
   if (p < 1) {
     if (p <= 0) {
@@ -165,17 +157,4 @@ function step(
       }
     }
   }
-}
-
-const CT_NEW: ReadonlySet<string> = new Set(['NEW']);
-const CT_DNAT: ReadonlySet<string> = new Set(['NEW', 'DNAT']);
-const CT_SNAT: ReadonlySet<string> = new Set(['NEW', 'SNAT']);
-const CT_BOTH: ReadonlySet<string> = new Set(['NEW', 'DNAT', 'SNAT']);
-
-function context(x: World, env: HookEnv): MatchContext {
-  const states = x.dnat ? (x.snat ? CT_BOTH : CT_DNAT) : (x.snat ? CT_SNAT : CT_NEW);
-  return {
-    pkt: x.pkt, mark: x.mark, ctstates: states, inIface: env.inIface, outIface: env.outIface,
-    isLocal: env.isLocal, inSet: env.inSet, bridged: env.bridged, ipvs: x.ipvs,
-  };
 }

@@ -4,13 +4,11 @@
 import { kdpError } from '../../errors.js';
 import { canonicalIP } from '../../api/net.js';
 import { addressMatches, compileAddress, type Packet } from '../packet.js';
+import type { World } from '../world.js';
 
-/** What a match needs to know about the packet and its surroundings. */
-export interface MatchContext {
-  readonly pkt: Packet;
-  readonly mark: number;
-  /** Conntrack states of this packet: NEW plus DNAT/SNAT when applied. */
-  readonly ctstates: ReadonlySet<string>;
+/** What a match needs to know besides the world (packet, mark, conntrack, IPVS): the hook's
+ *  surroundings. Tests read both directly, so evaluating a rule allocates nothing. */
+export interface MatchEnv {
   readonly inIface?: string;
   readonly outIface?: string;
   isLocal(ip: string): boolean;
@@ -18,12 +16,17 @@ export interface MatchContext {
   inSet?(name: string, flags: readonly string[], pkt: Packet): boolean;
   /** The packet entered through a bridge port (physdev, with br_netfilter). */
   readonly bridged?: boolean;
-  /** The IPVS virtual service that handled this packet, if any (`-m ipvs`). */
-  readonly ipvs?: { readonly vaddr: string; readonly vport: number; readonly vproto: string };
+}
+
+export type MatchTest = (x: World, env: MatchEnv) => boolean;
+
+/** Conntrack states of a first packet: NEW plus DNAT/SNAT once applied. */
+function hasCtState(x: World, state: string): boolean {
+  return state === 'NEW' || (state === 'DNAT' && x.dnat) || (state === 'SNAT' && x.snat);
 }
 
 export type Match =
-  | { kind: 'test'; test: (c: MatchContext) => boolean }
+  | { kind: 'test'; test: MatchTest }
   /** `-m statistic --mode random --probability p`: matches with probability p. */
   | { kind: 'random'; probability: number; negate: boolean };
 
@@ -45,6 +48,10 @@ export interface CompiledRule {
   readonly matches: readonly Match[];
   readonly target: Target;
   readonly comment?: string;
+  /** The rule's tests in order (its `test` matches), and the product of its random matches'
+   *  probabilities (1 without any): what the interpreter evaluates. */
+  readonly tests: readonly MatchTest[];
+  readonly probability: number;
   /** Set when the rule only matches one destination address (`-d IP`): used to index chains. */
   readonly exactDst?: string;
 }
@@ -93,10 +100,10 @@ export function compileRule(
   let goto = false;
   const tOpts = new Map<string, string>();
   let exactDst: string | undefined;
-  const add = (test: (c: MatchContext) => boolean) => {
+  const add = (test: MatchTest) => {
     const neg = negate;
     negate = false;
-    matches.push({ kind: 'test', test: neg ? (c) => !test(c) : test });
+    matches.push({ kind: 'test', test: neg ? (x, e) => !test(x, e) : test });
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -107,32 +114,32 @@ export function compileRule(
     };
     switch (a) {
       case '!': negate = true; break;
-      case '-p': case '--protocol': { const p = val().toLowerCase(); add((c) => c.pkt.proto === p || (p === 'icmpv6' && c.pkt.proto === 'icmp')); break; }
-      case '-s': case '--source': { const m = compileAddress(val()); add((c) => m(c.pkt.src)); break; }
+      case '-p': case '--protocol': { const p = val().toLowerCase(); add((x, e) => x.pkt.proto === p || (p === 'icmpv6' && x.pkt.proto === 'icmp')); break; }
+      case '-s': case '--source': { const m = compileAddress(val()); add((x, e) => m(x.pkt.src)); break; }
       case '-d': case '--destination': {
         const spec = val();
         const single = /^([^/]+?)(?:\/(32|128))?$/.exec(spec);
         if (!negate && single) exactDst = canonicalIP(single[1]!);
         const m = compileAddress(spec);
-        add((c) => m(c.pkt.dst));
+        add((x, e) => m(x.pkt.dst));
         break;
       }
-      case '-i': case '--in-interface': { const n = val(); add((c) => ifaceMatches(n, c.inIface)); break; }
-      case '-o': case '--out-interface': { const n = val(); add((c) => ifaceMatches(n, c.outIface)); break; }
+      case '-i': case '--in-interface': { const n = val(); add((x, e) => ifaceMatches(n, e.inIface)); break; }
+      case '-o': case '--out-interface': { const n = val(); add((x, e) => ifaceMatches(n, e.outIface)); break; }
       case '-m': case '--match': { const m = val(); if (!SKIP_MODULES.has(m)) fail(`module ${m}`); break; }
-      case '--dport': case '--destination-port': { const t = portSpec(val()); add((c) => c.pkt.proto !== 'icmp' && t(c.pkt.dport)); break; }
-      case '--sport': case '--source-port': { const t = portSpec(val()); add((c) => c.pkt.proto !== 'icmp' && t(c.pkt.sport)); break; }
-      case '--dports': { const t = portSpec(val()); add((c) => t(c.pkt.dport)); break; }
+      case '--dport': case '--destination-port': { const t = portSpec(val()); add((x, e) => x.pkt.proto !== 'icmp' && t(x.pkt.dport)); break; }
+      case '--sport': case '--source-port': { const t = portSpec(val()); add((x, e) => x.pkt.proto !== 'icmp' && t(x.pkt.sport)); break; }
+      case '--dports': { const t = portSpec(val()); add((x, e) => t(x.pkt.dport)); break; }
       case '--comment': comment = val(); negate = false; break;
-      case '--mark': { const { value, mask } = markValue(val()); add((c) => ((c.mark & mask) >>> 0) === ((value & mask) >>> 0)); break; }
-      case '--dst-type': { const t = val(); add((c) => LOCAL_TYPES.has(t) && c.isLocal(c.pkt.dst)); break; }
-      case '--src-type': { const t = val(); add((c) => LOCAL_TYPES.has(t) && c.isLocal(c.pkt.src)); break; }
+      case '--mark': { const { value, mask } = markValue(val()); add((x, e) => ((x.mark & mask) >>> 0) === ((value & mask) >>> 0)); break; }
+      case '--dst-type': { const t = val(); add((x, e) => LOCAL_TYPES.has(t) && e.isLocal(x.pkt.dst)); break; }
+      case '--src-type': { const t = val(); add((x, e) => LOCAL_TYPES.has(t) && e.isLocal(x.pkt.src)); break; }
       case '--limit-iface-in': case '--limit-iface-out': break;
-      case '--physdev-is-in': add((c) => c.bridged === true); break;
-      case '--vaddr': { const v = val(); add((c) => c.ipvs !== undefined && addressMatches(v, c.ipvs.vaddr)); break; }
-      case '--vport': { const v = Number(val()); add((c) => c.ipvs?.vport === v); break; }
-      case '--vproto': { const v = val().toLowerCase(); add((c) => c.ipvs?.vproto === v); break; }
-      case '--ctstate': case '--state': { const states = val().split(','); add((c) => states.some((s) => c.ctstates.has(s))); break; }
+      case '--physdev-is-in': add((x, e) => e.bridged === true); break;
+      case '--vaddr': { const v = val(); add((x, e) => x.ipvs !== undefined && addressMatches(v, x.ipvs.vaddr)); break; }
+      case '--vport': { const v = Number(val()); add((x, e) => x.ipvs?.vport === v); break; }
+      case '--vproto': { const v = val().toLowerCase(); add((x, e) => x.ipvs?.vproto === v); break; }
+      case '--ctstate': case '--state': { const states = val().split(','); add((x, e) => states.some((s) => hasCtState(x, s))); break; }
       case '--mode': mode = val(); break;
       case '--probability': probability = Number(val()); break;
       case '--rcheck': recent = 'rcheck'; negate = false; break;
@@ -142,9 +149,9 @@ export function compileRule(
       case '--match-set': {
         const name = val();
         const flags = val().split(',');
-        add((c) => {
-          if (!c.inSet) return fail(`ipset ${name} is unknown to the tracer`);
-          return c.inSet(name, flags, c.pkt);
+        add((x, e) => {
+          if (!e.inSet) return fail(`ipset ${name} is unknown to the tracer`);
+          return e.inSet(name, flags, x.pkt);
         });
         break;
       }
@@ -166,7 +173,9 @@ export function compileRule(
     matches.push({ kind: 'test', test: () => false });
   }
   if (jumpTo !== undefined) target = compileTarget(jumpTo, goto, tOpts, chains, fail);
-  return { chain, index, text, matches, target, comment, ...(exactDst ? { exactDst } : {}) };
+  const tests = matches.flatMap((m) => (m.kind === 'test' ? [m.test] : []));
+  const chance = matches.reduce((p, m) => (m.kind === 'random' ? p * m.probability : p), 1);
+  return { chain, index, text, matches, tests, probability: chance, target, comment, ...(exactDst ? { exactDst } : {}) };
 }
 
 function ifaceMatches(spec: string, iface: string | undefined): boolean {

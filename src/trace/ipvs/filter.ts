@@ -9,7 +9,7 @@ import type { IpvsState, VirtualServer } from '../../ruleset/ipvs/types.js';
 import { parse, tablesOf } from '../../ruleset/iptables/parse.js';
 import { compileTables, type TraceTables } from '../iptables/ruleset.js';
 import { runHook } from '../iptables/interpreter.js';
-import { originFromComment } from '../iptables/filter.js';
+import { hookEnv, originFromComment } from '../iptables/filter.js';
 import { endpointString } from '../packet.js';
 import type { FilterEnv, NodeFilter } from '../topology.js';
 import { forkWorld, type World } from '../world.js';
@@ -54,35 +54,47 @@ export function buildIpvsFilter(text: string): NodeFilter {
   const state = parseIpvsState(text);
   const tables = ipvsTables(state);
   const inSet = buildSetLookup(state.ipsets);
+  const vsIndex = indexVirtualServers(state);
   const vips = new Set(state.dummyAddresses.map((a) => a.split('/')[0]!));
   const origin = (_chain: string, rule: Parameters<typeof originFromComment>[0]) => originFromComment(rule);
-  const env = (e: FilterEnv) => ({
-    ...e, origin, inSet, isLocal: (ip: string) => e.isLocal(ip) || vips.has(ip),
-  });
+  const env = (e: FilterEnv) => hookEnv({ ...e, isLocal: (ip: string) => e.isLocal(ip) || vips.has(ip) }, origin, inSet);
   return {
     mode: 'ipvs',
     isLocal: (ip) => vips.has(ip),
     runHook(hook, worlds, e) {
       const en = env(e);
-      if (hook === 'INPUT') return director(state, runHook(tables, 'INPUT', worlds, en), e.where);
+      if (hook === 'INPUT') return director(vsIndex, runHook(tables, 'INPUT', worlds, en), e.where);
       if (hook === 'OUTPUT') {
         const natted = runHook(tables, 'OUTPUT', worlds, en, ['raw', 'mangle', 'nat']);
-        return runHook(tables, 'OUTPUT', director(state, natted, e.where), en, ['filter']);
+        return runHook(tables, 'OUTPUT', director(vsIndex, natted, e.where), en, ['filter']);
       }
       return runHook(tables, hook, worlds, en);
     },
   };
 }
 
-function findVs(state: IpvsState, w: World): VirtualServer | undefined {
-  const proto = w.pkt.proto.toUpperCase();
-  return state.ipvs.virtualServers.find((vs) => vs.protocol === proto && vs.address === w.pkt.dst && vs.port === w.pkt.dport);
+type VsIndex = ReadonlyMap<string, VirtualServer>;
+
+const vsKey = (proto: string, address: string, port: number) => `${proto} ${address} ${port}`;
+
+/** Virtual servers by protocol, address and port (the first of duplicates wins). */
+function indexVirtualServers(state: IpvsState): VsIndex {
+  const out = new Map<string, VirtualServer>();
+  for (const vs of state.ipvs.virtualServers) {
+    const k = vsKey(vs.protocol, vs.address, vs.port);
+    if (!out.has(k)) out.set(k, vs);
+  }
+  return out;
 }
 
-function director(state: IpvsState, worlds: readonly World[], where: string): World[] {
+function findVs(index: VsIndex, w: World): VirtualServer | undefined {
+  return index.get(vsKey(w.pkt.proto.toUpperCase(), w.pkt.dst, w.pkt.dport));
+}
+
+function director(index: VsIndex, worlds: readonly World[], where: string): World[] {
   const out: World[] = [];
   for (const w of worlds) {
-    const vs = w.verdict && w.verdict !== 'ACCEPT' ? undefined : findVs(state, w);
+    const vs = w.verdict && w.verdict !== 'ACCEPT' ? undefined : findVs(index, w);
     if (!vs) {
       out.push(w);
       continue;
