@@ -1,17 +1,8 @@
 // Shared benchmark helpers: a seeded PRNG (so every run generates the same inputs), percentiles
 // and a uniform way to print a figure with its target ratio.
 
-/** mulberry32: small, fast, seeded; good enough for generating test inputs. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG shared with the scheduler's tie-breaks (mulberry32). */
+export { seededRng as seededRandom } from '../src/scheduler/rng.js';
 
 export function percentile(sortedAsc: readonly number[], p: number): number {
   if (sortedAsc.length === 0) return NaN;

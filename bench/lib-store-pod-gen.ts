@@ -1,15 +1,6 @@
 // Seeded generator of realistic pod JSON (~1.5-2 KB, as the API server would store it).
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRng as mulberry32 } from '../src/scheduler/rng.js';
 
 const APPS = ['web', 'api', 'cache', 'worker', 'gateway', 'auth', 'search', 'billing'];
 const IMAGES = ['nginx:1.27', 'redis:7.2', 'registry.k8s.io/pause:3.10', 'ghcr.io/acme/api:v2.3.1'];

@@ -3,17 +3,9 @@
 
 import type { EndpointSlice, KubeObject, Service } from '../../src/api/types.js';
 
-/** mulberry32: a small, fast, seeded PRNG. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRng as seededRandom } from '../../src/scheduler/rng.js';
+
+export { seededRandom };
 
 export interface GeneratorOptions {
   readonly seed?: number;
