@@ -107,3 +107,14 @@ describe('CNI STATUS', () => {
     expect(out.json.code).toBe(50);
   });
 });
+
+describe('CNI ADD with a namespace path that does not exist', () => {
+  it('fails with the reference message before touching anything', async () => {
+    const out = await run(cniEnv('ADD', { CNI_NETNS: '/var/run/netns/kdp-t-nonexistent' }));
+    expect(out.json).toEqual({
+      code: 999,
+      msg: 'failed to open netns "/var/run/netns/kdp-t-nonexistent": failed to Statfs "/var/run/netns/kdp-t-nonexistent": no such file or directory',
+    });
+    expect(out.calls).toBe(0);
+  });
+});
