@@ -5,6 +5,7 @@
 
 import { formatIP, parseIP } from '../api/net.js';
 import type { Endpoint, EndpointSlice } from '../api/types.js';
+import { isCanonicalIPv4 } from './ip-fast.js';
 import { joinHostPort } from './keys.js';
 import { servicePortKey } from './types.js';
 import type { EndpointInfo, EndpointsMap, IPFamily, Protocol, ServicePortName } from './types.js';
@@ -24,12 +25,9 @@ function hintSet(list: ReadonlyArray<{ name: string }> | undefined): Set<string>
   return new Set(list.map((h) => h.name));
 }
 
-/** Dotted quads already in canonical form (no leading zeros): the common case, no parsing. */
-const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
-const CANONICAL_V4 = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
-
+/** Dotted quads already in canonical form are the common case: no parsing. */
 function canonicalOfFamily(raw: string, family: IPFamily): string | undefined {
-  if (family === 'IPv4' && CANONICAL_V4.test(raw)) return raw;
+  if (family === 'IPv4' && isCanonicalIPv4(raw)) return raw;
   const parsed = parseIP(raw);
   return parsed && parsed.family === family ? formatIP(parsed) : undefined;
 }

@@ -4,7 +4,8 @@
 // other family is dropped silently. Missing defaults (type, protocol, affinity timeout) are
 // filled in as the API server would, so raw YAML compiles the same as stored objects.
 
-import { canonicalIP, formatCIDR, parseCIDR, parseIP } from '../api/net.js';
+import { formatCIDR, parseCIDR } from '../api/net.js';
+import { canonicalIPFast, familyOfIP } from './ip-fast.js';
 import type { Service, ServicePort } from '../api/types.js';
 import { servicePortKey } from './types.js';
 import type { IPFamily, Protocol, ServicePortInfo, ServicePortMap } from './types.js';
@@ -32,7 +33,7 @@ export function clusterIPOfFamily(svc: Service, family: IPFamily): string {
   if (families.length === 0) {
     const ip = spec.clusterIP ?? '';
     if (ip === '' || ip === 'None') return '';
-    return parseIP(ip)?.family === family ? ip : '';
+    return familyOfIP(ip) === family ? ip : '';
   }
   const idx = families.indexOf(family);
   return idx >= 0 ? (spec.clusterIPs?.[idx] ?? '') : '';
@@ -41,8 +42,7 @@ export function clusterIPOfFamily(svc: Service, family: IPFamily): string {
 function ipsOfFamily(ips: readonly string[] | undefined, family: IPFamily): string[] {
   const out: string[] = [];
   for (const s of ips ?? []) {
-    const ip = parseIP(s);
-    if (ip?.family === family) out.push(canonicalIP(s)!);
+    if (familyOfIP(s) === family) out.push(canonicalIPFast(s)!);
   }
   return out;
 }
@@ -62,8 +62,7 @@ function lbVIPs(svc: Service, family: IPFamily, ipMode: boolean): string[] {
   for (const ing of svc.status?.loadBalancer?.ingress ?? []) {
     if (!ing.ip) continue;
     if (ipMode && ing.ipMode === 'Proxy') continue;
-    const ip = parseIP(ing.ip);
-    if (ip?.family === family) out.push(canonicalIP(ing.ip)!);
+    if (familyOfIP(ing.ip) === family) out.push(canonicalIPFast(ing.ip)!);
   }
   return out;
 }
@@ -92,7 +91,7 @@ function portInfo(svc: Service, port: ServicePort, family: IPFamily, clusterIP: 
   const ann = svc.metadata?.annotations ?? {};
   const info: ServicePortInfo = {
     name: { namespace: ns, name, port: port.name ?? '', protocol },
-    clusterIP: canonicalIP(clusterIP)!,
+    clusterIP: canonicalIPFast(clusterIP)!,
     port: port.port,
     protocol,
     nodePort: port.nodePort ?? 0,
@@ -117,7 +116,7 @@ export function serviceToServicePorts(svc: Service | undefined,
   const out = new Map<string, ServicePortInfo>();
   if (!svc || shouldSkipService(svc)) return out;
   const cip = clusterIPOfFamily(svc, opts.family);
-  if (cip === '' || canonicalIP(cip) === undefined) return out;
+  if (cip === '' || canonicalIPFast(cip) === undefined) return out;
   for (const p of svc.spec?.ports ?? []) {
     const info = portInfo(svc, p, opts.family, cip, opts);
     out.set(servicePortKey(info.name), info);

@@ -13,7 +13,8 @@ import type { IpvsTable, RealServer, VirtualServer } from '../../ruleset/ipvs/ty
 /** A virtual server without its real servers (upstream utilipvs.VirtualServer). */
 export type VirtualServerSpec = Omit<VirtualServer, 'realServers'>;
 
-interface RealEntry {
+/** A real server with its cached sort key and `ipvsadm -Sn` line. */
+export interface RealEntry {
   readonly rs: RealServer;
   readonly order: string;
   readonly line: string;
@@ -24,7 +25,7 @@ interface Entry {
   readonly order: string;
   readonly service: string;
   head: string;
-  readonly reals: Map<string, RealServer>;
+  /** Real servers by `ip:port` (one map only: a large table has 100k+ of them). */
   readonly lines: Map<string, RealEntry>;
 }
 
@@ -81,7 +82,7 @@ export class IpvsModel {
   clone(): IpvsModel {
     const m = new IpvsModel();
     for (const [k, e] of this.servers) {
-      m.servers.set(k, { ...e, reals: new Map(e.reals), lines: new Map(e.lines) });
+      m.servers.set(k, { ...e, lines: new Map(e.lines) });
     }
     return m;
   }
@@ -113,7 +114,7 @@ export class IpvsModel {
       this.servers.set(key, {
         spec, order: `${ipSortKey(spec.address)} ${port5(spec.port)} ${spec.protocol}`,
         service: serviceArgs(spec), head: formatVirtualServer({ ...spec, realServers: [] }),
-        reals: new Map(), lines: new Map(),
+        lines: new Map(),
       });
       this.ops.push({ op: '-A', vs: spec });
     } else if (!sameSpec(cur.spec, spec)) {
@@ -131,12 +132,14 @@ export class IpvsModel {
   }
 
   /** The live map of a virtual server's real servers by `ip:port` (do not modify). */
-  realServerMap(key: string): ReadonlyMap<string, RealServer> | undefined {
-    return this.servers.get(key)?.reals;
+  realServerMap(key: string): ReadonlyMap<string, RealEntry> | undefined {
+    return this.servers.get(key)?.lines;
   }
 
   getRealServers(key: string): RealServer[] {
-    return [...(this.servers.get(key)?.reals.values() ?? [])];
+    const out: RealServer[] = [];
+    for (const r of this.servers.get(key)?.lines.values() ?? []) out.push(r.rs);
+    return out;
   }
 
   /** Add, or set the weight of, a real server (`-a` / `-e`); `rsKey` is its `ip:port`. */
@@ -146,16 +149,14 @@ export class IpvsModel {
     const cur = e.lines.get(rsKey);
     if (cur !== undefined && cur.rs.weight === rs.weight) return;
     const order = cur?.order ?? `${ipSortKey(rs.address)} ${port5(rs.port)}`;
-    e.reals.set(rsKey, rs);
-    e.lines.set(rsKey, { rs, order, line: realServerLine(e.service, rs) });
+    e.lines.set(rsKey, { rs, order, line: realServerLine(e.service, rs, rsKey) });
     this.ops.push({ op: cur === undefined ? '-a' : '-e', vs: e.spec, rs });
   }
 
   deleteRealServer(key: string, rsKey: string): void {
     const e = this.servers.get(key);
-    const rs = e?.reals.get(rsKey);
+    const rs = e?.lines.get(rsKey)?.rs;
     if (e === undefined || rs === undefined) return;
-    e.reals.delete(rsKey);
     e.lines.delete(rsKey);
     this.ops.push({ op: '-d', vs: e.spec, rs });
   }

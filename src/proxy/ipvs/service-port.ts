@@ -4,7 +4,7 @@
 
 import { DUMMY_DEVICE, hostPrefix } from '../../ruleset/ipvs/addresses.js';
 import { virtualServerKey } from '../../ruleset/ipvs/ipvsadm.js';
-import type { IpvsProtocol, RealServer } from '../../ruleset/ipvs/types.js';
+import type { IpvsProtocol } from '../../ruleset/ipvs/types.js';
 import { cidrContains } from '../../api/net.js';
 import { categorizeEndpoints, type TopologyContext } from '../topology.js';
 import { servicePortNameString, type EndpointInfo, type ServicePortInfo } from '../types.js';
@@ -12,7 +12,7 @@ import type { GracefulTermination } from './graceful-termination.js';
 import * as S from './ipset.js';
 import type { ActiveIpSets } from './ipset.js';
 import type { NoNodeAccessEntry } from './iptables-rules.js';
-import type { IpvsModel, VirtualServerSpec } from './ipvs-model.js';
+import type { IpvsModel, RealEntry, VirtualServerSpec } from './ipvs-model.js';
 
 /** Everything one sync accumulates across service ports. */
 export interface SyncContext {
@@ -70,9 +70,9 @@ function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, chosen: Chose
   ctx.origins.set(key, servicePort);
   const eps = onlyLocal && chosen.local.length > 0 ? chosen.local : chosen.cluster;
   // The live map: additions below are all in `wanted`, deletions during iteration are safe.
-  const current = ctx.ipvs.realServerMap(key) ?? new Map<string, RealServer>();
+  const current = ctx.ipvs.realServerMap(key) ?? new Map<string, RealEntry>();
   const wanted = new Set<string>();
-  const reset = ctx.initialSync && [...current.values()].some((d) => d.weight !== 1);
+  const reset = ctx.initialSync && [...current.values()].some((d) => d.rs.weight !== 1);
   for (const ep of eps) {
     if (wanted.has(ep.endpoint)) continue; // duplicate endpoint string
     wanted.add(ep.endpoint);

@@ -42,8 +42,9 @@ export function formatRealServer(vs: VirtualServer, rs: RealServer): string {
 }
 
 /** `-a SERVICE -r ip:port -m -w N`, given the virtual server's `serviceArgs`. */
-export function realServerLine(service: string, rs: RealServer): string {
-  const dest = joinHostPort(rs.address, rs.port);
+/** `dest` is `joinHostPort(rs.address, rs.port)`, when the caller has it already. */
+export function realServerLine(service: string, rs: RealServer,
+  dest = joinHostPort(rs.address, rs.port)): string {
   return `-a ${service} -r ${dest} ${FORWARD_SWITCH[rs.forward]} -w ${rs.weight}`;
 }
 
