@@ -20,6 +20,15 @@ export interface HostPort {
   readonly port?: number;
 }
 
+/** The packet after DNAT / SNAT (spelled out rather than spread: one object shape). */
+export function withDst(p: Packet, dst: string, dport: number): Packet {
+  return { src: p.src, dst, proto: p.proto, sport: p.sport, dport };
+}
+
+export function withSrc(p: Packet, src: string): Packet {
+  return { src, dst: p.dst, proto: p.proto, sport: p.sport, dport: p.dport };
+}
+
 /** `ip`, `ip:port`, `[v6]`, `[v6]:port`, or a bare v6 address. Canonicalises the IP. */
 export function parseHostPort(s: string, what: string): HostPort {
   let ipText = s;
@@ -80,10 +89,22 @@ export function compileAddress(spec: string): (ip: string) => boolean {
     if (!c) throw kdpError('KDP_TRACE', `not an address or CIDR: ${spec}`);
     const bits = c.family === 'IPv4' ? 32 : 128;
     const mask = ((1n << BigInt(bits)) - 1n) ^ ((1n << BigInt(bits - c.prefix)) - 1n);
-    m = (ip) => {
-      const a = parsedIP(ip);
-      return a !== null && a.family === c.family && (a.value & mask) === c.base;
-    };
+    if (c.family === 'IPv4') {
+      // Plain numbers for IPv4 (BigInt arithmetic allocates); other spellings take the
+      // general path below.
+      const mask4 = Number(mask);
+      const base4 = Number(c.base);
+      const slow = m4Slow(mask, c.base);
+      m = (ip) => {
+        const v = dottedQuad(ip);
+        return v < 0 ? slow(ip) : ((v & mask4) >>> 0) === base4;
+      };
+    } else {
+      m = (ip) => {
+        const a = parsedIP(ip);
+        return a !== null && a.family === c.family && (a.value & mask) === c.base;
+      };
+    }
   } else {
     const canon = canonicalIP(spec);
     m = (ip) => ip === canon;
@@ -91,6 +112,40 @@ export function compileAddress(spec: string): (ip: string) => boolean {
   if (compiledSpecs.size > 100_000) compiledSpecs.clear();
   compiledSpecs.set(spec, m);
   return m;
+}
+
+function m4Slow(mask: bigint, base: bigint): (ip: string) => boolean {
+  return (ip) => {
+    const a = parsedIP(ip);
+    return a !== null && a.family === 'IPv4' && (a.value & mask) === base;
+  };
+}
+
+/** The value of a canonical dotted quad (`10.0.0.1`), or -1 for anything else. */
+function dottedQuad(ip: string): number {
+  let v = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < ip.length; i++) {
+    const ch = ip.charCodeAt(i);
+    if (ch === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      v = v * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+    } else if (ch >= 48 && ch <= 57) {
+      // No leading zeros: those spellings go the general way.
+      if (digits > 0 && octet === 0) return -1;
+      octet = octet * 10 + (ch - 48);
+      if (++digits > 3 || octet > 255) return -1;
+    } else {
+      return -1;
+    }
+  }
+  if (digits === 0 || dots !== 3) return -1;
+  return v * 256 + octet;
 }
 
 export function familyOf(ip: string): 'IPv4' | 'IPv6' {

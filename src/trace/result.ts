@@ -28,6 +28,10 @@ export interface TraceResult {
   readonly hops: readonly Hop[];
 }
 
+/** As `String.prototype.localeCompare` with no arguments (ECMA-402 defines that as this
+ *  collator's compare), made once rather than per comparison. */
+const collator = new Intl.Collator();
+
 export function foldArrivals(pkt: Packet, arrivals: readonly Arrival[]): TraceResult {
   const byKey = new Map<string, TraceDestination>();
   for (const a of arrivals) {
@@ -47,7 +51,8 @@ export function foldArrivals(pkt: Packet, arrivals: readonly Arrival[]): TraceRe
       });
     }
   }
-  const destinations = [...byKey.values()].sort((a, b) => b.probability - a.probability || a.destination.localeCompare(b.destination));
+  const destinations = [...byKey.values()]
+    .sort((a, b) => b.probability - a.probability || collator.compare(a.destination, b.destination));
   const refused = destinations.filter((d) => d.verdict !== 'ACCEPT');
   const verdict: Verdict = refused.length === 0 ? 'ACCEPT' : refused.length === destinations.length
     ? refused[0]!.verdict : refused.reduce((a, b) => (a.probability >= b.probability ? a : b)).verdict;

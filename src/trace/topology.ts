@@ -56,7 +56,11 @@ export function isLocalTo(node: TraceNodeInfo, ip: string): boolean {
 }
 
 export function nodeOwningPodIP(topo: Topology, ip: string): TraceNodeInfo | undefined {
-  return topo.nodes.find((n) => n.podCIDRs.some((c) => compileAddress(c)(ip)));
+  // Loops rather than find/some: called for every world at every hop.
+  for (const n of topo.nodes) {
+    for (const c of n.podCIDRs) if (compileAddress(c)(ip)) return n;
+  }
+  return undefined;
 }
 
 export function nodeWithIP(topo: Topology, ip: string): TraceNodeInfo | undefined {

@@ -6,7 +6,7 @@ import { endpointString, type Packet } from './packet.js';
 import {
   isLocalTo, nodeOwningPodIP, nodeWithIP, type TraceNodeInfo, type Topology,
 } from './topology.js';
-import { newWorld, type World } from './world.js';
+import { isRecording, newWorld, type World } from './world.js';
 
 /** Where the packet enters. */
 export type TraceEntry =
@@ -28,15 +28,15 @@ export function walk(topo: Topology, entry: TraceEntry, pkt: Packet, recordHops 
   const node = findNode(topo, entry.node);
   const w = newWorld(pkt, recordHops);
   if (entry.kind === 'pod') {
-    w.hops.push({ where: entry.pod, stage: 'pod', text: `leaves ${entry.pod} eth0 (default route via ${node.gatewayIPs[0] ?? 'gateway'})` });
-    w.hops.push({ where: node.name, stage: 'bridge', text: `veth → ${node.bridge} on ${node.name}` });
+    if (isRecording(w)) w.hops.push({ where: entry.pod, stage: 'pod', text: `leaves ${entry.pod} eth0 (default route via ${node.gatewayIPs[0] ?? 'gateway'})` });
+    if (isRecording(w)) w.hops.push({ where: node.name, stage: 'bridge', text: `veth → ${node.bridge} on ${node.name}` });
     return nodePass(topo, node, [w], 'forwarded', node.bridge, 0);
   }
   if (entry.kind === 'external') {
-    w.hops.push({ where: node.name, stage: 'ingress', text: `arrives on ${node.name} ${node.underlayIface}` });
+    if (isRecording(w)) w.hops.push({ where: node.name, stage: 'ingress', text: `arrives on ${node.name} ${node.underlayIface}` });
     return nodePass(topo, node, [w], 'forwarded', node.underlayIface, 0);
   }
-  w.hops.push({ where: node.name, stage: 'local', text: `sent by a process on ${node.name}` });
+  if (isRecording(w)) w.hops.push({ where: node.name, stage: 'local', text: `sent by a process on ${node.name}` });
   return nodePass(topo, node, [w], 'local', undefined, 0);
 }
 
@@ -48,9 +48,15 @@ function findNode(topo: Topology, name: string): TraceNodeInfo {
 
 function route(topo: Topology, node: TraceNodeInfo, dst: string): { iface: string; src: string } {
   const onBridge = node.podCIDRs.length > 0 && nodeOwningPodIP(topo, dst) === node;
-  const fam = (ip: string) => ip.includes(':') === dst.includes(':');
-  if (onBridge) return { iface: node.bridge, src: node.gatewayIPs.find(fam) ?? node.gatewayIPs[0] ?? '' };
-  return { iface: node.underlayIface, src: node.nodeIPs.find(fam) ?? node.nodeIPs[0] ?? '' };
+  if (onBridge) return { iface: node.bridge, src: sameFamily(node.gatewayIPs, dst) };
+  return { iface: node.underlayIface, src: sameFamily(node.nodeIPs, dst) };
+}
+
+/** The first address of `dst`'s family, else the first address, else ''. */
+function sameFamily(ips: readonly string[], dst: string): string {
+  const v6 = dst.includes(':');
+  for (const ip of ips) if (ip.includes(':') === v6) return ip;
+  return ips[0] ?? '';
 }
 
 function nodePass(
@@ -61,14 +67,19 @@ function nodePass(
   const isLocal = (ip: string) => isLocalTo(node, ip);
   const f = node.filter;
   const out: Arrival[] = [];
-  let ws = how === 'local'
+  const ws = how === 'local'
     ? f.runHook('OUTPUT', worlds, { where: node.name, isLocal, outIface: undefined })
     : f.runHook('PREROUTING', worlds, { where: node.name, isLocal, inIface, bridged: inIface === node.bridge });
-  for (const w of ws.filter((x) => x.verdict && x.verdict !== 'ACCEPT')) out.push({ world: w, reached: 'dropped' });
-  ws = ws.filter((x) => !x.verdict || x.verdict === 'ACCEPT');
-  for (const w of ws) w.verdict = undefined;
-  const toHost = ws.filter((w) => isLocal(w.pkt.dst));
-  const onward = ws.filter((w) => !isLocal(w.pkt.dst));
+  const toHost: World[] = [];
+  const onward: World[] = [];
+  for (const w of ws) {
+    if (w.verdict && w.verdict !== 'ACCEPT') {
+      out.push({ world: w, reached: 'dropped' });
+      continue;
+    }
+    w.verdict = undefined;
+    (isLocal(w.pkt.dst) ? toHost : onward).push(w);
+  }
   // Locally generated traffic to a local address goes out through POSTROUTING onto `lo`.
   const arriving = how === 'local'
     ? f.runHook('POSTROUTING', toHost, { where: node.name, isLocal, outIface: 'lo' })
@@ -79,30 +90,34 @@ function nodePass(
     else if (!isLocal(w.pkt.dst)) {
       // IPVS took it at LOCAL_IN and sent it on: out through POSTROUTING, not FORWARD.
       w.verdict = undefined;
-      out.push(...leaveNode(topo, node, w, 'local', inIface, depth));
+      out.push(...leaveNode(topo, node, isLocal, w, 'local', inIface, depth));
     } else {
       w.verdict = 'ACCEPT';
-      w.hops.push({ where: node.name, stage: 'deliver', text: `delivered to ${node.name} (local address ${endpointString(w.pkt.dst, w.pkt.dport)})` });
+      if (isRecording(w)) w.hops.push({ where: node.name, stage: 'deliver', text: `delivered to ${node.name} (local address ${endpointString(w.pkt.dst, w.pkt.dport)})` });
       out.push({ world: w, reached: `node ${node.name}` });
     }
   }
-  for (const w of onward) out.push(...leaveNode(topo, node, w, how, inIface, depth));
+  for (const w of onward) out.push(...leaveNode(topo, node, isLocal, w, how, inIface, depth));
   return out;
 }
 
 function leaveNode(
-  topo: Topology, node: TraceNodeInfo, w: World, how: 'local' | 'forwarded', inIface: string | undefined, depth: number,
+  topo: Topology, node: TraceNodeInfo, isLocal: (ip: string) => boolean, w: World, how: 'local' | 'forwarded',
+  inIface: string | undefined, depth: number,
 ): Arrival[] {
-  const isLocal = (ip: string) => isLocalTo(node, ip);
   const r = route(topo, node, w.pkt.dst);
-  w.hops.push({ where: node.name, stage: 'route', text: `route ${w.pkt.dst} → dev ${r.iface}` });
+  if (isRecording(w)) w.hops.push({ where: node.name, stage: 'route', text: `route ${w.pkt.dst} → dev ${r.iface}` });
   let ws = [w];
   if (how === 'forwarded') {
     ws = node.filter.runHook('FORWARD', ws, { where: node.name, isLocal, inIface, outIface: r.iface, bridged: inIface === node.bridge });
   }
-  ws = ws.flatMap((x) => (x.verdict && x.verdict !== 'ACCEPT' ? [x] : node.filter.runHook('POSTROUTING', [x], {
-    where: node.name, isLocal, inIface, outIface: r.iface, masqueradeAddress: r.src,
-  })));
+  const postEnv = { where: node.name, isLocal, inIface, outIface: r.iface, masqueradeAddress: r.src };
+  const posted: World[] = [];
+  for (const x of ws) {
+    if (x.verdict && x.verdict !== 'ACCEPT') posted.push(x);
+    else posted.push(...node.filter.runHook('POSTROUTING', [x], postEnv));
+  }
+  ws = posted;
   const out: Arrival[] = [];
   for (const x of ws) {
     if (x.verdict && x.verdict !== 'ACCEPT') {
@@ -121,15 +136,15 @@ function nextHop(topo: Topology, node: TraceNodeInfo, w: World, depth: number): 
   if (owner === node) {
     const pod = topo.pods.find((p) => p.ip === dst);
     w.verdict = 'ACCEPT';
-    w.hops.push({ where: node.name, stage: 'deliver', text: `${node.bridge} → ${pod ? pod.name : dst} eth0` });
+    if (isRecording(w)) w.hops.push({ where: node.name, stage: 'deliver', text: `${node.bridge} → ${pod ? pod.name : dst} eth0` });
     return [{ world: w, reached: pod ? `pod ${pod.name}` : `pod-ip ${dst}` }];
   }
   const next = owner ?? nodeWithIP(topo, dst);
   if (next && next !== node) {
-    w.hops.push({ where: node.name, stage: 'underlay', text: `${node.underlayIface} → ${next.name} (host-gw route)` });
+    if (isRecording(w)) w.hops.push({ where: node.name, stage: 'underlay', text: `${node.underlayIface} → ${next.name} (host-gw route)` });
     return nodePass(topo, next, [w], 'forwarded', next.underlayIface, depth + 1);
   }
   w.verdict = 'ACCEPT';
-  w.hops.push({ where: node.name, stage: 'egress', text: `leaves ${node.name} via ${node.underlayIface} towards ${dst}` });
+  if (isRecording(w)) w.hops.push({ where: node.name, stage: 'egress', text: `leaves ${node.name} via ${node.underlayIface} towards ${dst}` });
   return [{ world: w, reached: 'external' }];
 }

@@ -54,11 +54,21 @@ export function isRecording(w: World): boolean {
   return !(w.hops instanceof DiscardedHops);
 }
 
+/** One shared instance: it never holds anything (constructing an Array subclass is slow). */
+const DISCARDED: Hop[] = new DiscardedHops();
+
 export function newWorld(pkt: Packet, recordHops = true): World {
-  const hops = recordHops ? [] : new DiscardedHops();
-  return { pkt, mark: 0, probability: 1, dnat: false, snat: false, masquerade: false, hops };
+  const hops = recordHops ? [] : DISCARDED;
+  return {
+    pkt, mark: 0, probability: 1, dnat: false, snat: false, masquerade: false, ipvs: undefined, verdict: undefined,
+    hops,
+  };
 }
 
 export function forkWorld(w: World, probability: number): World {
-  return { ...w, probability, hops: w.hops instanceof DiscardedHops ? w.hops : [...w.hops] };
+  // Spelled out (not spread): every world then has one shape, which keeps the hot paths fast.
+  return {
+    pkt: w.pkt, mark: w.mark, probability, dnat: w.dnat, snat: w.snat, masquerade: w.masquerade, ipvs: w.ipvs,
+    verdict: w.verdict, hops: w.hops instanceof DiscardedHops ? w.hops : [...w.hops],
+  };
 }

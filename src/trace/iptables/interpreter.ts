@@ -3,13 +3,13 @@
 // First packet of a connection only: ctstate NEW (+DNAT/SNAT once applied); `recent` affinity
 // lists are empty (a fresh client).
 
-import { endpointString } from '../packet.js';
+import { endpointString, withDst, withSrc } from '../packet.js';
 import { forkWorld, isRecording, type Hop, type HopOrigin, type World } from '../world.js';
 
 /** Stands in for hop records when a world keeps none. */
 const NO_HOP: Hop = { where: '', stage: '', text: '' };
 import type { CompiledRule, MatchEnv } from './rule.js';
-import type { TraceTables } from './ruleset.js';
+import type { TraceChain, TraceTables } from './ruleset.js';
 
 export type Hook = 'PREROUTING' | 'INPUT' | 'FORWARD' | 'OUTPUT' | 'POSTROUTING';
 
@@ -49,7 +49,7 @@ export function runHook(
         next.push(w);
         continue;
       }
-      for (const o of runChain(tables, table, hook, w, env, 0)) {
+      for (const o of runChain(tables, table, base, w, env, 0)) {
         if (o.end === 'return' && base.policy === 'DROP') {
           o.w.verdict = 'DROP';
           o.w.hops.push({ where: env.where, stage: `${table} ${hook}`, chain: hook, text: `policy DROP` });
@@ -62,17 +62,25 @@ export function runHook(
   return current === worlds ? [...worlds] : current;
 }
 
-function runChain(tables: TraceTables, table: string, chain: string, w: World, env: HookEnv, depth: number): Outcome[] {
-  const c = tables.get(table)?.get(chain);
+function runChain(
+  tables: TraceTables, table: string, c: TraceChain | undefined, w: World, env: HookEnv, depth: number,
+): Outcome[] {
   if (!c || depth > MAX_DEPTH) return [{ w, end: 'return' }];
   const results: Outcome[] = [];
+  // Two buffers swapped per rule: `step` reads worlds from `active` and pushes to `next`.
   let active: World[] = [w];
+  let next: World[] = [];
   // Worlds entering a chain share one destination; a DNAT ends the chain for its world.
-  for (const rule of c.candidates ? c.candidates(w.pkt.dst) : c.rules) {
-    const next: World[] = [];
-    for (const x of active) step(tables, table, rule, x, env, depth, next, results);
+  const rules = c.candidates ? c.candidates(w.pkt.dst) : c.rules;
+  for (let r = 0; r < rules.length && active.length > 0; r++) {
+    const rule = rules[r]!;
+    for (let i = 0; i < active.length; i++) {
+      step(tables, table, rule, active[i]!, env, depth, next, results);
+    }
+    const done = active;
     active = next;
-    if (active.length === 0) break;
+    next = done;
+    next.length = 0;
   }
   for (const x of active) results.push({ w: x, end: 'return' });
   return results;
@@ -99,7 +107,8 @@ function step(
     next.push(forkWorld(x, x.probability * (1 - p)));
     taken = forkWorld(x, x.probability * p);
   }
-  const hop = isRecording(taken) ? {
+  const recording = isRecording(taken);
+  const hop = recording ? {
     where: env.where, stage: `${table} ${rule.chain}`, chain: rule.chain, rule: rule.index, text: rule.text,
     origin: env.origin(rule.chain, rule),
   } : NO_HOP;
@@ -131,18 +140,24 @@ function step(
       results.push({ w: taken, end: 'return' });
       return;
     case 'dnat': {
-      const before = endpointString(taken.pkt.dst, taken.pkt.dport);
-      taken.pkt = { ...taken.pkt, dst: t.ip, dport: t.port ?? taken.pkt.dport };
+      const before = taken.pkt;
+      taken.pkt = withDst(before, t.ip, t.port ?? before.dport);
       taken.dnat = true;
-      taken.hops.push({ ...hop, nat: `DNAT ${before} → ${endpointString(t.ip, taken.pkt.dport)}` });
+      if (recording) {
+        const from = endpointString(before.dst, before.dport);
+        taken.hops.push({ ...hop, nat: `DNAT ${from} → ${endpointString(t.ip, taken.pkt.dport)}` });
+      }
       results.push({ w: taken, end: 'accept' });
       return;
     }
     case 'masquerade':
     case 'snat': {
       const to = t.kind === 'snat' ? t.ip : env.masqueradeAddress ?? taken.pkt.src;
-      taken.hops.push({ ...hop, nat: `${t.kind === 'snat' ? 'SNAT' : 'MASQUERADE'} src ${taken.pkt.src} → ${to}` });
-      taken.pkt = { ...taken.pkt, src: to };
+      if (recording) {
+        taken.hops.push({ ...hop, nat: `${t.kind === 'snat' ? 'SNAT' : 'MASQUERADE'} src ${taken.pkt.src} → ${to}` });
+      }
+      const p0 = taken.pkt;
+      taken.pkt = withSrc(p0, to);
       taken.snat = true;
       taken.masquerade = true;
       results.push({ w: taken, end: 'accept' });
@@ -150,7 +165,7 @@ function step(
     }
     case 'jump': {
       taken.hops.push(hop);
-      for (const o of runChain(tables, table, t.chain, taken, env, depth + 1)) {
+      for (const o of runChain(tables, table, t.ref, taken, env, depth + 1)) {
         if (o.end !== 'return') results.push(o);
         else if (t.goto) results.push(o);
         else next.push(o.w);

@@ -69,6 +69,9 @@ export function compileTables(tables: readonly IptablesTable[], addKubeJumps: bo
       const candidates = indexChain(rules);
       chains.set(name, { name, policy: c.policy, rules, ...(candidates ? { candidates } : {}) });
     }
+    for (const c of chains.values()) {
+      for (const r of c.rules) if (r.target.kind === 'jump') r.target.ref = chains.get(r.target.chain);
+    }
     out.set(t.name, chains);
   }
   return out;

@@ -6,6 +6,7 @@
 import { compareIPs } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
 import { addressMatches, type Packet } from '../packet.js';
+import type { NftChainIR } from './interpreter.js';
 
 export interface EvalContext {
   readonly pkt: Packet;
@@ -20,13 +21,21 @@ export interface EvalContext {
 
 /** An expression yields a value: a string, a number, or (numgen) a random index. */
 export type Expr =
-  | { kind: 'field'; name: string; get: (c: EvalContext) => string | number | undefined }
+  | { kind: 'field'; name: string; get: (c: EvalContext) => string | number | undefined;
+    /** `[name]`, made once: what evaluation reports as the field names. */
+    names: readonly string[] }
   | { kind: 'numgen'; mod: number; offset: number }
-  | { kind: 'concat'; parts: Expr[] };
+  | { kind: 'concat'; parts: Expr[]; names: readonly string[] };
+
+/** The field names an expression yields, one per part. */
+export function exprNames(e: Expr): readonly string[] {
+  return e.kind === 'numgen' ? ['numgen'] : e.names;
+}
 
 export type Verdict =
   | { kind: 'accept' } | { kind: 'drop' } | { kind: 'reject' } | { kind: 'return' } | { kind: 'continue' }
-  | { kind: 'jump'; chain: string } | { kind: 'goto'; chain: string };
+  /** `ref`: the target chain, resolved once the table is compiled (saves a lookup per jump). */
+  | { kind: 'jump'; chain: string; ref?: NftChainIR } | { kind: 'goto'; chain: string; ref?: NftChainIR };
 
 export type Stmt =
   | { kind: 'match'; expr: Expr; mask?: number; negate: boolean; value: ValueRef }
@@ -72,7 +81,7 @@ export function compileNftRule(chain: string, index: number, tokens: readonly st
 
   const primary = (): Expr => {
     const w = next();
-    const f = (name: string, get: (c: EvalContext) => string | number | undefined): Expr => ({ kind: 'field', name, get });
+    const f = (name: string, get: (c: EvalContext) => string | number | undefined): Expr => ({ kind: 'field', name, get, names: [name] });
     switch (w) {
       case 'ip': case 'ip6': {
         const which = next();
@@ -130,7 +139,7 @@ export function compileNftRule(chain: string, index: number, tokens: readonly st
       i++;
       parts.push(primary());
     }
-    return parts.length === 1 ? parts[0]! : { kind: 'concat', parts };
+    return parts.length === 1 ? parts[0]! : { kind: 'concat', parts, names: parts.flatMap(exprNames) };
   };
 
   const literalParts = (): string[] => {

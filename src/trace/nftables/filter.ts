@@ -11,7 +11,9 @@ import { parseTransaction } from '../../ruleset/nftables/transaction.js';
 import type { FilterEnv, NodeFilter } from '../topology.js';
 import type { HopOrigin } from '../world.js';
 import { compileNftRule } from './compile.js';
-import { runNftHook, type NftChainIR, type NftTableIR } from './interpreter.js';
+import {
+  hookBases, runNftHook, type HookBases, type NftChainIR, type NftTableIR,
+} from './interpreter.js';
 
 /** Detects the form: JSON, listing (`table ...{`), or transaction (`add ...`). */
 export function parseNftAny(text: string): NftRuleset {
@@ -31,10 +33,21 @@ export function compileNftRuleset(rs: NftRuleset): NftTableIR[] {
         rules: c.rules.map((r, i) => compileNftRule(c.name, i + 1, r.tokens, r.comment)),
       });
     }
+    for (const c of chains.values()) {
+      for (const r of c.rules) {
+        for (const st of r.stmts) {
+          const v = st.kind === 'verdict' ? st.verdict : undefined;
+          if (v?.kind === 'jump' || v?.kind === 'goto') v.ref = chains.get(v.chain);
+        }
+      }
+    }
     const sets = new Map<string, { key: readonly string[]; value?: readonly string[] }[]>();
     for (const s of t.sets.values()) sets.set(s.name, [...s.elements.values()]);
     const baseChains = [...chains.values()].filter((c) => c.hook !== undefined);
-    return { key: `${t.family} ${t.name}`, family: t.family, chains, sets, indexes: new Map(), baseChains };
+    return {
+      key: `${t.family} ${t.name}`, family: t.family, chains, sets, indexes: new Map(), baseChains,
+      verdicts: new WeakMap(), setElements: (name: string) => sets.get(name) ?? [],
+    };
   });
 }
 
@@ -52,10 +65,17 @@ export function originFromNftChain(chain: string): HopOrigin | undefined {
 export function buildNftFilter(text: string, origins?: ReadonlyMap<string, RuleOrigin>): NodeFilter {
   const tables = compileNftRuleset(parseNftAny(text));
   const origin = (chain: string) => origins?.get(chain) ?? originFromNftChain(chain);
+  const bases = new Map<string, HookBases>();
   return {
     mode: 'nftables',
     runHook(hook, worlds, env: FilterEnv) {
-      return runNftHook(tables, hook, worlds, { ...env, origin });
+      let b = bases.get(hook);
+      if (!b) bases.set(hook, (b = hookBases(tables, hook)));
+      const hookEnv = {
+        where: env.where, isLocal: env.isLocal, inIface: env.inIface, outIface: env.outIface,
+        masqueradeAddress: env.masqueradeAddress, origin,
+      };
+      return runNftHook(tables, hook, worlds, hookEnv, b);
     },
   };
 }

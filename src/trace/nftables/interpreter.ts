@@ -3,8 +3,8 @@
 // `numgen random` branches forked with their probabilities.
 
 import { canonicalIP } from '../../api/net.js';
-import { endpointString } from '../packet.js';
-import { forkWorld, type Hop, type HopOrigin, type World } from '../world.js';
+import { endpointString, withDst, withSrc } from '../packet.js';
+import { forkWorld, isRecording, type Hop, type HopOrigin, type World } from '../world.js';
 import type { Hook } from '../iptables/interpreter.js';
 import { partMatches, type CompiledNftRule, type EvalContext, type Expr, type Stmt, type ValueRef, type Verdict } from './compile.js';
 
@@ -30,6 +30,10 @@ export interface NftTableIR {
   readonly indexes: Map<string, SetIndex>;
   /** The base chains (those with a hook), found once. */
   readonly baseChains: readonly NftChainIR[];
+  /** Verdicts of map elements, parsed on first use (keyed by the element's value words). */
+  readonly verdicts: WeakMap<readonly string[], Verdict | null>;
+  /** `sets` as EvalContext reads them (made once: contexts are made per rule). */
+  readonly setElements: EvalContext['setElements'];
 }
 
 interface SetIndex {
@@ -50,20 +54,28 @@ export interface NftHookEnv {
 type End = 'accept' | 'return' | 'terminal';
 interface Outcome { readonly w: World; readonly end: End }
 
-export function runNftHook(tables: readonly NftTableIR[], hook: Hook, worlds: readonly World[], env: NftHookEnv): World[] {
+export type HookBases = readonly { readonly t: NftTableIR; readonly c: NftChainIR }[];
+
+/** The base chains on a hook across tables, in priority order (callers may keep the answer). */
+export function hookBases(tables: readonly NftTableIR[], hook: Hook): HookBases {
   const h = hook.toLowerCase();
-  let current = [...worlds];
-  const fam = (w: World) => (w.pkt.dst.includes(':') ? 'ip6' : 'ip');
-  const bases = tables.flatMap((t) => t.baseChains.filter((c) => c.hook === h).map((c) => ({ t, c })))
+  return tables.flatMap((t) => t.baseChains.filter((c) => c.hook === h).map((c) => ({ t, c })))
     .sort((a, b) => a.c.priority - b.c.priority);
+}
+
+export function runNftHook(
+  tables: readonly NftTableIR[], hook: Hook, worlds: readonly World[], env: NftHookEnv,
+  bases: HookBases = hookBases(tables, hook),
+): World[] {
+  let current = [...worlds];
   for (const { t, c } of bases) {
     const next: World[] = [];
     for (const w of current) {
-      if ((w.verdict && w.verdict !== 'ACCEPT') || (t.family !== 'inet' && t.family !== fam(w))) {
+      if ((w.verdict && w.verdict !== 'ACCEPT') || (t.family !== 'inet' && t.family !== familyOf(w))) {
         next.push(w);
         continue;
       }
-      for (const o of runChain(t, c.name, w, env, 0)) {
+      for (const o of runChain(t, c, w, env, 0)) {
         if (o.end === 'return' && c.policy === 'drop') {
           o.w.verdict = 'DROP';
           o.w.hops.push({ where: env.where, stage: `${t.key} ${c.name}`, chain: c.name, text: 'policy drop' });
@@ -76,8 +88,9 @@ export function runNftHook(tables: readonly NftTableIR[], hook: Hook, worlds: re
   return current;
 }
 
-function runChain(t: NftTableIR, chain: string, w: World, env: NftHookEnv, depth: number): Outcome[] {
-  const c = t.chains.get(chain);
+function runChain(
+  t: NftTableIR, c: NftChainIR | undefined, w: World, env: NftHookEnv, depth: number,
+): Outcome[] {
   if (!c || depth > 64) return [{ w, end: 'return' }];
   const results: Outcome[] = [];
   let active = [w];
@@ -91,13 +104,21 @@ function runChain(t: NftTableIR, chain: string, w: World, env: NftHookEnv, depth
   return results;
 }
 
+const CT_NEW: ReadonlySet<string> = new Set(['new']);
+const CT_DNAT: ReadonlySet<string> = new Set(['new', 'dnat']);
+const CT_SNAT: ReadonlySet<string> = new Set(['new', 'snat']);
+const CT_BOTH: ReadonlySet<string> = new Set(['new', 'dnat', 'snat']);
+
+function familyOf(w: World): string {
+  return w.pkt.dst.includes(':') ? 'ip6' : 'ip';
+}
+
+/** What the rule's expressions read; made again after a statement changes the world. */
 function ctx(t: NftTableIR, w: World, env: NftHookEnv): EvalContext {
-  const states = new Set(['new']);
-  if (w.dnat) states.add('dnat');
-  if (w.snat) states.add('snat');
+  const states = w.dnat ? (w.snat ? CT_BOTH : CT_DNAT) : (w.snat ? CT_SNAT : CT_NEW);
   return {
     pkt: w.pkt, mark: w.mark, ctstates: states, inIface: env.inIface, outIface: env.outIface, isLocal: env.isLocal,
-    setElements: (name) => t.sets.get(name) ?? [],
+    setElements: t.setElements,
   };
 }
 
@@ -107,13 +128,10 @@ function runRule(
   t: NftTableIR, rule: CompiledNftRule, x: World, env: NftHookEnv, depth: number,
   next: World[], results: Outcome[], from = 0,
 ): void {
-  const hop = (extra: Partial<Hop> = {}): Hop => ({
-    where: env.where, stage: `${t.key} ${rule.chain}`, chain: rule.chain, rule: rule.index,
-    text: rule.comment ? `${rule.text} comment "${rule.comment}"` : rule.text, origin: env.origin(rule.chain), ...extra,
-  });
+  const recording = isRecording(x);
+  let c = ctx(t, x, env);
   for (let s = from; s < rule.stmts.length; s++) {
     const st = rule.stmts[s]!;
-    const c = ctx(t, x, env);
     switch (st.kind) {
       case 'match':
         if (!matches(t, st, c)) {
@@ -125,39 +143,45 @@ function runRule(
         const branches = lookupVmap(t, st.expr, st.map, c);
         const missing = 1 - branches.reduce((a, b) => a + b.p, 0);
         if (branches.length === 1 && branches[0]!.p === 1) {
-          x.hops.push(hop());
+          if (recording) x.hops.push(ruleHop(t, rule, env));
           return verdict(t, branches[0]!.v, x, env, depth, next, results);
         }
         for (const b of branches) {
           const y = forkWorld(x, x.probability * b.p);
-          y.hops.push(hop());
+          if (recording) y.hops.push(ruleHop(t, rule, env));
           verdict(t, b.v, y, env, depth, next, results);
         }
         if (missing > 1e-12) next.push(forkWorld(x, x.probability * missing));
         return;
       }
       case 'verdict':
-        x.hops.push(hop());
-        return verdict(t, st.verdict, x, env, depth, next, results, () => runRule(t, rule, x, env, depth, next, results, s + 1));
+        if (recording) x.hops.push(ruleHop(t, rule, env));
+        if (st.verdict.kind === 'continue') return runRule(t, rule, x, env, depth, next, results, s + 1);
+        return verdict(t, st.verdict, x, env, depth, next, results);
       case 'mark':
         x.mark = st.op === 'or' ? (x.mark | st.value) >>> 0 : st.op === 'xor' ? (x.mark ^ st.value) >>> 0
           : st.op === 'and' ? (x.mark & st.value) >>> 0 : st.value;
+        c = ctx(t, x, env);
         break;
       case 'update-set':
         break;
       case 'dnat': {
-        const before = endpointString(x.pkt.dst, x.pkt.dport);
-        x.pkt = { ...x.pkt, dst: st.ip, dport: st.port ?? x.pkt.dport };
+        const before = x.pkt;
+        x.pkt = withDst(before, st.ip, st.port ?? before.dport);
         x.dnat = true;
-        x.hops.push(hop({ nat: `DNAT ${before} → ${endpointString(x.pkt.dst, x.pkt.dport)}` }));
+        if (recording) {
+          const from = endpointString(before.dst, before.dport);
+          x.hops.push({ ...ruleHop(t, rule, env), nat: `DNAT ${from} → ${endpointString(x.pkt.dst, x.pkt.dport)}` });
+        }
         results.push({ w: x, end: 'accept' });
         return;
       }
       case 'masquerade':
       case 'snat': {
         const to = st.kind === 'snat' ? st.ip : env.masqueradeAddress ?? x.pkt.src;
-        x.hops.push(hop({ nat: `${st.kind === 'snat' ? 'SNAT' : 'MASQUERADE'} src ${x.pkt.src} → ${to}` }));
-        x.pkt = { ...x.pkt, src: to };
+        if (recording) x.hops.push({ ...ruleHop(t, rule, env), nat: `${st.kind === 'snat' ? 'SNAT' : 'MASQUERADE'} src ${x.pkt.src} → ${to}` });
+        const p0 = x.pkt;
+        x.pkt = withSrc(p0, to);
         x.snat = true;
         x.masquerade = true;
         results.push({ w: x, end: 'accept' });
@@ -165,23 +189,31 @@ function runRule(
       }
     }
   }
-  x.hops.push(hop());
+  if (recording) x.hops.push(ruleHop(t, rule, env));
   next.push(x);
+}
+
+function ruleHop(t: NftTableIR, rule: CompiledNftRule, env: NftHookEnv): Hop {
+  return {
+    where: env.where, stage: `${t.key} ${rule.chain}`, chain: rule.chain, rule: rule.index,
+    text: rule.comment ? `${rule.text} comment "${rule.comment}"` : rule.text,
+    origin: env.origin(rule.chain),
+  };
 }
 
 function verdict(
   t: NftTableIR, v: Verdict, x: World, env: NftHookEnv, depth: number, next: World[], results: Outcome[],
-  cont?: () => void,
 ): void {
   switch (v.kind) {
     case 'accept': results.push({ w: x, end: 'accept' }); return;
     case 'drop': x.verdict = 'DROP'; results.push({ w: x, end: 'terminal' }); return;
     case 'reject': x.verdict = 'REJECT'; results.push({ w: x, end: 'terminal' }); return;
     case 'return': results.push({ w: x, end: 'return' }); return;
-    case 'continue': (cont ? cont() : next.push(x)); return;
+    // A `continue` statement resumes its rule (runRule); a map's `continue` ends the rule.
+    case 'continue': next.push(x); return;
     case 'jump':
     case 'goto':
-      for (const o of runChain(t, v.chain, x, env, depth + 1)) {
+      for (const o of runChain(t, v.ref ?? t.chains.get(v.chain), x, env, depth + 1)) {
         if (o.end !== 'return') results.push(o);
         else if (v.kind === 'goto') results.push(o);
         else next.push(o.w);
@@ -189,13 +221,17 @@ function verdict(
   }
 }
 
-function evalExpr(e: Expr, c: EvalContext): { parts: (string | number | undefined)[]; names: string[] } {
+type Part = string | number | undefined;
+const NUMGEN_NAMES: readonly string[] = ['numgen'];
+
+function evalExpr(e: Expr, c: EvalContext): { parts: Part[]; names: readonly string[] } {
   if (e.kind === 'concat') {
-    const parts = e.parts.map((p) => evalExpr(p, c));
-    return { parts: parts.flatMap((p) => p.parts), names: parts.flatMap((p) => p.names) };
+    const parts: Part[] = [];
+    for (const p of e.parts) parts.push(...evalExpr(p, c).parts);
+    return { parts, names: e.names };
   }
-  if (e.kind === 'numgen') return { parts: [undefined], names: ['numgen'] };
-  return { parts: [e.get(c)], names: [e.name] };
+  if (e.kind === 'numgen') return { parts: [undefined], names: NUMGEN_NAMES };
+  return { parts: [e.get(c)], names: e.names };
 }
 
 function elementsOf(v: ValueRef, c: EvalContext): readonly { key: readonly string[]; value?: readonly string[] }[] {
@@ -246,8 +282,15 @@ function findElement(
     return elementsOf(v, c).find((e) => keyMatches(e.key, parts, names, c));
   }
   const idx = setIndex(t, v.name, names);
-  const hit = idx.exact.get(parts.map(String).join(' . '));
+  let key = String(parts[0]);
+  for (let i = 1; i < parts.length; i++) key += ` . ${String(parts[i])}`;
+  const hit = idx.exact.get(key);
   return hit ?? idx.rest.find((e) => keyMatches(e.key, parts, names, c));
+}
+
+function hasMissingPayload(parts: readonly Part[], names: readonly string[]): boolean {
+  for (let i = 0; i < parts.length; i++) if (parts[i] === undefined && names[i] !== 'ct state') return true;
+  return false;
 }
 
 function matches(t: NftTableIR, st: Extract<Stmt, { kind: 'match' }>, c: EvalContext): boolean {
@@ -256,13 +299,23 @@ function matches(t: NftTableIR, st: Extract<Stmt, { kind: 'match' }>, c: EvalCon
   if (st.mask !== undefined) {
     const v = ((Number(parts[0] ?? 0) & st.mask) >>> 0);
     hit = elementsOf(st.value, c).some((e) => Number(e.key[0]) === v);
-  } else if (parts.some((p, i) => p === undefined && names[i] !== 'ct state')) {
+  } else if (hasMissingPayload(parts, names)) {
     // A payload of another protocol/family never matches, negated or not (as in the kernel).
     return false;
   } else {
     hit = findElement(t, st.value, parts, names, c) !== undefined;
   }
   return st.negate ? !hit : hit;
+}
+
+function elementVerdict(t: NftTableIR, words: readonly string[] | undefined): Verdict | undefined {
+  if (!words) return undefined;
+  const known = t.verdicts.get(words);
+  if (known !== undefined) return known ?? undefined;
+  const v = parseVerdict(words);
+  if (v?.kind === 'jump' || v?.kind === 'goto') v.ref = t.chains.get(v.chain);
+  t.verdicts.set(words, v ?? null);
+  return v;
 }
 
 function parseVerdict(words: readonly string[] | undefined): Verdict | undefined {
@@ -279,14 +332,14 @@ function lookupVmap(t: NftTableIR, e: Expr, map: ValueRef, c: EvalContext): { v:
     const out: { v: Verdict; p: number }[] = [];
     for (const el of elements) {
       const k = Number(el.key[0]) - e.offset;
-      const v = parseVerdict(el.value);
+      const v = elementVerdict(t, el.value);
       if (v && k >= 0 && k < e.mod) out.push({ v, p: 1 / e.mod });
     }
     return out;
   }
   const { parts, names } = evalExpr(e, c);
-  if (parts.some((p) => p === undefined)) return [];
+  if (parts.includes(undefined)) return [];
   const hit = findElement(t, map, parts, names, c);
-  const v = parseVerdict(hit?.value);
+  const v = elementVerdict(t, hit?.value);
   return v ? [{ v, p: 1 }] : [];
 }
