@@ -4,7 +4,6 @@
 
 import type { Node } from '../api/types.js';
 import type { InformerFactory } from '../client/informer.js';
-import type { Client } from '../client/types.js';
 import type { NodeSet, NodeSpec } from './node-set.js';
 
 export const AGENT_ANNOTATION = 'kdp.dev/agent';
@@ -12,7 +11,7 @@ export const AGENT_ANNOTATION = 'kdp.dev/agent';
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 
 export function superviseAgents(
-  _client: Client, informers: InformerFactory, nodeSet: NodeSet, nodes: readonly NodeSpec[], progress: (l: string) => void,
+  informers: InformerFactory, nodeSet: NodeSet, nodes: readonly NodeSpec[], progress: (l: string) => void,
 ): { stop(): void } {
   let stopped = false;
   let chain = Promise.resolve();

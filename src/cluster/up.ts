@@ -100,7 +100,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       await nodeSet.start(n);
       o.progress(`node ${n.name} (${n.ip}) registered`);
     }
-    const supervisor = superviseAgents(client, informers, nodeSet, nodes, o.progress);
+    const supervisor = superviseAgents(informers, nodeSet, nodes, o.progress);
     closers.push(() => supervisor.stop());
     await waitForReady(client, nodes, o.progress);
     writeFileSync(o.paths.kubeconfig, renderKubeconfig({ server: api.url, caPem: api.pki.caCertPem, token: api.pki.adminToken }),

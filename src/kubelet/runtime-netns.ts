@@ -19,6 +19,7 @@ import { deleteNetns, ensureNetns } from '../host/netns.js';
 import { recordProcess } from '../host/process.js';
 import type { HostStateFile } from '../host/state.js';
 import type { NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus } from './runtime.js';
+import { containerLogText } from './runtime.js';
 
 export interface NetnsRuntimeOptions {
   readonly exec: HostExec;
@@ -200,11 +201,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       return sb ? status(sb) : undefined;
     },
     listPods: () => [...sandboxes.keys()],
-    logs(uid, container) {
-      const c = sandboxes.get(uid)?.containers.get(container);
-      if (!c) throw kdpError('KDP_NOT_FOUND', `container ${container} not found`);
-      return c.log.map((l) => `${l}\n`).join('');
-    },
+    logs: (uid, container) => containerLogText(sandboxes.get(uid), container),
     onChange(l) { listener = l; },
     async close() {
       for (const sb of sandboxes.values()) await stopProcesses(sb);

@@ -13,6 +13,7 @@ import { buildMemoryIpamStore, type IpamStore } from '../cni/ipam/store.js';
 import type {
   NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus,
 } from './runtime.js';
+import { containerLogText } from './runtime.js';
 
 export interface VirtualRuntimeOptions {
   readonly startDelayMs?: number;
@@ -144,11 +145,7 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
       return sb ? status(sb) : undefined;
     },
     listPods: () => [...sandboxes.keys()],
-    logs(uid, container) {
-      const c = sandboxes.get(uid)?.containers.get(container);
-      if (!c) throw kdpError('KDP_NOT_FOUND', `container ${container} not found`);
-      return c.log.map((l) => `${l}\n`).join('');
-    },
+    logs: (uid, container) => containerLogText(sandboxes.get(uid), container),
     onChange(l) { listener = l; },
     async close() {
       for (const sb of sandboxes.values()) for (const t of sb.timers) clearTimeout(t);

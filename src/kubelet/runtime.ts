@@ -4,6 +4,7 @@
 // idempotent. The runtime reports state changes through `onChange` so the kubelet can publish
 // pod status.
 
+import { kdpError } from '../errors.js';
 import type { Pod } from '../api/types.js';
 
 export type ContainerRunState = 'waiting' | 'running' | 'exited';
@@ -46,4 +47,14 @@ export interface Runtime {
   /** Registers the listener for container state changes (one per runtime). */
   onChange(listener: (uid: string) => void): void;
   close(): Promise<void>;
+}
+
+/** A container's kept output as `kubectl logs` prints it; KDP_NOT_FOUND for an unknown one.
+ *  Shared by the runtimes, which keep each container's lines in `log`. */
+export function containerLogText(
+  sandbox: { containers: ReadonlyMap<string, { log: readonly string[] }> } | undefined, container: string,
+): string {
+  const c = sandbox?.containers.get(container);
+  if (!c) throw kdpError('KDP_NOT_FOUND', `container ${container} not found`);
+  return c.log.map((l) => `${l}\n`).join('');
 }

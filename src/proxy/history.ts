@@ -14,8 +14,6 @@ export interface RuleSnapshotMeta {
   readonly mode: ProxyMode;
   readonly family: IPFamily;
   readonly full: boolean;
-  /** Service ports this sync rewrote (empty for a full sync: everything). */
-  readonly changed: readonly string[];
   readonly file: string;
 }
 

@@ -81,7 +81,7 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
         if (deps.history && lastDump.get(family) !== text) {
           lastDump.set(family, text);
           deps.history.record({
-            mode: p.proxier.mode, family, full: result.full, changed: [], text,
+            mode: p.proxier.mode, family, full: result.full, text,
             origins: Object.fromEntries(result.origins),
           });
         }

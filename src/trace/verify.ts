@@ -35,15 +35,20 @@ export interface VerifyInput {
 
 const OUTSIDE = '203.0.113.10';
 
-/** Bulk checks trace without hops; a failure is traced again with hops to explain it. */
-function fastTrace(...args: Parameters<typeof traceResolved>): ClusterTrace {
-  const [topo, src, dst, proto] = args;
-  const fast = traceResolved(topo, src, dst, proto, undefined, false);
-  return { ...fast, explain: () => traceResolved(topo, src, dst, proto) } as ClusterTrace & { explain(): ClusterTrace };
+/** A bulk probe: traced without hops; `explain` traces it again with hops for a failure. */
+interface Probe extends ClusterTrace {
+  explain(): ClusterTrace;
 }
 
-function explained(t: ClusterTrace): ClusterTrace {
-  return (t as ClusterTrace & { explain?: () => ClusterTrace }).explain?.() ?? t;
+function fastTrace(...[topo, src, dst, proto]: Parameters<typeof traceResolved>): Probe {
+  return {
+    ...traceResolved(topo, src, dst, proto, undefined, false),
+    explain: () => traceResolved(topo, src, dst, proto),
+  };
+}
+
+function explained(t: Probe): ClusterTrace {
+  return t.explain();
 }
 
 export function verifyCluster(input: VerifyInput): VerifyCheck[] {
@@ -141,7 +146,7 @@ function endpointsOf(svc: Service, portName: string, slices: readonly EndpointSl
   return { all: [...new Set(all)].sort(), byNode, hinted };
 }
 
-function compare(c: VerifyCheck, what: string, t: ClusterTrace, expected: readonly string[], keepSource?: string): void {
+function compare(c: VerifyCheck, what: string, t: Probe, expected: readonly string[], keepSource?: string): void {
   c.cases++;
   const got = t.result.destinations.filter((d) => d.verdict === 'ACCEPT').map((d) => d.destination).sort();
   const exp = [...expected].sort();

@@ -82,7 +82,7 @@ describe('kdp diff', () => {
     const after = await compileScenario('17-partial-sync', 'iptables', undefined, '2-scale');
     const origins = { 'KUBE-SVC-3SM5JQIORA37DPHO': { servicePort: 'seq/renamed:http' } };
     for (const text of [before, after]) {
-      history.record({ mode: 'iptables', family: 'IPv4', full: true, changed: [], text, origins });
+      history.record({ mode: 'iptables', family: 'IPv4', full: true, text, origins });
     }
     writeClusterInfo(paths, {
       url: 'https://127.0.0.1:1', pid: process.pid, mode: 'virtual', proxyMode: 'iptables',

@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { kdpError } from '../../errors.js';
 import { readClusterInfo } from '../../cluster/cluster-file.js';
-import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
+import { dataDirPaths, resolveDataDir, type DataDirPaths } from '../../cluster/data-dir.js';
 import { livePid, spawnDetached } from '../../cluster/daemon.js';
 import { startCluster } from '../../cluster/up.js';
 import { assertKernelMode } from '../../host/rule-applier.js';
@@ -11,7 +11,8 @@ import type { Command, CliIO } from '../command.js';
 import { readInput } from '../read-input.js';
 import { parseMode } from './rules-compile.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { isAlive, recordProcess } from '../../host/process.js';
 
 export const DATA_DIR_FLAG = { name: 'data-dir', type: 'string', help: 'cluster data directory (default $KDP_DATA_DIR or ~/.kdp)' } as const;
 
@@ -36,7 +37,7 @@ export const upCommand: Command = {
     if (livePid(paths.pidFile) !== undefined) {
       throw kdpError('KDP_CONFIG', `a cluster is already running in ${paths.root} (kdp down, or --data-dir)`);
     }
-    if (args.flags.detach && io.env.KDP_DETACHED !== '1') return detach(paths.root, paths.logFile, io);
+    if (args.flags.detach && io.env.KDP_DETACHED !== '1') return detach(paths, io);
     const isRoot = process.getuid?.() === 0;
     const dataPlane = isRoot && !args.flags.virtual ? 'netns' : 'virtual';
     if (dataPlane === 'netns') {
@@ -73,34 +74,23 @@ export function readyMessage(url: string, kubeconfig: string, dataDir: string): 
   ].join('\n');
 }
 
-async function detach(root: string, logFile: string, io: CliIO): Promise<number> {
+async function detach(paths: DataDirPaths, io: CliIO): Promise<number> {
   const script = fileURLToPath(new URL('../../../bin/kdp.js', import.meta.url));
   const argv = process.argv.slice(2).filter((a) => a !== '-d' && a !== '--detach');
-  if (!argv.includes('--data-dir')) argv.push('--data-dir', root);
-  const { mkdirSync } = await import('node:fs');
-  mkdirSync(root, { recursive: true });
-  const pid = spawnDetached(script, argv, logFile);
-  const paths = (await import('../../cluster/data-dir.js')).dataDirPaths(root);
+  if (!argv.includes('--data-dir')) argv.push('--data-dir', paths.root);
+  mkdirSync(paths.root, { recursive: true });
+  const child = recordProcess(spawnDetached(script, argv, paths.logFile));
   for (let waited = 0; waited < 120_000; waited += 200) {
     try {
       const info = readClusterInfo(paths);
-      io.out(readyMessage(info.url, info.kubeconfig, root));
+      io.out(readyMessage(info.url, info.kubeconfig, paths.root));
       return 0;
     } catch {
       // not up yet
     }
-    if (waited > 2000 && livePid(paths.pidFile) === undefined && !isAlive(pid)) break;
+    if (!isAlive(child)) break;
     await sleep(200);
   }
-  const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
+  const log = existsSync(paths.logFile) ? readFileSync(paths.logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
   throw kdpError('KDP_UNAVAILABLE', `kdp up -d: the cluster did not come up; last log lines:\n${log}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
