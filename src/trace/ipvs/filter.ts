@@ -7,6 +7,8 @@
 import { parseIpvsState } from '../../ruleset/ipvs/state-text.js';
 import type { IpvsState, VirtualServer } from '../../ruleset/ipvs/types.js';
 import { parse, tablesOf } from '../../ruleset/iptables/parse.js';
+import { formatArgs } from '../../ruleset/iptables/format.js';
+import { IPTABLES_JUMPS } from '../../proxy/ipvs/iptables-rules.js';
 import { compileTables, type TraceTables } from '../iptables/ruleset.js';
 import { runHook } from '../iptables/interpreter.js';
 import { hookEnv, originFromComment } from '../iptables/filter.js';
@@ -15,34 +17,34 @@ import type { FilterEnv, NodeFilter } from '../topology.js';
 import { forkWorld, type World } from '../world.js';
 import { buildSetLookup } from './ipsets.js';
 
-/** The jumps upstream's ipvs proxier ensures (reference §3.5), in resulting top-down order. */
-const IPVS_JUMPS = `*nat
-:PREROUTING ACCEPT [0:0]
-:OUTPUT ACCEPT [0:0]
-:POSTROUTING ACCEPT [0:0]
--A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES
--A OUTPUT -m comment --comment "kubernetes service portals" -j KUBE-SERVICES
--A POSTROUTING -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING
-COMMIT
-*filter
-:INPUT ACCEPT [0:0]
-:FORWARD ACCEPT [0:0]
-:OUTPUT ACCEPT [0:0]
--A INPUT -m comment --comment "kubernetes ipvs access filter" -j KUBE-IPVS-FILTER
--A INPUT -m comment --comment "kube-proxy firewall rules" -j KUBE-PROXY-FIREWALL
--A INPUT -m comment --comment "kubernetes health check rules" -j KUBE-NODE-PORT
--A FORWARD -m comment --comment "kube-proxy firewall rules" -j KUBE-PROXY-FIREWALL
--A FORWARD -m comment --comment "kubernetes forwarding rules" -j KUBE-FORWARD
--A OUTPUT -m comment --comment "kubernetes ipvs access filter" -j KUBE-IPVS-OUT-FILTER
-COMMIT
-`;
+/**
+ * The jumps upstream's ipvs proxier ensures outside the restore input (its IPTABLES_JUMPS,
+ * each prepended in turn), as `iptables-save` would show them on a fresh node.
+ */
+function ipvsJumpsText(): string {
+  const byChain = new Map<string, string[]>();
+  for (const j of IPTABLES_JUMPS) {
+    const key = `${j.table} ${j.from}`;
+    byChain.set(key, [`-A ${j.from} ${formatArgs(['-m', 'comment', '--comment', j.comment, '-j', j.to])}`,
+      ...(byChain.get(key) ?? [])]);
+  }
+  const out: string[] = [];
+  for (const table of ['nat', 'filter']) {
+    const chains = [...byChain.keys()].filter((k) => k.startsWith(`${table} `));
+    if (chains.length === 0) continue;
+    out.push(`*${table}`, ...chains.map((k) => `:${k.split(' ')[1]} ACCEPT [0:0]`));
+    for (const k of chains) out.push(...byChain.get(k)!);
+    out.push('COMMIT');
+  }
+  return `${out.join('\n')}\n`;
+}
 
 /** kube-proxy's restore input lacks the built-in chains; a live dump (iptables-save) has them. */
 function ipvsTables(state: IpvsState): TraceTables {
   const tables = tablesOf(parse(state.iptables));
   const hasJumps = tables.some((t) => t.chains.some((c) => c.name === 'PREROUTING' || c.name === 'INPUT'));
   if (!hasJumps) {
-    for (const j of tablesOf(parse(IPVS_JUMPS))) {
+    for (const j of tablesOf(parse(ipvsJumpsText()))) {
       const t = tables.find((x) => x.name === j.name);
       if (t) t.chains.unshift(...j.chains);
     }
