@@ -2,11 +2,12 @@
 
 import { buildAdmissionPlugins } from './admission/index.js';
 import type { AdmissionPlugin } from './pipeline-types.js';
-import type { ResourceCatalog } from './resource-types.js';
+import type { ResourceCatalog, ServedResource } from './resource-types.js';
 import type { ServiceDeps } from './rest/deps.js';
-import { listObjects, readObject } from './rest/read.js';
+import { listObjects } from './rest/read.js';
+import { decodeObject } from './rest/codec.js';
+import { objectKey } from './rest/keys.js';
 import type { KubeObject } from '../client/types.js';
-import { isKdpError } from '../errors.js';
 
 export interface AdmissionWiringOptions {
   readonly serviceCIDR: string;
@@ -16,26 +17,39 @@ export interface AdmissionWiringOptions {
   readonly getDeps: () => ServiceDeps | undefined;
 }
 
-/** get/list of stored objects for admission plugins (no authorization: server-internal). */
+/**
+ * get/list of stored objects for admission plugins (no authorization: server-internal). What
+ * `get` returns is shared and read-only: a stored value is decoded once while it is current
+ * (NamespaceLifecycle reads the namespace of every write).
+ */
 export function buildObjectSource(
   catalog: ResourceCatalog, getDeps: () => ServiceDeps | undefined,
 ) {
+  const byResource = new Map<string, ServedResource>();
   const find = (group: string, resource: string) => {
-    const r = catalog.all.find((x) => x.group === group && x.resource === resource);
+    let r = byResource.get(`${group}/${resource}`);
+    if (r) return r;
+    r = catalog.all.find((x) => x.group === group && x.resource === resource);
     if (!r) throw new Error(`no served resource ${resource}.${group}`);
+    byResource.set(`${group}/${resource}`, r);
     return r;
   };
+  // Decoded objects by key, valid while the stored modRevision is the same (bounded).
+  const decoded = new Map<string, { rev: number; obj: KubeObject }>();
   return {
     async get(group: string, resource: string, namespace: string | undefined, name: string):
       Promise<KubeObject | undefined> {
       const deps = getDeps();
       if (!deps) return undefined;
-      try {
-        return (await readObject(deps, find(group, resource), namespace, name)).obj;
-      } catch (e) {
-        if (isKdpError(e, 'KDP_NOT_FOUND')) return undefined;
-        throw e;
-      }
+      const key = objectKey(find(group, resource), namespace, name);
+      const kv = await deps.store.get(key);
+      if (!kv) return undefined;
+      const hit = decoded.get(key);
+      if (hit?.rev === kv.modRevision) return hit.obj;
+      const obj = decodeObject(kv);
+      if (decoded.size >= 4096) decoded.clear();
+      decoded.set(key, { rev: kv.modRevision, obj });
+      return obj;
     },
     async list(group: string, resource: string, namespace?: string): Promise<KubeObject[]> {
       const deps = getDeps();

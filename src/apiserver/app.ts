@@ -3,6 +3,7 @@
 
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { kdpError } from '../errors.js';
 import { peerCertificateOf } from './authn/index.js';
@@ -11,6 +12,7 @@ import {
   aggregatedContentType, aggregatedDiscovery, apiGroupList, apiVersions,
 } from './discovery.js';
 import { aggregatedVersion } from './http/media.js';
+import { buildFastLane } from './http/fast-lane.js';
 import { handleResourceRequest, sendJson } from './http/resource-handler.js';
 import type { LineCache } from './http/watch-stream.js';
 import { buildOpenApi } from './openapi.js';
@@ -71,9 +73,20 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     bookmarkIntervalMs: o.bookmarkIntervalMs, logProvider: o.logProvider,
   });
   const openapi = buildOpenApi(catalog, GIT_VERSION);
+  const authenticate = (raw: IncomingMessage): UserInfo => {
+    const peer = peerCertificateOf(raw.socket as TLSSocket);
+    const user = o.authenticator ?
+      o.authenticator.authenticate({ headers: raw.headers, peerCertificate: peer }) : ADMIN_USER;
+    if (!user && !o.anonymous) throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
+    return user ?? ANONYMOUS;
+  };
+  // On a server of our own (listenApiServer), JSON resource requests skip Fastify.
+  const lane = buildFastLane({ service, authenticate, bodyLimit: o.bodyLimit });
+  const factory = o.serverFactory;
   const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit,
     return503OnClosing: false, forceCloseConnections: true,
-    ...(o.serverFactory ? { serverFactory: o.serverFactory } : {}),
+    ...(factory ? { serverFactory: (handler: RequestListener, opts: unknown) =>
+      factory((req, res) => { if (!lane(req, res)) handler(req, res); }, opts as never) } : {}),
     // Errors Fastify raises before routing (a malformed URL) are Statuses too.
     frameworkErrors: (err, _req, reply) => {
       void sendError(reply, fastifyErrorToKdp(err as { code?: string; statusCode?: number;
@@ -85,11 +98,7 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   app.decorateRequest('kdpUser', null);
 
   app.addHook('onRequest', async (req) => {
-    const peer = peerCertificateOf(req.raw.socket as TLSSocket);
-    const user = o.authenticator ?
-      o.authenticator.authenticate({ headers: req.headers, peerCertificate: peer }) : ADMIN_USER;
-    if (!user && !o.anonymous) throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
-    req.kdpUser = user ?? ANONYMOUS;
+    req.kdpUser = authenticate(req.raw);
   });
   app.setErrorHandler((err, _req, reply) => sendError(reply, fastifyErrorToKdp(
     err as { code?: string; statusCode?: number; message: string })));

@@ -13,7 +13,7 @@ import type { LogOptions, RequestContext, ServiceDeps } from './rest/deps.js';
 import { deleteObject } from './rest/delete.js';
 import { badRequest, methodNotAllowed, pathNotFound } from './rest/errors.js';
 import { checkBody } from './rest/prepare.js';
-import { clone } from './rest/codec.js';
+import { clone, servedJson, withEncoding } from './rest/codec.js';
 import { listObjects, readObject } from './rest/read.js';
 import { fromScale, toScale } from './rest/scale.js';
 import { buildSharedDecoder, startWatch } from './rest/watch.js';
@@ -23,6 +23,7 @@ import type { WriteCtx } from './rest/write.js';
 import { applyPatch } from './rest/patching.js';
 import { serverSideApply } from './patch/apply.js';
 import { bindPod, reviewAccess } from './rest/special.js';
+import { evictPod } from './rest/eviction.js';
 import { podLogs } from './rest/logs.js';
 import { deleteNamespaceContents } from './rest/namespace-delete.js';
 
@@ -104,8 +105,9 @@ export function buildApiService(deps: ServiceDeps): ApiService {
     async get(ctx, t) {
       const r = resolve(t);
       await az(ctx, 'get', r, t);
-      const { obj } = await readObject(deps, r, ns(r, t), needName(t));
-      return t.subresource === 'scale' ? toScale(obj) : obj;
+      const { obj, kv } = await readObject(deps, r, ns(r, t), needName(t));
+      if (t.subresource === 'scale') return toScale(obj);
+      return withEncoding(obj, servedJson(kv.value, obj, obj.metadata.resourceVersion!));
     },
     async list(ctx, t, opts) {
       const r = resolve(t);
@@ -117,6 +119,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       await az(ctx, 'create', r, t);
       if (isReviewResource(r)) return reviewAccess(deps, ctx, r, body);
       if (t.subresource === 'binding') return bindPod(deps, { ...ctx, ...opts }, r, t, body);
+      if (t.subresource === 'eviction') return evictPod(deps, { ...ctx, ...opts }, r, t, body);
       if (t.subresource) throw methodNotAllowed(`create is not supported on ${t.subresource}`);
       const obj = checkBody(r, body, ns(r, t));
       return createObject(deps, { ...ctx, ...opts }, r, obj);

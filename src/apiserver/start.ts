@@ -9,14 +9,13 @@ import type { StoreBackend } from '../store/types.js';
 import { buildAuthenticator } from './authn/index.js';
 import type { AuthorizationMode } from './authz/index.js';
 import { buildAuthorizer } from './authz/index.js';
-import type { RbacResource } from './authz/index.js';
 import { ADMIN_USER } from './app.js';
 import { bootstrapObjects, ensureObjects } from './bootstrap.js';
 import type { AdmissionPlugin } from './pipeline-types.js';
 import { ensurePki } from './pki/index.js';
 import type { Pki } from './pki/index.js';
 import { buildDefaultCatalog } from './resources.js';
-import { listObjects } from './rest/read.js';
+import { buildStoreRbacSource } from './rbac-source.js';
 import type { LogProvider, ServiceDeps } from './rest/deps.js';
 import type { ListeningServer } from './serve.js';
 import { listenApiServer } from './serve.js';
@@ -70,13 +69,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
   const store = await buildEmbeddedStore({ dataDir: o.dataDir });
   const catalog = buildDefaultCatalog();
   let deps: ServiceDeps | undefined;
-  const source = {
-    async list(resource: RbacResource, namespace?: string) {
-      const r = catalog.find('rbac.authorization.k8s.io', 'v1', resource);
-      if (!r || !deps) return [];
-      return (await listObjects(deps, r, namespace, {})).items;
-    },
-  };
+  const source = buildStoreRbacSource(store, catalog, () => deps);
   const authorizer = buildAuthorizer({ mode: o.authorizationMode ?? 'RBAC', source });
   const authenticator = o.insecureHttp ? undefined :
     buildAuthenticator({ tokenFile: o.tokenFile ?? pki.tokenFile, clientCertificates: true });
@@ -95,12 +88,14 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
     await ensureObjects(server.service, { user: ADMIN_USER }, bootstrapObjects({ serviceCIDR,
       apiServiceIP, endpointIP, endpointPort: server.port }));
   } catch (e) {
+    source.stop();
     await store.close();
     throw e;
   }
   return {
     url: server.url, port: server.port, pki, server, store,
     async close() {
+      source.stop();
       await server.close();
       await store.close();
     },

@@ -14,7 +14,8 @@ import { KeyIndex, listAtRevision } from './mvcc.js';
 import { EventRing } from './history.js';
 import { WatchHub } from './watch-hub.js';
 import { GroupCommitter } from './group-commit.js';
-import { deleteEvent, putEvent } from './events.js';
+import { deleteEvent, putEvent, type StoredEvent, type StoredKV } from './events.js';
+import { ValueCodec } from './value-codec.js';
 import { walFrameSize, type WalRecord } from './record-codec.js';
 import { resolveStoreOptions, type EmbeddedStoreOptions, type ResolvedOptions } from './options.js';
 import { WalWriter } from './wal.js';
@@ -23,7 +24,8 @@ import { writeSnapshot } from './snapshot.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 
 type Mutation =
-  | { readonly kind: 'event'; readonly event: StoreEvent }
+  /** `value`: the put's value as written (so watchers need not unpack it). */
+  | { readonly kind: 'event'; readonly event: StoredEvent; readonly value?: string }
   | { readonly kind: 'compact'; readonly revision: number };
 
 /** What a store starts from: a recovered (or empty) state and, when durable, its WAL. */
@@ -32,6 +34,8 @@ export interface StoreStart {
   readonly ring: EventRing;
   readonly revision: number;
   readonly wal: WalWriter | undefined;
+  /** The in-memory form of values (the index and ring hold packed values). */
+  readonly codec: ValueCodec;
   /** Released on close. */
   readonly lock?: DirLock;
 }
@@ -43,8 +47,9 @@ export class EmbeddedStore implements StoreBackend {
   private readonly committer: GroupCommitter<Mutation>;
   private readonly wal: WalWriter | undefined;
   private readonly lock: DirLock | undefined;
+  private readonly codec: ValueCodec;
   /** Newest not-yet-durable state per key (null: deleted) and the revision that set it. */
-  private readonly pending = new Map<string, { kv: KeyValue | null; revision: number }>();
+  private readonly pending = new Map<string, { kv: StoredKV | null; revision: number }>();
   private committedRev: number;
   private assignedRev: number;
   private closing: Promise<void> | undefined;
@@ -61,6 +66,7 @@ export class EmbeddedStore implements StoreBackend {
     this.ring = start.ring;
     this.wal = start.wal;
     this.lock = start.lock;
+    this.codec = start.codec;
     this.committedRev = start.revision;
     this.assignedRev = start.revision;
     this.hub = new WatchHub(opts.watchQueueLimit);
@@ -69,7 +75,8 @@ export class EmbeddedStore implements StoreBackend {
 
   async get(key: string): Promise<KeyValue | undefined> {
     this.assertOpen();
-    return this.index.get(key);
+    const kv = this.index.get(key);
+    return kv && this.toPublic(kv);
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -78,7 +85,8 @@ export class EmbeddedStore implements StoreBackend {
     const rev = opts.revision ?? 0;
     if (rev === 0 || rev === this.committedRev) {
       const page = this.index.page(prefix, opts.startAfter, limit);
-      return { ...page, revision: this.committedRev };
+      return { ...page, items: page.items.map((kv) => this.toPublic(kv)),
+        revision: this.committedRev };
     }
     if (rev > this.committedRev) {
       const msg = `Too large resource version: ${rev}, current: ${this.committedRev}`;
@@ -87,25 +95,25 @@ export class EmbeddedStore implements StoreBackend {
     this.assertRetained(rev);
     const newer = this.ring.newestFirstAfter(rev);
     const page = listAtRevision(this.index, newer, prefix, opts.startAfter, limit);
-    return { ...page, revision: rev };
+    return { ...page, items: page.items.map((kv) => this.toPublic(kv)), revision: rev };
   }
 
   async create(key: string, value: string): Promise<KeyValue> {
     this.assertOpen();
     checkSize(key, value);
     if (this.latest(key)) throw kdpError('KDP_ALREADY_EXISTS', `key "${key}" already exists`);
-    const ev = putEvent(undefined, key, value, ++this.assignedRev);
-    await this.submit(ev, { type: 'put', revision: ev.kv.modRevision, key, value });
-    return ev.kv;
+    const ev = putEvent(undefined, key, this.codec.pack(value), ++this.assignedRev);
+    await this.submit(ev, { type: 'put', revision: ev.kv.modRevision, key, value }, value);
+    return this.toPublic(ev.kv, value);
   }
 
   async update(key: string, value: string, expectedModRevision?: number): Promise<KeyValue> {
     this.assertOpen();
     checkSize(key, value);
     const prev = this.existing(key, expectedModRevision);
-    const ev = putEvent(prev, key, value, ++this.assignedRev);
-    await this.submit(ev, { type: 'put', revision: ev.kv.modRevision, key, value });
-    return ev.kv;
+    const ev = putEvent(prev, key, this.codec.pack(value), ++this.assignedRev);
+    await this.submit(ev, { type: 'put', revision: ev.kv.modRevision, key, value }, value);
+    return this.toPublic(ev.kv, value);
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
@@ -113,13 +121,15 @@ export class EmbeddedStore implements StoreBackend {
     const prev = this.existing(key, expectedModRevision);
     const ev = deleteEvent(prev, ++this.assignedRev);
     await this.submit(ev, { type: 'delete', revision: ev.kv.modRevision, key });
-    return ev.kv;
+    return this.toPublic(ev.kv);
   }
 
   watch(prefix: string, afterRevision: number, handlers: WatchHandlers): Watcher {
     this.assertOpen();
     this.assertRetained(afterRevision);
-    return this.hub.add(prefix, afterRevision, this.ring.since(afterRevision), handlers);
+    const history = this.ring.since(afterRevision)
+      .filter((ev) => ev.kv.key.startsWith(prefix)).map((ev) => this.publicEvent(ev));
+    return this.hub.add(prefix, afterRevision, history, handlers);
   }
 
   currentRevision(): number {
@@ -169,12 +179,22 @@ export class EmbeddedStore implements StoreBackend {
     }
   }
 
-  private latest(key: string): KeyValue | undefined {
+  /** The caller's view of a stored value (`value`, when known, saves unpacking it). */
+  private toPublic(kv: StoredKV, value?: string): KeyValue {
+    return { key: kv.key, value: value ?? this.codec.unpack(kv.packed),
+      createRevision: kv.createRevision, modRevision: kv.modRevision, version: kv.version };
+  }
+
+  private publicEvent(ev: StoredEvent, value?: string): StoreEvent {
+    return new PublicEvent(ev, this.toPublic(ev.kv, value), (kv) => this.toPublic(kv));
+  }
+
+  private latest(key: string): StoredKV | undefined {
     const p = this.pending.get(key);
     return p ? (p.kv ?? undefined) : this.index.get(key);
   }
 
-  private existing(key: string, expectedModRevision: number | undefined): KeyValue {
+  private existing(key: string, expectedModRevision: number | undefined): StoredKV {
     const prev = this.latest(key);
     if (!prev) throw kdpError('KDP_NOT_FOUND', `key "${key}" not found`);
     if (expectedModRevision !== undefined && prev.modRevision !== expectedModRevision) {
@@ -184,18 +204,20 @@ export class EmbeddedStore implements StoreBackend {
     return prev;
   }
 
-  private submit(ev: StoreEvent, rec: WalRecord): Promise<void> {
+  private submit(ev: StoredEvent, rec: WalRecord, value?: string): Promise<void> {
     this.pending.set(ev.kv.key, {
       kv: ev.type === 'delete' ? null : ev.kv,
       revision: ev.kv.modRevision,
     });
-    if (!this.wal) return this.committer.submit({ kind: 'event', event: ev }, undefined);
+    if (!this.wal) return this.committer.submit({ kind: 'event', event: ev, value }, undefined);
     this.bytesSinceSnapshot += walFrameSize(rec);
-    return this.committer.submit({ kind: 'event', event: ev }, rec);
+    return this.committer.submit({ kind: 'event', event: ev, value }, rec);
   }
 
   private onCommitted(items: readonly Mutation[]): void {
     const events: StoreEvent[] = [];
+    const watched = this.hub.size > 0;
+    let applied = 0;
     for (const m of items) {
       if (m.kind === 'compact') {
         this.ring.compact(m.revision);
@@ -208,9 +230,10 @@ export class EmbeddedStore implements StoreBackend {
       const p = this.pending.get(ev.kv.key);
       if (p && p.revision === ev.kv.modRevision) this.pending.delete(ev.kv.key);
       this.committedRev = ev.kv.modRevision;
-      events.push(ev);
+      applied++;
+      if (watched) events.push(this.publicEvent(ev, m.value));
     }
-    this.writesSinceSnapshot += events.length;
+    this.writesSinceSnapshot += applied;
     if (events.length > 0) this.hub.publish(events);
     this.maybeSnapshot();
   }
@@ -227,7 +250,7 @@ export class EmbeddedStore implements StoreBackend {
     const revision = this.committedRev;
     const kvs = this.index.values();
     const firstKeptSeq = this.wal.requestRotate();
-    this.snapshotting = writeSnapshot(dataDir, revision, this.ring.floor, kvs, fsync)
+    this.snapshotting = writeSnapshot(dataDir, revision, this.ring.floor, kvs, fsync, this.codec)
       .then((bytes) => {
         this.lastSnapshotBytes = bytes;
         return pruneBefore(dataDir, revision, firstKeptSeq, fsync);
@@ -236,6 +259,26 @@ export class EmbeddedStore implements StoreBackend {
       .finally(() => {
         this.snapshotting = undefined;
       });
+  }
+}
+
+/** A StoreEvent for callers; `prevKv` is unpacked only when read (then kept, so that every
+ *  watcher sharing the event sees one object). */
+class PublicEvent implements StoreEvent {
+  readonly type: StoreEvent['type'];
+  readonly created: boolean;
+  private prev: KeyValue | undefined;
+  constructor(
+    private readonly stored: StoredEvent, readonly kv: KeyValue,
+    private readonly expand: (kv: StoredKV) => KeyValue,
+  ) {
+    this.type = stored.type;
+    this.created = stored.created;
+  }
+
+  get prevKv(): KeyValue | undefined {
+    if (!this.prev && this.stored.prevKv) this.prev = this.expand(this.stored.prevKv);
+    return this.prev;
   }
 }
 
@@ -256,17 +299,18 @@ function checkSize(key: string, value: string): void {
 export async function buildEmbeddedStore(o: EmbeddedStoreOptions = {}): Promise<StoreBackend> {
   const opts = resolveStoreOptions(o);
   const limits = { maxEvents: opts.historyWindow, maxBytes: opts.historyBytes };
+  const codec = new ValueCodec(opts.packValues ? undefined : []);
   if (opts.dataDir === undefined) {
-    return new EmbeddedStore(
-      { index: new KeyIndex(), ring: new EventRing(limits), revision: 1, wal: undefined }, opts);
+    return new EmbeddedStore({ index: new KeyIndex(), ring: new EventRing(limits), revision: 1,
+      wal: undefined, codec }, opts);
   }
   await mkdir(opts.dataDir, { recursive: true });
   const lock = await acquireDirLock(opts.dataDir);
   try {
-    const r = await recover(opts.dataDir, limits);
+    const r = await recover(opts.dataDir, limits, codec);
     const walOpts = { fsync: opts.fsync, segmentBytes: opts.segmentBytes };
     const wal = await WalWriter.open(opts.dataDir, walOpts, r.tail, r.nextSeq);
-    const start = { index: r.index, ring: r.ring, revision: r.revision, wal, lock };
+    const start = { index: r.index, ring: r.ring, revision: r.revision, wal, lock, codec };
     return new EmbeddedStore(start, opts);
   } catch (e) {
     await lock.release();

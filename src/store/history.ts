@@ -1,17 +1,17 @@
 // The bounded history window: the most recent events, one per revision, in a ring. Every event
 // with revision > `floor` is retained; older ones were evicted (window full) or compacted, and
 // reads or watches that would need them get KDP_GONE.
-import type { StoreEvent } from './types.js';
+import type { StoredEvent } from './events.js';
 
 export interface HistoryLimits {
   /** At most this many events (revisions). */
   readonly maxEvents: number;
-  /** At most about this many bytes of keys and values (UTF-16 length as the measure). */
+  /** At most about this many bytes of keys and (packed) values (UTF-16 length as the measure). */
   readonly maxBytes: number;
 }
 
 export class EventRing {
-  private readonly buf: (StoreEvent | undefined)[];
+  private readonly buf: (StoredEvent | undefined)[];
   private head = 0;
   private count = 0;
   private bytes = 0;
@@ -21,7 +21,7 @@ export class EventRing {
     private readonly limits: HistoryLimits,
     floor = 0,
   ) {
-    this.buf = new Array<StoreEvent | undefined>(Math.max(1, limits.maxEvents));
+    this.buf = new Array<StoredEvent | undefined>(Math.max(1, limits.maxEvents));
     this.floorRev = floor;
   }
 
@@ -35,7 +35,7 @@ export class EventRing {
   }
 
   /** Appends the event of the next revision (revisions are consecutive). */
-  push(ev: StoreEvent): void {
+  push(ev: StoredEvent): void {
     if (this.count === this.buf.length) this.evictOldest();
     this.buf[(this.head + this.count) % this.buf.length] = ev;
     this.count++;
@@ -50,14 +50,14 @@ export class EventRing {
   }
 
   /** Events with revision > `afterRevision`, oldest first (caller checked it is >= floor). */
-  since(afterRevision: number): StoreEvent[] {
-    const out: StoreEvent[] = [];
+  since(afterRevision: number): StoredEvent[] {
+    const out: StoredEvent[] = [];
     for (let i = this.firstIndexAfter(afterRevision); i < this.count; i++) out.push(this.at(i));
     return out;
   }
 
   /** Events with revision > `afterRevision`, newest first. */
-  *newestFirstAfter(afterRevision: number): Generator<StoreEvent> {
+  *newestFirstAfter(afterRevision: number): Generator<StoredEvent> {
     const first = this.firstIndexAfter(afterRevision);
     for (let i = this.count - 1; i >= first; i--) yield this.at(i);
   }
@@ -68,7 +68,7 @@ export class EventRing {
     return Math.min(this.count, Math.max(0, afterRevision + 1 - firstRev));
   }
 
-  private at(i: number): StoreEvent {
+  private at(i: number): StoredEvent {
     return this.buf[(this.head + i) % this.buf.length]!;
   }
 
@@ -82,6 +82,6 @@ export class EventRing {
   }
 }
 
-function sizeOf(ev: StoreEvent): number {
-  return 64 + ev.kv.key.length + ev.kv.value.length;
+function sizeOf(ev: StoredEvent): number {
+  return 64 + ev.kv.key.length + ev.kv.packed.length;
 }

@@ -1,28 +1,28 @@
-// The in-memory MVCC index: the current KeyValue of every key plus the ordered key set used for
+// The in-memory MVCC index: the current StoredKV of every key plus the ordered key set used for
 // prefix listing. Past revisions are served by undoing the history ring's newer events on top of
 // the current state (see `listAtRevision`), so only one version per key is kept in memory.
-import type { KeyValue, StoreEvent } from './types.js';
+import type { StoredEvent, StoredKV } from './events.js';
 import { SortedKeys, type KeyPos } from './sorted-keys.js';
 
 export interface Page {
-  readonly items: KeyValue[];
+  readonly items: StoredKV[];
   readonly more: boolean;
   readonly remaining: number;
 }
 
 export class KeyIndex {
-  private readonly map = new Map<string, KeyValue>();
+  private readonly map = new Map<string, StoredKV>();
   private readonly keys = new SortedKeys();
 
   get size(): number {
     return this.map.size;
   }
 
-  get(key: string): KeyValue | undefined {
+  get(key: string): StoredKV | undefined {
     return this.map.get(key);
   }
 
-  put(kv: KeyValue): void {
+  put(kv: StoredKV): void {
     if (!this.map.has(kv.key)) this.keys.insert(kv.key);
     this.map.set(kv.key, kv);
   }
@@ -31,15 +31,15 @@ export class KeyIndex {
     if (this.map.delete(key)) this.keys.delete(key);
   }
 
-  /** Every KeyValue in key order (a consistent copy of references, for snapshots). */
-  values(): KeyValue[] {
-    const out: KeyValue[] = [];
+  /** Every StoredKV in key order (a consistent copy of references, for snapshots). */
+  values(): StoredKV[] {
+    const out: StoredKV[] = [];
     for (const key of this.keys.keysFrom({ c: 0, i: 0 })) out.push(this.map.get(key)!);
     return out;
   }
 
   /** Keys with `prefix`, strictly after `startAfter`, in order. */
-  *range(prefix: string, startAfter?: string): Generator<KeyValue> {
+  *range(prefix: string, startAfter?: string): Generator<StoredKV> {
     for (const key of this.keys.keysFrom(this.startPos(prefix, startAfter))) {
       if (!key.startsWith(prefix)) return;
       yield this.map.get(key)!;
@@ -48,7 +48,7 @@ export class KeyIndex {
 
   /** One page of the current state; `limit` 0 means no limit. */
   page(prefix: string, startAfter: string | undefined, limit: number): Page {
-    const items: KeyValue[] = [];
+    const items: StoredKV[] = [];
     let stop: KeyPos | undefined;
     this.keys.scan(this.startPos(prefix, startAfter), (key, c, i) => {
       if (!key.startsWith(prefix)) return false;
@@ -85,7 +85,7 @@ export function prefixEnd(prefix: string): string | undefined {
 }
 
 /** The value a key had just before `ev` was applied (null: it did not exist). */
-export function stateBefore(ev: StoreEvent): KeyValue | null {
+export function stateBefore(ev: StoredEvent): StoredKV | null {
   if (ev.type === 'put' && ev.created) return null;
   return ev.prevKv ?? null;
 }
@@ -96,19 +96,19 @@ export function stateBefore(ev: StoreEvent): KeyValue | null {
  */
 export function listAtRevision(
   index: KeyIndex,
-  newerEventsNewestFirst: Iterable<StoreEvent>,
+  newerEventsNewestFirst: Iterable<StoredEvent>,
   prefix: string,
   startAfter: string | undefined,
   limit: number,
 ): Page {
-  const overlay = new Map<string, KeyValue | null>();
+  const overlay = new Map<string, StoredKV | null>();
   for (const ev of newerEventsNewestFirst) {
     const key = ev.kv.key;
     if (!key.startsWith(prefix) || (startAfter !== undefined && key <= startAfter)) continue;
     overlay.set(key, stateBefore(ev));
   }
   const extra = [...overlay.keys()].sort();
-  const all: KeyValue[] = [];
+  const all: StoredKV[] = [];
   let x = 0;
   const pushOverlay = (key: string) => {
     const kv = overlay.get(key);

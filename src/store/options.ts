@@ -18,6 +18,11 @@ export interface EmbeddedStoreOptions {
   readonly historyBytes?: number;
   /** A watcher more than this many events behind is closed with KDP_GONE (default 100,000). */
   readonly watchQueueLimit?: number;
+  /**
+   * Keep values in memory in a compact form (about 60 % of the JSON for pods; default true).
+   * Costs about 14 µs per 2 KB value written and 8 µs per value read; false keeps plain text.
+   */
+  readonly packValues?: boolean;
   /** Receives errors of background work (snapshots); writes stay safe in the WAL. */
   readonly onBackgroundError?: (err: unknown) => void;
 }
@@ -38,6 +43,7 @@ export function resolveStoreOptions(o: EmbeddedStoreOptions): ResolvedOptions {
     historyWindow: o.historyWindow ?? 10_000,
     historyBytes: o.historyBytes ?? 64 * MIB,
     watchQueueLimit: o.watchQueueLimit ?? 100_000,
+    packValues: o.packValues ?? true,
     onBackgroundError: o.onBackgroundError ?? (() => {}),
   };
   for (const k of [

@@ -7,6 +7,7 @@ import { deleteEvent, putEvent } from './events.js';
 import type { WalRecord } from './record-codec.js';
 import { listSnapshots, loadSnapshot } from './snapshot.js';
 import { corrupt, listSegments, replaySegment, syncDir } from './wal.js';
+import type { ValueCodec } from './value-codec.js';
 
 export interface Recovered {
   readonly index: KeyIndex;
@@ -18,12 +19,15 @@ export interface Recovered {
   readonly nextSeq: number;
 }
 
-export async function recover(dir: string, limits: HistoryLimits): Promise<Recovered> {
+export async function recover(
+  dir: string, limits: HistoryLimits, codec: ValueCodec,
+): Promise<Recovered> {
   await mkdir(dir, { recursive: true });
   const index = new KeyIndex();
   const snaps = await listSnapshots(dir);
   const latest = snaps[snaps.length - 1];
-  const snapRev = latest ? (await loadSnapshot(latest.path, (kv) => index.put(kv))).revision : 1;
+  const snapRev = latest ? (await loadSnapshot(latest.path,
+    ({ value, ...kv }) => index.put({ ...kv, packed: codec.pack(value) }))).revision : 1;
   const ring = new EventRing(limits, latest ? snapRev : 0);
   let revision = snapRev;
 
@@ -40,7 +44,7 @@ export async function recover(dir: string, limits: HistoryLimits): Promise<Recov
     }
     const prev = index.get(rec.key);
     if (rec.type === 'put') {
-      const ev = putEvent(prev, rec.key, rec.value, rec.revision);
+      const ev = putEvent(prev, rec.key, codec.pack(rec.value), rec.revision);
       index.put(ev.kv);
       ring.push(ev);
     } else {

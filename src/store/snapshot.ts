@@ -5,6 +5,8 @@
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KeyValue } from './types.js';
+import type { StoredKV } from './events.js';
+import type { ValueCodec } from './value-codec.js';
 import { readFrame, sealFrame, FRAME_HEADER } from './record-codec.js';
 import { corrupt, syncDir } from './wal.js';
 
@@ -35,10 +37,11 @@ function numbersPayload(type: number, nums: readonly number[]) {
   };
 }
 
-function kvPayload(kv: KeyValue) {
+function kvPayload(kv: StoredKV, codec: ValueCodec) {
   const keyLen = Buffer.byteLength(kv.key);
+  const value = codec.unpack(kv.packed);
   return {
-    size: 29 + keyLen + Buffer.byteLength(kv.value),
+    size: 29 + keyLen + Buffer.byteLength(value),
     fill(b: Buffer, at: number) {
       b[at] = T_KEY;
       b.writeDoubleLE(kv.createRevision, at + 1);
@@ -46,15 +49,15 @@ function kvPayload(kv: KeyValue) {
       b.writeDoubleLE(kv.version, at + 17);
       b.writeUInt32LE(keyLen, at + 25);
       b.write(kv.key, at + 29, keyLen, 'utf8');
-      b.write(kv.value, at + 29 + keyLen, 'utf8');
+      b.write(value, at + 29 + keyLen, 'utf8');
     },
   };
 }
 
 /** Writes a snapshot of `kvs` (the state at `revision`) durably; returns its size in bytes. */
 export async function writeSnapshot(
-  dir: string, revision: number, compactedRevision: number, kvs: readonly KeyValue[],
-  fsync: boolean,
+  dir: string, revision: number, compactedRevision: number, kvs: readonly StoredKV[],
+  fsync: boolean, codec: ValueCodec,
 ): Promise<number> {
   const tmp = snapPath(dir, revision, 'tmp');
   const fh = await open(tmp, 'w');
@@ -81,7 +84,7 @@ export async function writeSnapshot(
   };
   try {
     await put(numbersPayload(T_HEADER, [revision, compactedRevision, kvs.length]));
-    for (const kv of kvs) await put(kvPayload(kv));
+    for (const kv of kvs) await put(kvPayload(kv, codec));
     await put(numbersPayload(T_END, [kvs.length]));
     await flush();
     if (fsync) await fh.sync();

@@ -37,7 +37,7 @@ describe('sorted key set', () => {
   it('prefix listing does not leak into sibling prefixes', () => {
     const idx = new KeyIndex();
     for (const key of ['/a/b', '/a/b/c', '/a/b0', '/a/c', '/a/b/']) {
-      idx.put({ key, value: '', createRevision: 2, modRevision: 2, version: 1 });
+      idx.put({ key, packed: '', createRevision: 2, modRevision: 2, version: 1 });
     }
     expect([...idx.range('/a/b/')].map((kv) => kv.key)).toEqual(['/a/b/', '/a/b/c']);
     expect(idx.page('/a/b/', undefined, 1)).toMatchObject({ more: true, remaining: 1 });

@@ -15,6 +15,12 @@ export type RbacResource = 'roles' | 'rolebindings' | 'clusterroles' | 'clusterr
 /** Where the authorizer reads RBAC objects (the API server passes its storage). */
 export interface RbacSource {
   list(resource: RbacResource, namespace?: string): Promise<KubeObject[]>;
+  /**
+   * Optional: a number that changes whenever any RBAC object may have changed. With it, lists
+   * and resolved role rules are kept across requests while it stays the same; without it,
+   * every decision reads the source afresh.
+   */
+  generation?(): number;
 }
 
 interface RoleLike extends KubeObject {
@@ -26,9 +32,14 @@ interface BindingLike extends KubeObject {
   roleRef: RoleRef;
 }
 
-/** The request-scoped view of the source: each list is read at most once per decision. */
-class RequestView {
+/**
+ * A view of the source: each list is read at most once, and role rules (with aggregation) are
+ * resolved once per role. Per decision without a generation; shared while it holds with one.
+ */
+class RbacView {
   private readonly cache = new Map<string, Promise<KubeObject[]>>();
+  private readonly byName = new Map<string, Promise<Map<string, RoleLike>>>();
+  private readonly clusterRules = new Map<string, Promise<PolicyRule[]>>();
   constructor(private readonly source: RbacSource) {}
 
   list(resource: RbacResource, namespace?: string): Promise<KubeObject[]> {
@@ -37,22 +48,46 @@ class RequestView {
     if (!p) {
       p = this.source.list(resource, namespace);
       this.cache.set(key, p);
+      // A failed read is not remembered: the next decision asks again.
+      p.catch(() => { if (this.cache.get(key) === p) this.cache.delete(key); });
     }
     return p;
   }
 
-  async clusterRoleRules(name: string, seen = new Set<string>()): Promise<PolicyRule[]> {
-    const all = (await this.list('clusterroles')) as RoleLike[];
-    const role = all.find((r) => r.metadata.name === name);
+  private roleMap(resource: 'roles' | 'clusterroles', namespace?: string) {
+    const key = `${resource}/${namespace ?? ''}`;
+    let p = this.byName.get(key);
+    if (!p) {
+      p = this.list(resource, namespace).then((all) =>
+        new Map(all.map((r) => [r.metadata.name ?? '', r as RoleLike])));
+      this.byName.set(key, p);
+      p.catch(() => { if (this.byName.get(key) === p) this.byName.delete(key); });
+    }
+    return p;
+  }
+
+  clusterRoleRules(name: string): Promise<PolicyRule[]> {
+    let p = this.clusterRules.get(name);
+    if (!p) {
+      p = this.resolveClusterRole(name, new Set());
+      this.clusterRules.set(name, p);
+      p.catch(() => { if (this.clusterRules.get(name) === p) this.clusterRules.delete(name); });
+    }
+    return p;
+  }
+
+  private async resolveClusterRole(name: string, seen: Set<string>): Promise<PolicyRule[]> {
+    const roles = await this.roleMap('clusterroles');
+    const role = roles.get(name);
     if (!role) throw new Error(`clusterrole.rbac.authorization.k8s.io "${name}" not found`);
     seen.add(name);
     const rules = [...(role.rules ?? [])];
     // Aggregation is resolved here rather than by a controller writing `rules`.
     for (const sel of role.aggregationRule?.clusterRoleSelectors ?? []) {
-      for (const other of all) {
+      for (const other of roles.values()) {
         const n = other.metadata.name ?? '';
         if (seen.has(n) || !selectorMatches(sel, other.metadata.labels)) continue;
-        rules.push(...(await this.clusterRoleRules(n, seen)));
+        rules.push(...(await this.resolveClusterRole(n, seen)));
       }
     }
     return rules;
@@ -60,8 +95,7 @@ class RequestView {
 
   async roleRules(ref: RoleRef, namespace: string): Promise<PolicyRule[]> {
     if (ref.kind === 'ClusterRole') return this.clusterRoleRules(ref.name);
-    const roles = (await this.list('roles', namespace)) as RoleLike[];
-    const role = roles.find((r) => r.metadata.name === ref.name);
+    const role = (await this.roleMap('roles', namespace)).get(ref.name);
     if (ref.kind !== 'Role' || !role) {
       throw new Error(`role.rbac.authorization.k8s.io "${ref.name}" not found`);
     }
@@ -74,7 +108,7 @@ function aggregate(errors: string[]): string {
 }
 
 async function visitBindings(
-  view: RequestView, attrs: AuthzAttributes, bindings: BindingLike[], namespaced: boolean,
+  view: RbacView, attrs: AuthzAttributes, bindings: BindingLike[], namespaced: boolean,
   errors: string[],
 ): Promise<string | undefined> {
   for (const b of bindings) {
@@ -99,9 +133,16 @@ async function visitBindings(
 }
 
 export function buildRbacAuthorizer(source: RbacSource): Authorizer {
+  let shared: { generation: number; view: RbacView } | undefined;
+  const viewFor = (): RbacView => {
+    if (!source.generation) return new RbacView(source);
+    const generation = source.generation();
+    if (shared?.generation !== generation) shared = { generation, view: new RbacView(source) };
+    return shared.view;
+  };
   return {
     async authorize(attrs: AuthzAttributes): Promise<AuthzDecision> {
-      const view = new RequestView(source);
+      const view = viewFor();
       const errors: string[] = [];
       const crbs = (await view.list('clusterrolebindings')) as BindingLike[];
       let reason = await visitBindings(view, attrs, crbs, false, errors);

@@ -10,16 +10,38 @@ import type { IncludeObject } from '../table/index.js';
 import { toTable } from '../table/index.js';
 import { apiGroupDoc, apiResourceList } from '../discovery.js';
 import { pathNotFound } from '../rest/errors.js';
+import { encodingOf } from '../rest/codec.js';
 import { decodeBody, unsupportedMediaType } from './body.js';
 import { PATCH_TYPES, mediaType, wantsTable } from './media.js';
 import { parsePath } from './path.js';
+import type { ParsedPath } from './path.js';
 import type { Query } from './query.js';
 import { q, qBool, qDryRun, qInt } from './query.js';
 import { buildWatchStream } from './watch-stream.js';
 import type { LineCache } from './watch-stream.js';
 
-export function sendJson(reply: FastifyReply, code: number, body: unknown): FastifyReply {
-  return reply.code(code).header('content-type', 'application/json').send(JSON.stringify(body));
+/** What answering with one JSON document needs (a FastifyReply, or the fast lane's). */
+export interface JsonReply {
+  code(status: number): JsonReply;
+  header(name: string, value: string): JsonReply;
+  send(body: string): unknown;
+}
+
+/** What routing a resource request reads (a FastifyRequest, or the fast lane's). */
+export interface ResourceRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>> & {
+    'content-type'?: string; accept?: string; 'user-agent'?: string };
+  readonly query: unknown;
+  readonly body: unknown;
+}
+
+/** Sends `body` as JSON; a write's or read's answer reuses the text it was stored as. */
+export function sendJson<R extends JsonReply>(reply: R, code: number, body: unknown): R {
+  reply.code(code).header('content-type', 'application/json')
+    .send(encodingOf(body) ?? JSON.stringify(body));
+  return reply;
 }
 
 function includeObject(query: Query): IncludeObject {
@@ -52,11 +74,17 @@ function deleteOptions(body: unknown, query: Query): DeleteOptions {
 }
 
 /** The field manager: the query's, else the User-Agent's product (upstream's default). */
-function fieldManager(req: FastifyRequest, query: Query): string | undefined {
+function fieldManager(req: ResourceRequest, query: Query): string | undefined {
   const fm = q(query, 'fieldManager');
   if (fm) return fm;
   const ua = req.headers['user-agent'];
   return ua ? ua.split('/')[0]!.slice(0, 128) || undefined : undefined;
+}
+
+/** True for what only the Fastify route serves: watches and logs (streams). */
+export function isStreamRequest(req: ResourceRequest, target: Target | undefined): boolean {
+  if (req.method !== 'GET' || !target) return false;
+  return target.subresource === 'log' || (!target.name && qBool(req.query as Query, 'watch'));
 }
 
 export async function handleResourceRequest(
@@ -64,6 +92,20 @@ export async function handleResourceRequest(
   lines: LineCache,
 ): Promise<unknown> {
   const parsed = parsePath(svc.catalog, req.url);
+  const t = parsed.kind === 'resource' ? parsed.target : undefined;
+  if (t && isStreamRequest(req, t)) {
+    const query = req.query as Query;
+    if (t.subresource === 'log') return handleLog(svc, ctx, t, query, reply);
+    return handleWatch(svc, ctx, t, query, wantsTable(req.headers.accept), reply, lines);
+  }
+  return handleJsonRequest(svc, ctx, req, reply, parsed);
+}
+
+/** Every resource request answered with one JSON document (not watches, not logs). */
+export async function handleJsonRequest<R extends JsonReply>(
+  svc: ApiService, ctx: RequestContext, req: ResourceRequest, reply: R,
+  parsed: ParsedPath = parsePath(svc.catalog, req.url),
+): Promise<unknown> {
   if (parsed.kind === 'invalid') throw pathNotFound();
   if (parsed.kind === 'group' || parsed.kind === 'groupVersion') {
     if (req.method !== 'GET') throw pathNotFound();
@@ -76,7 +118,7 @@ export async function handleResourceRequest(
   const query = req.query as Query;
   const table = wantsTable(req.headers.accept);
   switch (req.method) {
-    case 'GET': return handleGet(svc, ctx, t, query, table, reply, lines);
+    case 'GET': return handleGet(svc, ctx, t, query, table, reply);
     case 'POST': {
       const body = decodeBody(req.headers['content-type'], req.body);
       const out = await svc.create(ctx, t, body, { dryRun: qDryRun(query),
@@ -117,12 +159,10 @@ export async function handleResourceRequest(
   }
 }
 
-async function handleGet(
-  svc: ApiService, ctx: RequestContext, t: Target, query: Query, table: boolean,
-  reply: FastifyReply, lines: LineCache,
+async function handleGet<R extends JsonReply>(
+  svc: ApiService, ctx: RequestContext, t: Target, query: Query, table: boolean, reply: R,
 ): Promise<unknown> {
   const now = svc.deps.now;
-  if (t.subresource === 'log') return handleLog(svc, ctx, t, query, reply);
   if (t.name) {
     const obj = await svc.get(ctx, t);
     if (table && !t.subresource) {
@@ -132,17 +172,6 @@ async function handleGet(
     }
     return sendJson(reply, 200, obj);
   }
-  if (qBool(query, 'watch')) {
-    const r = svc.resolve(t);
-    const stream = buildWatchStream(r, { table, include: includeObject(query), now, lines });
-    const handle = await svc.watch(ctx, t, { readOnly: true,
-      labelSelector: q(query, 'labelSelector'),
-      fieldSelector: q(query, 'fieldSelector'), resourceVersion: q(query, 'resourceVersion'),
-      allowWatchBookmarks: qBool(query, 'allowWatchBookmarks'),
-      timeoutSeconds: qInt(query, 'timeoutSeconds') }, stream.sink);
-    stream.attach(reply, handle);
-    return reply;
-  }
   const list = await svc.list(ctx, t, listOptions(query));
   if (table) {
     const r = svc.resolve(t);
@@ -150,6 +179,22 @@ async function handleGet(
       includeObject(query), now()));
   }
   return sendJson(reply, 200, list);
+}
+
+async function handleWatch(
+  svc: ApiService, ctx: RequestContext, t: Target, query: Query, table: boolean,
+  reply: FastifyReply, lines: LineCache,
+): Promise<unknown> {
+  const r = svc.resolve(t);
+  const stream = buildWatchStream(r, { table, include: includeObject(query), now: svc.deps.now,
+    lines });
+  const handle = await svc.watch(ctx, t, { readOnly: true,
+    labelSelector: q(query, 'labelSelector'),
+    fieldSelector: q(query, 'fieldSelector'), resourceVersion: q(query, 'resourceVersion'),
+    allowWatchBookmarks: qBool(query, 'allowWatchBookmarks'),
+    timeoutSeconds: qInt(query, 'timeoutSeconds') }, stream.sink);
+  stream.attach(reply, handle);
+  return reply;
 }
 
 async function handleLog(

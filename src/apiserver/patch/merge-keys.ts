@@ -2,7 +2,7 @@
 // Used by strategic merge patch and by the managed-fields field sets. A key only applies when
 // every element is an object carrying it (e.g. EndpointSlice `addresses` is a string list).
 
-const MERGE_KEYS: Record<string, readonly string[]> = {
+const MERGE_KEYS = new Map<string, readonly string[]>(Object.entries({
   containers: ['name'],
   initContainers: ['name'],
   ephemeralContainers: ['name'],
@@ -21,7 +21,7 @@ const MERGE_KEYS: Record<string, readonly string[]> = {
   conditions: ['type'],
   addresses: ['type'],
   ownerReferences: ['uid'],
-};
+}));
 
 /** Primitive lists merged as sets (patchStrategy merge on a []string). */
 const SET_LISTS = new Set(['finalizers', 'podCIDRs']);
@@ -37,10 +37,20 @@ function isObj(v: unknown): v is Record<string, unknown> {
 
 /** The merge key for `field` given the elements seen on both sides, or undefined. */
 export function mergeKeyFor(field: string, ...lists: unknown[][]): string | undefined {
-  const cands = MERGE_KEYS[field];
+  const cands = MERGE_KEYS.get(field);
   if (!cands) return undefined;
-  const directiveOnly = (e: unknown) => isObj(e) && Object.keys(e).every((k) => k.startsWith('$'));
-  const items = lists.flat().filter((e) => !directiveOnly(e));
-  if (!items.length) return cands[0];
-  return cands.find((k) => items.every((e) => isObj(e) && e[k] !== undefined));
+  let any = false;
+  const ok = cands.map(() => true);
+  for (const list of lists) {
+    for (const e of list) {
+      if (isObj(e) && Object.keys(e).every((k) => k.startsWith('$'))) continue; // directive only
+      any = true;
+      for (let i = 0; i < cands.length; i++) {
+        if (ok[i] && !(isObj(e) && e[cands[i]!] !== undefined)) ok[i] = false;
+      }
+    }
+  }
+  if (!any) return cands[0];
+  const i = ok.indexOf(true);
+  return i < 0 ? undefined : cands[i];
 }

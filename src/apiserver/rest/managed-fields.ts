@@ -18,42 +18,69 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 export function elementKey(key: string, el: Record<string, unknown>): string {
-  return `k:${JSON.stringify({ [key]: el[key] })}`;
+  const v = el[key];
+  if (v === undefined || typeof v === 'function' || typeof v === 'symbol') return 'k:{}';
+  return `k:{${JSON.stringify(key)}:${JSON.stringify(v)}}`;
 }
 
-function fieldsOfValue(field: string, v: unknown): FieldSet {
-  if (isObj(v)) {
-    const out: FieldSet = {};
-    for (const [k, c] of Object.entries(v)) out[`f:${k}`] = fieldsOfValue(k, c);
-    return out;
+/**
+ * `f:<name>` keys, memoised (a pure, bounded table): a fresh concatenation would be hashed
+ * into V8's string table again for every field of every write.
+ */
+const FIELD_KEYS = new Map<string, string>();
+
+function fieldKey(name: string): string {
+  let k = FIELD_KEYS.get(name);
+  if (k === undefined) {
+    k = `f:${name}`;
+    if (FIELD_KEYS.size < 16_384) FIELD_KEYS.set(name, k);
   }
+  return k;
+}
+
+/** Adds the fields of object `v` to `out`. `dots`: mark list items with `.` as upstream. */
+function fill(out: FieldSet, v: Record<string, unknown>, dots: boolean): FieldSet {
+  // An undefined member (objects built in-process) is absent, as it would be in JSON.
+  for (const k in v) {
+    const c = v[k];
+    if (c !== undefined) out[fieldKey(k)] = fieldsOfValue(k, c, dots);
+  }
+  return out;
+}
+
+function fieldsOfValue(field: string, v: unknown, dots: boolean): FieldSet {
+  if (isObj(v)) return fill({}, v, dots);
   if (Array.isArray(v)) {
     const key = mergeKeyFor(field, v);
     if (!key || !v.length) return {};
     const out: FieldSet = {};
     for (const el of v) {
       if (!isObj(el)) return {};
-      out[elementKey(key, el)] = { '.': {}, ...fieldsOfValue('', el) };
+      out[elementKey(key, el)] = fill(dots ? { '.': {} } : {}, el, dots);
     }
     return out;
   }
   return {};
 }
 
-/** Every field the object sets (server-owned metadata, kind and apiVersion excluded). */
-export function fieldsOf(obj: KubeObject, withStatus = false): FieldSet {
+/**
+ * Every field the object sets (server-owned metadata, kind and apiVersion excluded). Without
+ * `dots`, list items carry no `.` marker: the set an Update creating the object owns.
+ */
+export function fieldsOf(obj: KubeObject, withStatus = false, dots = true): FieldSet {
   const out: FieldSet = {};
   for (const [k, v] of Object.entries(obj)) {
     if (k === 'kind' || k === 'apiVersion' || (k === 'status' && !withStatus)) continue;
+    if (v === undefined) continue;
     if (k === 'metadata' && isObj(v)) {
       const m: FieldSet = {};
       for (const [mk, mv] of Object.entries(v)) {
-        if (!SERVER_META.has(mk)) m[`f:${mk}`] = fieldsOfValue(mk, mv);
+        if (!SERVER_META.has(mk) && mv !== undefined) m[fieldKey(mk)] = fieldsOfValue(mk, mv, dots);
       }
       if (Object.keys(m).length) out['f:metadata'] = m;
       continue;
     }
-    out[`f:${k}`] = fieldsOfValue(k, v);
+    out[fieldKey(k)] = fieldsOfValue(k, v, dots);
   }
   return out;
 }
@@ -175,7 +202,9 @@ export function recordManager(
     }
     return;
   }
-  const changed = changedFields(old, next, subresource === 'status');
+  // A create: every field of `next` is changed and owned (no per-leaf walk needed).
+  const changed = old ? changedFields(old, next, subresource === 'status') :
+    fieldsOf(next, subresource === 'status', false);
   const list: ManagedFieldsEntry[] = [];
   let mine: ManagedFieldsEntry | undefined;
   for (const e of base) {
@@ -194,8 +223,12 @@ export function recordManager(
     if (subresource) mine.subresource = subresource;
     list.push(mine);
   }
-  for (const p of leaves(changed)) {
-    if (valueAt(next, p) !== undefined) addPath(mine.fieldsV1 as FieldSet, p);
+  if (!old) {
+    mine.fieldsV1 = changed;
+  } else {
+    for (const p of leaves(changed)) {
+      if (valueAt(next, p) !== undefined) addPath(mine.fieldsV1 as FieldSet, p);
+    }
   }
   mine.time = timestamp(now);
   setEntries(next, list);

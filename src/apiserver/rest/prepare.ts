@@ -16,7 +16,9 @@ export function randomSuffix(n: number): string {
 
 /** RFC 3339 without fractional seconds, as metav1.Time serialises. */
 export function timestamp(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const iso = d.toISOString();
+  // `YYYY-MM-DDTHH:mm:ss.sssZ` for years 0-9999; other years keep their form, minus millis.
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function hasStatusSubresource(r: ServedResource): boolean {

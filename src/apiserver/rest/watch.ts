@@ -42,6 +42,8 @@ export function buildSharedDecoder(): Decode {
   };
 }
 
+const ALL = (): boolean => true;
+
 function translate(ev: StoreEvent, match: (o: KubeObject) => boolean, decode: Decode):
   WatchEvent | undefined {
   if (ev.type === 'delete') {
@@ -50,7 +52,8 @@ function translate(ev: StoreEvent, match: (o: KubeObject) => boolean, decode: De
   }
   const cur = decode(ev.kv);
   const now = match(cur);
-  const before = !ev.created && ev.prevKv ? match(decode(ev.prevKv)) : false;
+  // Without a selector every object matches: the previous value need not be decoded.
+  const before = !ev.created && !!ev.prevKv && (match === ALL || match(decode(ev.prevKv)));
   if (now && before) return { type: 'MODIFIED', object: cur };
   if (now) return { type: 'ADDED', object: cur };
   if (before) return { type: 'DELETED', object: cur };
@@ -71,7 +74,7 @@ export async function startWatch(
   opts: ServiceWatchOptions, sink: WatchSink, shared?: Decode,
 ): Promise<WatchHandle> {
   const decode = opts.readOnly && shared ? shared : decodeObject;
-  const filter = buildFilter(deps, r, opts) ?? (() => true);
+  const filter = buildFilter(deps, r, opts) ?? ALL;
   const prefix = collectionPrefix(r, namespace);
   const rvText = opts.resourceVersion ?? '';
   if (rvText !== '' && !/^\d+$/.test(rvText)) {

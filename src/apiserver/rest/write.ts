@@ -8,7 +8,7 @@ import type { KeyValue } from '../../store/types.js';
 import type { AdmissionOperation } from '../pipeline-types.js';
 import type { ServedResource } from '../resource-types.js';
 import { runAdmission } from './admission.js';
-import { clone, encodeObject } from './codec.js';
+import { clone, encodeObject, forgetEncoding, servedJson, withEncoding } from './codec.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
 import { alreadyExists, badRequest, conflict, invalid, notFound } from './errors.js';
 import { objectKey } from './keys.js';
@@ -70,6 +70,7 @@ async function admitDefaultValidate(
 export async function createObject(
   deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, obj: KubeObject,
 ): Promise<KubeObject> {
+  forgetEncoding(obj);
   prepareForCreate(r, obj, deps.now(), deps.newUid());
   if (!obj.metadata.name) {
     throw invalid(r, '', [{ field: 'metadata.name', reason: 'FieldValueRequired',
@@ -79,17 +80,19 @@ export async function createObject(
   const adm = await admitDefaultValidate(deps, ctx, r, 'CREATE', obj);
   if (ctx.dryRun) { await adm.aborted(); return obj; }
   let kv: KeyValue;
+  const stored = encodeObject(obj);
   try {
     const key = objectKey(r, obj.metadata.namespace, obj.metadata.name);
-    kv = await deps.store.create(key, encodeObject(obj));
+    kv = await deps.store.create(key, stored);
   } catch (e) {
     await adm.aborted();
     if (isKdpError(e, 'KDP_ALREADY_EXISTS')) throw alreadyExists(r, obj.metadata.name);
     throw e;
   }
   await adm.committed();
-  obj.metadata.resourceVersion = String(kv.modRevision);
-  return obj;
+  const rv = String(kv.modRevision);
+  obj.metadata.resourceVersion = rv;
+  return withEncoding(obj, servedJson(stored, obj, rv));
 }
 
 /** A mutation of the current object; may throw to abort. Returns the desired next object. */
@@ -127,6 +130,7 @@ async function commitUpdate(
   deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, current: KubeObject, kv: KeyValue,
   desired: KubeObject, deleting: boolean,
 ): Promise<UpdateOutcome> {
+  forgetEncoding(desired);
   const next = prepareForUpdate(r, desired, current, ctx.subresource, deleting);
   recordManager(next, current, ctx.fieldManager, 'Update', deps.now(), ctx.subresource);
   const adm = await admitDefaultValidate(deps, ctx, r, 'UPDATE', next, current);
@@ -145,10 +149,12 @@ async function commitUpdate(
       await adm.committed();
       return { obj: gone, deleted: true };
     }
-    const out = await deps.store.update(key, encodeObject(next), kv.modRevision);
+    const stored = encodeObject(next);
+    const out = await deps.store.update(key, stored, kv.modRevision);
     await adm.committed();
-    next.metadata.resourceVersion = String(out.modRevision);
-    return { obj: next, deleted: false };
+    const rv = String(out.modRevision);
+    next.metadata.resourceVersion = rv;
+    return { obj: withEncoding(next, servedJson(stored, next, rv)), deleted: false };
   } catch (e) {
     await adm.aborted();
     if (isKdpError(e, 'KDP_NOT_FOUND')) throw notFound(r, current.metadata.name!);
