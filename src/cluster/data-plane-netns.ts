@@ -3,13 +3,16 @@
 // node. Everything is named `kdp-<id>-…` (id = hash of the data dir) and recorded in the data
 // dir's host state file, so `close()` — or `kdp down` after a crash — removes exactly it.
 
+import { join } from 'node:path';
 import type { Node } from '../api/types.js';
 import type { InformerFactory } from '../client/informer.js';
 import { cleanupHost } from '../host/cleanup.js';
-import { buildHostExec, type HostExec } from '../host/exec.js';
+import type { HostExec } from '../host/exec.js';
+import { buildThreadedHostExec } from '../host/exec-threads.js';
 import { buildKernelApplier } from '../host/rule-applier.js';
 import { HostStateFile } from '../host/state.js';
 import { buildTopology, clusterId, clusterPrefix, type Topology } from '../host/topology.js';
+import { resolveEchoCommand, type EchoCommand } from '../kubelet/echo-command.js';
 import { buildNetnsRuntime, ipamDirFor } from '../kubelet/runtime-netns.js';
 import type { Runtime } from '../kubelet/runtime.js';
 import type { RuleApplier } from '../proxy/applier.js';
@@ -18,11 +21,20 @@ import type { DataDirPaths } from './data-dir.js';
 
 export interface NetnsDataPlane {
   readonly topo: Topology;
+  /** The program every pod's containers run (the native echo, or the JS one and why). */
+  readonly echo: EchoCommand;
   /** Creates the node's namespace; returns its runtime and kube-proxy applier. */
-  startNode(node: { name: string; ip: string }, mode: ProxyMode): Promise<{ runtime: Runtime; applier: RuleApplier }>;
+  startNode(node: { name: string; ip: string }, mode: ProxyMode, opts?: { timeScale?: number }):
+    Promise<{ runtime: Runtime; applier: RuleApplier }>;
   /** Keeps every node's host-gw routes in step with the Node objects. */
   watchRoutes(informers: InformerFactory, onError: (e: unknown) => void): void;
   close(): Promise<void>;
+}
+
+/** The pods' CNI network: a conf dir (first file by name) and CNI_PATH; default kdp-cni built in. */
+export interface CniNetworkOptions {
+  readonly confDir?: string;
+  readonly binDirs?: readonly string[];
 }
 
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
@@ -32,13 +44,16 @@ export function hostPrefixFor(paths: DataDirPaths): string {
   return clusterPrefix(clusterId(paths.root));
 }
 
-export async function startNetnsDataPlane(paths: DataDirPaths, exec: HostExec = buildHostExec()): Promise<NetnsDataPlane> {
+export async function startNetnsDataPlane(
+  paths: DataDirPaths, exec: HostExec = buildThreadedHostExec(), cni: CniNetworkOptions = {},
+): Promise<NetnsDataPlane> {
   const prefix = hostPrefixFor(paths);
   // What a crashed run of this data dir left behind goes first.
   await cleanupHost(exec, paths.hostState, prefix);
   const state = new HostStateFile(paths.hostState, prefix);
   const topo = buildTopology({ exec, state, id: clusterId(paths.root) });
   await topo.ensureUnderlay();
+  const echo = await resolveEchoCommand(join(paths.root, 'bin'));
   const started = new Set<string>();
   // Per node, kept across `kdp node stop/start`: the restarted kubelet finds its pods running
   // (like a real kubelet restart) instead of wiring them a second time.
@@ -48,7 +63,8 @@ export async function startNetnsDataPlane(paths: DataDirPaths, exec: HostExec = 
 
   return {
     topo,
-    async startNode(node, mode) {
+    echo,
+    async startNode(node, mode, opts = {}) {
       const have = planes.get(node.name);
       if (have) return have;
       const applier = buildKernelApplier(exec, topo.nodeNetns(node.name), mode);
@@ -56,6 +72,8 @@ export async function startNetnsDataPlane(paths: DataDirPaths, exec: HostExec = 
       started.add(node.name);
       const runtime = buildNetnsRuntime({
         exec, state, prefix, nodeNetns: topo.nodeNetns(node.name), ipamDir: ipamDirFor(paths.root, node.name),
+        cniConfDir: cni.confDir, cniBinDirs: cni.binDirs, echo,
+        timeScale: opts.timeScale,
       });
       planes.set(node.name, { runtime, applier });
       return { runtime, applier };

@@ -29,6 +29,8 @@ export interface NodeSetOptions {
   readonly router: NodeLogRouter;
   readonly informers: InformerFactory;
   readonly onError: (where: string, err: unknown) => void;
+  /** Warnings of the agents (kube-proxy rule drift), one line each. */
+  readonly log?: (line: string) => void;
   /** netns mode: nodes get a namespace, the netns runtime and a kernel applier. */
   readonly netns?: NetnsDataPlane;
 }
@@ -59,7 +61,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
     async start(node) {
       if (running.has(node.name)) return;
       const plane = o.netns
-        ? await o.netns.startNode(node, o.proxyMode)
+        ? await o.netns.startNode(node, o.proxyMode, { timeScale: o.timeScale })
         : { runtime: buildVirtualRuntime({ timeScale: o.timeScale }), applier: buildMemoryApplier(o.proxyMode) };
       const agent = buildNodeAgent({
         client: o.client, nodeName: node.name,
@@ -72,7 +74,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
         client: o.client, nodeName: node.name, nodeIPs: [node.ip], mode: o.proxyMode,
         configText: o.kubeProxyConfig, applier: plane.applier,
         history: new RuleHistory(rulesDir(o.dataDir, node.name)), informers: o.informers,
-        timeScale: o.timeScale, onError: (e) => o.onError(`kube-proxy ${node.name}`, e),
+        timeScale: o.timeScale, onError: (e) => o.onError(`kube-proxy ${node.name}`, e), log: o.log,
       });
       await proxy.start();
       running.set(node.name, { agent, proxy });

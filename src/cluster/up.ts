@@ -21,7 +21,7 @@ import type { DataDirPaths } from './data-dir.js';
 import { writePidFile } from './daemon.js';
 import { buildNodeSet, nodeSpecs, type NodeSet, type NodeSpec } from './node-set.js';
 import { superviseAgents } from './agent-supervisor.js';
-import { startNetnsDataPlane, type NetnsDataPlane } from './data-plane-netns.js';
+import { startNetnsDataPlane, type CniNetworkOptions, type NetnsDataPlane } from './data-plane-netns.js';
 import { assertKernelMode } from '../host/rule-applier.js';
 
 export interface UpOptions {
@@ -35,6 +35,8 @@ export interface UpOptions {
   readonly progress: (line: string) => void;
   /** Default 'virtual'. 'netns' needs root. */
   readonly dataPlane?: 'virtual' | 'netns';
+  /** netns mode: the pods' CNI network (`--cni-conf-dir`, `--cni-bin-dir`). */
+  readonly cni?: CniNetworkOptions;
 }
 
 export interface RunningCluster {
@@ -65,7 +67,9 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     let netns: NetnsDataPlane | undefined;
     if (mode === 'netns') {
       o.progress('netns data plane: underlay namespace and bridge');
-      netns = await startNetnsDataPlane(o.paths);
+      netns = await startNetnsDataPlane(o.paths, undefined, o.cni);
+      o.progress(netns.echo.native ? `workload: native kdp/echo (${netns.echo.file})`
+        : `workload: JS kdp/echo (${netns.echo.reason ?? 'native build unavailable'})`);
       const plane = netns;
       closers.push(() => plane.close());
       o.progress(`netns data plane: namespaces ${plane.topo.prefix}-*`);
@@ -91,7 +95,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const nodeSet = buildNodeSet({
       client, dataDir: o.paths.root, proxyMode: o.proxyMode, kubeProxyConfig: o.kubeProxyConfig,
       timeScale: factor, router, informers,
-      onError: (where, e) => o.progress(`${where}: ${(e as Error).message}`), netns,
+      onError: (where, e) => o.progress(`${where}: ${(e as Error).message}`), log: o.progress, netns,
     });
     netns?.watchRoutes(informers, (e) => o.progress(`routes: ${(e as Error).message}`));
     closers.push(() => nodeSet.stopAll());

@@ -4,11 +4,19 @@
 
 import { createHash } from 'node:crypto';
 import { formatCIDR, parseCIDR } from '../api/net.js';
+import {
+  coversGateways, planBridge, podBatchText, podSysctls, randomMac, writeSysctlsHere, type GwIP,
+} from './bridge-plan.js';
+import { bridgeCacheKey, queryBridge, type BridgeCache } from './bridge-state.js';
 import { buildHostLocalIpam, type HostLocalIpam } from './ipam/host-local.js';
 import type { IpamStore } from './ipam/store.js';
-import { addMasq, removeMasq } from './masq.js';
+import {
+  addMasq, byFamily, masqAddText, masqRemoveText, removeMasq, restoreCommand, type MasqIP,
+} from './masq.js';
 import type { BridgeConf } from './netconf.js';
-import { isSameNetns, netnsExists, type Targets } from './netns-target.js';
+import {
+  batchError, isSameNetns, netnsExists, type BatchOutcome, type Targets,
+} from './netns-target.js';
 import { parsePrevResult, type CniResult, type CniRoute } from './result.js';
 import { CNI_CODES, CniError } from './spec.js';
 
@@ -22,6 +30,8 @@ export interface AttachmentRef {
 export interface BridgeDeps {
   readonly targets: Targets;
   readonly ipamStore: IpamStore;
+  /** Known bridge state across calls (long-lived callers); absent = ask the kernel each ADD. */
+  readonly cache?: BridgeCache;
 }
 
 /** Host end of the veth: derived from the attachment, so DEL can find it without the pod. */
@@ -54,41 +64,19 @@ export async function cmdAdd(conf: BridgeConf, att: AttachmentRef, deps: BridgeD
     throw new CniError(CNI_CODES.internal,
       `failed to open netns "${att.netns}": failed to Statfs "${att.netns}": no such file or directory`);
   }
-  const podLinks = await linkNames(t, 'pod');
-  if (podLinks.includes(att.ifname)) {
-    throw new CniError(CNI_CODES.internal, `container veth name provided (${att.ifname}) already exists`);
-  }
   const ipam = ipamFor(conf, deps.ipamStore);
   const undo: Array<() => Promise<unknown>> = [];
   try {
     const ips = ipam ? allocate(ipam, att, requestedIPs) : [];
     if (ipam) undo.push(async () => ipam.release(att.containerID, att.ifname));
-    await ensureBridge(t, conf);
-    const hostVeth = hostVethName(att.containerID, att.ifname);
-    await t.pod('ip', ['link', 'add', att.ifname, ...(conf.mtu ? ['mtu', String(conf.mtu)] : []), 'type', 'veth',
-      'peer', 'name', hostVeth, 'netns', t.nodeNetnsArg]);
-    undo.push(() => t.ipNode(['link', 'del', hostVeth]).catch(() => undefined));
-    await t.ipNode(['-batch', '-'], [
-      `link set ${hostVeth} master ${conf.bridge}`,
-      ...(conf.hairpinMode ? [`link set ${hostVeth} type bridge_slave hairpin on`] : []),
-      `link set ${hostVeth} up`,
-    ].join('\n') + '\n');
     const withGw = ips.map((ip) => ({ ...ip, gateway: ip.gateway || (conf.isGateway ? firstHost(ip.address) : '') }));
     const routes = resultRoutes(conf, withGw);
-    await configurePod(t, att.ifname, withGw, routes);
-    if (conf.isGateway) await ensureGateways(t, conf, withGw);
-    if (conf.ipMasq && withGw.length > 0) {
-      undo.push(() => removeMasq(t, conf.name, att.containerID));
-      await addMasq(t, conf.name, att.containerID, withGw.map((ip) => ({
-        address: ip.address.split('/')[0]!, subnet: subnetOf(ip.address), v6: ip.address.includes(':'),
-      })));
-    }
-    const macs = await linkMacs(t, conf.bridge, hostVeth, att.ifname);
+    const wired = await wire(conf, att, deps, withGw, routes, undo);
     return {
       interfaces: [
-        { name: conf.bridge, mac: macs.bridge },
-        { name: hostVeth, mac: macs.host },
-        { name: att.ifname, mac: macs.pod, sandbox: att.netns },
+        { name: conf.bridge, mac: wired.bridgeMac },
+        { name: wired.hostVeth, mac: wired.hostMac },
+        { name: att.ifname, mac: wired.podMac, sandbox: att.netns },
       ],
       ips: withGw.map((ip) => ({ interface: 2, address: ip.address, ...(ip.gateway ? { gateway: ip.gateway } : {}) })),
       routes,
@@ -98,6 +86,112 @@ export async function cmdAdd(conf: BridgeConf, att: AttachmentRef, deps: BridgeD
     for (const u of undo.reverse()) await u().catch(() => undefined);
     throw e;
   }
+}
+
+interface Wired { hostVeth: string; hostMac: string; podMac: string; bridgeMac: string }
+
+/**
+ * The kernel side of ADD in one node batch when the pod namespace has a name (and the node too):
+ * bridge (if not known), veth with its peer created straight in the pod, port settings, then the
+ * pod's sysctls and addresses through `netns exec`, the node's sysctls and the masquerade rules.
+ * Without names the same steps run as separate processes. Registers its own undo steps.
+ */
+async function wire(
+  conf: BridgeConf, att: AttachmentRef, deps: BridgeDeps, ips: readonly GwIP[], routes: readonly CniRoute[],
+  undo: Array<() => Promise<unknown>>, retries = 3,
+): Promise<Wired> {
+  const t = deps.targets;
+  const key = bridgeCacheKey(t, conf.bridge);
+  let known = deps.cache?.get(key);
+  if (known && !coversGateways(conf, known, ips)) known = undefined;
+  known ??= await queryBridge(t, conf.bridge);
+  const plan = planBridge(conf, known, ips);
+  const veth = { host: hostVethName(att.containerID, att.ifname), hostMac: randomMac(), podMac: randomMac() };
+  const mtu = conf.mtu ? ` mtu ${conf.mtu}` : '';
+  // Each batch line with what it does, for the error message of the line ip reports as failed.
+  const lines: Array<[string, Step]> = plan.lines.map((l) => [l, 'bridge']);
+  const add = (step: Step, ...ls: string[]) => ls.forEach((l) => lines.push([l, step]));
+  if (t.nodeName && plan.sysctls.length) {
+    add('bridge', `netns exec ${t.nodeName} sysctl -q -e -w ${plan.sysctls.join(' ')}`);
+  }
+  if (t.podName) {
+    add('veth', `link add ${veth.host} address ${veth.hostMac}${mtu} type veth ` +
+      `peer name ${att.ifname} address ${veth.podMac}${mtu} netns ${t.podName}`);
+  } else {
+    await createVethFromPod(t, att, veth, mtu);
+  }
+  undo.push(() => t.ipNode(['link', 'del', veth.host]));
+  add('port', `link set ${veth.host} master ${conf.bridge} up`);
+  if (conf.hairpinMode) add('port', `link set ${veth.host} type bridge_slave hairpin on`);
+  const podText = podBatchText(att.ifname, ips, routes);
+  if (t.podName) {
+    add('pod', `netns exec ${t.podName} sysctl -q -e -w ${podSysctls(att.ifname).join(' ')}`,
+      `netns exec ${t.podName} ip -batch ${t.tempFile(podText)}`);
+  }
+  const masqIPs: MasqIP[] = conf.ipMasq ? ips.map((ip) => ({
+    address: ip.address.split('/')[0]!, subnet: subnetOf(ip.address), v6: ip.address.includes(':'),
+  })) : [];
+  if (masqIPs.length) undo.push(() => removeMasq(t, conf.name, att.containerID));
+  for (const fam of t.nodeName ? byFamily(masqIPs) : []) {
+    const file = t.tempFile(masqAddText(conf.name, att.containerID, fam));
+    add('masq', `netns exec ${t.nodeName} ${restoreCommand(fam[0]!.v6)} -w 5 --noflush ${file}`);
+  }
+  const out = await t.nodeBatch(lines.map(([l]) => l));
+  if (!out.ok) {
+    deps.cache?.delete(key);
+    const step = lines[(out.failedLines[0] ?? 0) - 1]?.[1];
+    // A concurrent ADD created the bridge or its address first: nothing of ours ran; go again.
+    if (step === 'bridge' && retries > 0 && /File exists/.test(out.stderr)) {
+      return wire(conf, att, deps, ips, routes, undo, retries - 1);
+    }
+    throw await batchFailed(t, att, out, step);
+  }
+  if (!t.nodeName) writeSysctlsHere(plan.sysctls);
+  if (!t.podName) {
+    await t.pod('sysctl', ['-q', '-e', '-w', ...podSysctls(att.ifname)]);
+    await t.ipPod(['-batch', '-'], podText);
+  }
+  if (!t.nodeName) await addMasq(t, conf.name, att.containerID, masqIPs);
+  deps.cache?.set(key, plan.state);
+  return { hostVeth: veth.host, hostMac: veth.hostMac, podMac: veth.podMac, bridgeMac: plan.state.mac };
+}
+
+type Step = 'bridge' | 'veth' | 'port' | 'pod' | 'masq';
+
+const STEP_ERRORS: Record<Step, string> = {
+  bridge: 'failed to set up the bridge',
+  veth: 'failed to create veth',
+  port: 'failed to attach the veth to the bridge',
+  pod: 'failed to configure the container interface',
+  masq: 'failed to set up IP masquerading',
+};
+
+/** Without a pod namespace name: the veth is made from inside the pod (nsenter). */
+async function createVethFromPod(
+  t: Targets, att: AttachmentRef, v: { host: string; hostMac: string; podMac: string }, mtu: string,
+): Promise<void> {
+  const mtuArgs = mtu.trim().split(' ').filter(Boolean);
+  try {
+    await t.ipPod(['link', 'add', att.ifname, 'address', v.podMac, ...mtuArgs, 'type', 'veth',
+      'peer', 'name', v.host, 'address', v.hostMac, ...mtuArgs, 'netns', t.nodeNetnsArg]);
+  } catch (e) {
+    if (/File exists/.test((e as Error).message) && await podHasLink(t, att.ifname)) throw vethExists(att.ifname);
+    throw new CniError(CNI_CODES.internal, `${STEP_ERRORS.veth}: ${(e as Error).message}`);
+  }
+}
+
+const vethExists = (ifname: string) =>
+  new CniError(CNI_CODES.internal, `container veth name provided (${ifname}) already exists`);
+
+async function podHasLink(t: Targets, ifname: string): Promise<boolean> {
+  return t.ipPod(['link', 'show', 'dev', ifname]).then(() => true, () => false);
+}
+
+async function batchFailed(t: Targets, att: AttachmentRef, out: BatchOutcome, step: Step | undefined) {
+  if (step === 'veth' && /File exists/.test(out.stderr) && await podHasLink(t, att.ifname)) {
+    return vethExists(att.ifname);
+  }
+  return new CniError(CNI_CODES.internal, `${STEP_ERRORS[step ?? 'bridge']}: ${batchError(out)}`);
 }
 
 function allocate(ipam: HostLocalIpam, att: AttachmentRef, requested: string[]) {
@@ -133,93 +227,40 @@ function resultRoutes(conf: BridgeConf, ips: readonly { address: string; gateway
   return routes;
 }
 
-async function configurePod(t: Targets, ifname: string, ips: readonly { address: string; gateway: string }[], routes: readonly CniRoute[]): Promise<void> {
-  const lines = ips.map((ip) => `addr add ${ip.address} dev ${ifname}`);
-  lines.push(`link set ${ifname} up`, 'link set lo up');
-  for (const r of routes) {
-    const v6 = r.dst.includes(':');
-    const gw = r.gw ?? ips.find((ip) => ip.address.includes(':') === v6)?.gateway;
-    if (!gw) continue;
-    lines.push(`route ${r.dst.endsWith('/0') ? 'replace' : 'add'} ${r.dst} via ${gw} dev ${ifname}`);
-  }
-  await t.pod('ip', ['-batch', '-'], `${lines.join('\n')}\n`);
-  await t.pod('sysctl', ['-q', '-w', `net.ipv4.conf.${ifname}.arp_notify=1`,
-    `net.ipv6.conf.${ifname}.accept_dad=0`]);
-}
-
-async function ensureBridge(t: Targets, conf: BridgeConf): Promise<void> {
-  const links = await linkDetails(t);
-  const br = links.find((l) => l.ifname === conf.bridge);
-  if (br && br.kind !== 'bridge') {
-    throw new CniError(CNI_CODES.internal, `${conf.bridge} already exists but is not a bridge`);
-  }
-  const lines = br ? [] : [`link add ${conf.bridge} ${conf.mtu ? `mtu ${conf.mtu} ` : ''}type bridge`];
-  if (conf.promiscMode) lines.push(`link set ${conf.bridge} promisc on`);
-  lines.push(`link set ${conf.bridge} up`);
-  await t.ipNode(['-batch', '-'], `${lines.join('\n')}\n`);
-  await t.node('sysctl', ['-q', '-w', `net.ipv6.conf.${conf.bridge}.accept_ra=0`]);
-}
-
-async function ensureGateways(t: Targets, conf: BridgeConf, ips: readonly { address: string; gateway: string }[]): Promise<void> {
-  const { stdout } = await t.ipNode(['-j', 'addr', 'show', 'dev', conf.bridge]);
-  const have = ((JSON.parse(stdout)[0]?.addr_info ?? []) as Array<{ family: string; local: string; prefixlen: number }>);
-  const lines: string[] = [];
-  let v4 = false;
-  let v6 = false;
-  for (const ip of ips) {
-    const want = `${ip.gateway}/${ip.address.split('/')[1]}`;
-    const fam = ip.address.includes(':') ? 'inet6' : 'inet';
-    if (fam === 'inet') v4 = true; else v6 = true;
-    if (have.some((a) => a.family === fam && `${a.local}/${a.prefixlen}` === want)) continue;
-    const clash = have.find((a) => a.family === 'inet' && fam === 'inet');
-    if (clash) {
-      if (!conf.forceAddress) {
-        throw new CniError(CNI_CODES.internal,
-          `failed to set bridge addr: "${conf.bridge}" already has an IP address different from ${want}`);
-      }
-      lines.push(`addr del ${clash.local}/${clash.prefixlen} dev ${conf.bridge}`);
-    }
-    lines.push(`addr add ${want} dev ${conf.bridge}`);
-  }
-  if (lines.length) await t.ipNode(['-batch', '-'], `${lines.join('\n')}\n`);
-  if (v4) await t.node('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
-  if (v6) await t.node('sysctl', ['-q', '-w', 'net.ipv6.conf.all.forwarding=1']);
-}
-
-interface LinkDetail { ifname: string; kind?: string; mac?: string }
-
-async function linkDetails(t: Targets, where: 'node' | 'pod' = 'node'): Promise<LinkDetail[]> {
-  const { stdout } = where === 'node' ? await t.ipNode(['-j', '-d', 'link', 'show']) : await t.pod('ip', ['-j', '-d', 'link', 'show']);
-  return (JSON.parse(stdout || '[]') as Array<Record<string, any>>).map((l) => ({
-    ifname: String(l.ifname), kind: l.linkinfo?.info_kind, mac: l.address,
-  }));
-}
-
-async function linkNames(t: Targets, where: 'node' | 'pod'): Promise<string[]> {
-  return (await linkDetails(t, where)).map((l) => l.ifname);
-}
-
-async function linkMacs(t: Targets, bridge: string, host: string, pod: string) {
-  const node = await linkDetails(t, 'node');
-  const inPod = await linkDetails(t, 'pod');
-  return {
-    bridge: node.find((l) => l.ifname === bridge)?.mac,
-    host: node.find((l) => l.ifname === host)?.mac,
-    pod: inPod.find((l) => l.ifname === pod)?.mac,
-  };
-}
-
-/** Best effort and idempotent: succeeds when things are already gone (spec DEL). */
+/**
+ * Best effort and idempotent: succeeds when things are already gone (spec DEL). One node batch
+ * in the common case: deleting the host veth takes its pod peer with it, and the masquerade
+ * rules go by their exact inverse; either falls back to the slow path when it finds nothing.
+ */
 export async function cmdDel(conf: BridgeConf, att: AttachmentRef, deps: BridgeDeps): Promise<void> {
   const t = deps.targets;
   refuseOwnNetns(t, att.netns);
-  if (att.netns && netnsExists(att.netns)) {
-    await t.pod('ip', ['link', 'del', att.ifname]).catch(() => undefined);
-  }
-  await t.ipNode(['link', 'del', hostVethName(att.containerID, att.ifname)]).catch(() => undefined);
   const ipam = ipamFor(conf, deps.ipamStore);
+  const held = ipam?.get(att.containerID, att.ifname) ?? [];
+  const prevIPs = conf.prevResult ? parsePrevResult(conf.prevResult).ips.map((i) => i.address.split('/')[0]!) : [];
+  const masqIPs = !conf.ipMasq ? []
+    : (held.length ? held : prevIPs).map((a) => ({ address: a, v6: a.includes(':') }));
+  const lines = [`link del ${hostVethName(att.containerID, att.ifname)}`];
+  const fams = t.nodeName ? byFamily(masqIPs) : [];
+  for (const fam of fams) {
+    lines.push(`netns exec ${t.nodeName} ${restoreCommand(fam[0]!.v6)} -w 5 --noflush ` +
+      t.tempFile(masqRemoveText(conf.name, att.containerID, fam)));
+  }
+  const out = await t.nodeBatch(lines, { force: true });
+  if (out.failedLines.includes(1) && att.netns && netnsExists(att.netns)) await delPodVeth(t, att.ifname);
+  const masqDone = fams.length > 0 && out.failedLines.every((l) => l === 1);
+  if (conf.ipMasq && !masqDone) await removeMasq(t, conf.name, att.containerID);
   ipam?.release(att.containerID, att.ifname);
-  if (conf.ipMasq) await removeMasq(t, conf.name, att.containerID);
+}
+
+/**
+ * The pod end when the host end is gone. Only a veth goes: an interface of that name that
+ * kdp-cni cannot have made (ADD refused it as already existing) survives the runtime's DEL.
+ */
+async function delPodVeth(t: Targets, ifname: string): Promise<void> {
+  const { stdout } = await t.ipPod(['-j', '-d', 'link', 'show', 'dev', ifname]).catch(() => ({ stdout: '' }));
+  const link = (JSON.parse(stdout || '[]') as Array<Record<string, any>>)[0];
+  if (link?.linkinfo?.info_kind === 'veth') await t.ipPod(['link', 'del', ifname]).catch(() => undefined);
 }
 
 export async function cmdCheck(conf: BridgeConf, att: AttachmentRef, deps: BridgeDeps): Promise<void> {
@@ -235,8 +276,12 @@ export async function cmdCheck(conf: BridgeConf, att: AttachmentRef, deps: Bridg
   if (!ctr || ctr.sandbox !== att.netns) {
     throw new CniError(CNI_CODES.internal, `Sandbox in prevResult does not match CNI_NETNS ${att.netns}`);
   }
-  const { stdout } = await t.pod('ip', ['-j', 'addr', 'show', 'dev', att.ifname]).catch(() => ({ stdout: '' }));
-  const link = (JSON.parse(stdout || '[]') as Array<Record<string, any>>)[0];
+  // One process for both questions: ip -j -batch prints one JSON array per line.
+  const query = `addr show dev ${att.ifname}\nroute show table all\n`;
+  const { stdout } = await t.ipPod(['-j', '-batch', '-'], query).catch(() => ({ stdout: '' }));
+  const [links, routes] = stdout.split('\n').filter(Boolean)
+    .map((l) => JSON.parse(l) as Array<Record<string, any>>);
+  const link = links?.[0];
   if (!link) throw new CniError(CNI_CODES.internal, `Failed to find container interface ${att.ifname}`);
   if (ctr.mac && link.address !== ctr.mac) {
     throw new CniError(CNI_CODES.internal, `Interface ${att.ifname} Mac ${ctr.mac} doesn't match container Mac: ${link.address}`);
@@ -245,8 +290,7 @@ export async function cmdCheck(conf: BridgeConf, att: AttachmentRef, deps: Bridg
   for (const ip of prev.ips) {
     if (!addrs.includes(ip.address)) throw new CniError(CNI_CODES.internal, `Failed to match addr ${ip.address} on interface ${att.ifname}`);
   }
-  const routes = await t.pod('ip', ['-j', 'route', 'show', 'table', 'all']);
-  const have = JSON.parse(routes.stdout || '[]') as Array<{ dst: string }>;
+  const have = (routes ?? []) as Array<{ dst: string }>;
   for (const r of prev.routes) {
     const dst = r.dst === '0.0.0.0/0' || r.dst === '::/0' ? 'default' : r.dst;
     if (!have.some((h) => h.dst === dst)) {

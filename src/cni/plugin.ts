@@ -5,8 +5,10 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostExec } from '../host/exec.js';
-import { cmdAdd, cmdCheck, cmdDel, cmdGc } from './bridge.js';
-import { parseCniArgs, parseCniEnv } from './env.js';
+import { cmdAdd, cmdCheck, cmdDel, cmdGc, type BridgeDeps } from './bridge.js';
+import type { BridgeCache } from './bridge-state.js';
+import type { IpSessionPool } from './ip-session.js';
+import { parseCniArgs, parseCniEnv, type CniEnv } from './env.js';
 import { buildDiskIpamStore } from './ipam/store-disk.js';
 import type { IpamStore } from './ipam/store.js';
 import { configVersion, decodeConfig, parseBridgeConf, requireVersionFor, type BridgeConf } from './netconf.js';
@@ -31,6 +33,10 @@ export interface PluginDeps {
   readonly node: NodeNetns;
   /** Overrides the IPAM store (tests); default: host-local's disk store. */
   readonly ipamStore?: (conf: BridgeConf) => IpamStore;
+  /** Bridge state kept across calls by a long-lived caller (see bridge-state.ts). */
+  readonly bridgeCache?: BridgeCache;
+  /** Running `ip -batch` processes in the node namespace (long-lived callers; ip-session.ts). */
+  readonly ipSessions?: IpSessionPool;
 }
 
 const ABOUT = 'CNI kdp-cni plugin (bridge + host-local) version 1.1.0';
@@ -66,7 +72,15 @@ async function dispatch(inv: CniInvocation, deps: PluginDeps): Promise<string> {
   const store = deps.ipamStore
     ? deps.ipamStore(conf)
     : buildDiskIpamStore({ dataDir: conf.ipam?.dataDir, network: conf.name });
-  const bridgeDeps = { targets: buildTargets(deps.exec, deps.node, env.netns), ipamStore: store };
+  const targets = buildTargets(deps.exec, deps.node, env.netns, deps.ipSessions);
+  try {
+    return await verb(env, conf, version, { targets, ipamStore: store, cache: deps.bridgeCache });
+  } finally {
+    targets.dispose();
+  }
+}
+
+async function verb(env: CniEnv, conf: BridgeConf, version: string, bridgeDeps: BridgeDeps): Promise<string> {
   const att = { containerID: env.containerID, ifname: env.ifname, netns: env.netns };
   switch (env.command) {
     case 'ADD': {
@@ -84,6 +98,8 @@ async function dispatch(inv: CniInvocation, deps: PluginDeps): Promise<string> {
       return '';
     case 'GC':
       await cmdGc(conf, bridgeDeps);
+      return '';
+    default:
       return '';
   }
 }

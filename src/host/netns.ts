@@ -2,6 +2,7 @@
 // they create what is missing and leave what is already right. Link/route changes for one
 // namespace are batched into a single `ip -n NS -batch -` call.
 
+import { existsSync } from 'node:fs';
 import type { HostExec } from './exec.js';
 import { isKdpError } from '../errors.js';
 
@@ -14,7 +15,8 @@ export async function listNetns(exec: HostExec): Promise<string[]> {
 }
 
 export async function ensureNetns(exec: HostExec, name: string): Promise<void> {
-  if ((await listNetns(exec)).includes(name)) return;
+  // `ip netns add` makes /run/netns/NAME: looking there saves an `ip netns list` per pod.
+  if (existsSync(`/run/netns/${name}`)) return;
   await exec.run('ip', ['netns', 'add', name]);
   await exec.run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
 }

@@ -3,14 +3,20 @@
 // on full syncs upstream's jumps from the built-in chains are ensured from what `iptables-save`
 // shows. nftables: each artifact is one `nft -f -` transaction. A failed apply throws and the
 // kernel keeps the previous rules. ipvs needs the IP_VS module, which kdp does not load: it is
-// refused up front (`assertKernelMode`).
+// refused up front (`assertKernelMode`). Every sync the kernel accepted is also applied to an
+// in-memory shadow (the fakes of virtual mode), so `drift` can compare what was compiled with
+// what the kernel lists back (rule-drift.ts).
 
 import { kdpError } from '../errors.js';
 import type { RuleApplier } from '../proxy/applier.js';
-import { jumpRuleRestoreInput } from '../proxy/applier.js';
+import { buildMemoryApplier, jumpRuleRestoreInput } from '../proxy/applier.js';
 import type { ProxyMode } from '../proxy/backend.js';
 import type { IPFamily } from '../proxy/types.js';
 import type { HostExec } from './exec.js';
+import { dumpOps } from '../ruleset/nftables/fake.js';
+import { parseListText } from '../ruleset/nftables/list-text.js';
+import { formatTransaction } from '../ruleset/nftables/transaction.js';
+import { iptablesDrift, nftDrift } from './rule-drift.js';
 import { applyIptablesRestore, applyNft, iptablesSave, nftList, type IptablesFamily } from './rules.js';
 
 /** Throws KDP_CONFIG for modes the kernel data plane cannot apply. */
@@ -26,28 +32,58 @@ const NFT_FAMILY: Record<IPFamily, string> = { IPv4: 'ip', IPv6: 'ip6' };
 
 export function buildKernelApplier(exec: HostExec, netns: string, mode: ProxyMode): RuleApplier {
   assertKernelMode(mode);
+  const shadow = buildMemoryApplier(mode);
+  /** Families whose shadow refused a sync the kernel took: their drift cannot be judged. */
+  const unjudged = new Set<IPFamily>();
+  const dump = async (family: IPFamily) => {
+    if (mode === 'iptables') return iptablesSave(exec, netns, FAMILY[family]);
+    try {
+      return await nftList(exec, netns, ['list', 'table', NFT_FAMILY[family], 'kube-proxy']);
+    } catch {
+      return ''; // no table yet
+    }
+  };
+  async function ensureJumps(family: IPFamily): Promise<void> {
+    const saved = parseSave(await iptablesSave(exec, netns, FAMILY[family]));
+    const input = jumpRuleRestoreInput({
+      rule: (t, c, args) => saved.rules.has(`${t} ${c} ${args}`),
+      chain: (t, c) => saved.chains.has(`${t} ${c}`),
+    });
+    if (input) await applyIptablesRestore(exec, netns, input, FAMILY[family]);
+  }
+
   return {
     mode,
+    dump,
+    async restore(family) {
+      const want = await shadow.dump(family);
+      if (!want.trim()) return;
+      if (mode === 'nftables') {
+        // Re-created in one transaction: add (so delete cannot fail), delete, then everything.
+        const t = `${NFT_FAMILY[family]} kube-proxy`;
+        await applyNft(exec, netns, `add table ${t}\ndelete table ${t}\n` +
+          formatTransaction(dumpOps(parseListText(want))));
+        return;
+      }
+      await applyIptablesRestore(exec, netns, kubeChainsOnly(want), FAMILY[family]);
+      await ensureJumps(family);
+    },
+    async drift(family, kernelDump) {
+      if (unjudged.has(family)) return [];
+      const [want, have] = [await shadow.dump(family), kernelDump ?? await dump(family)];
+      return mode === 'iptables' ? iptablesDrift(want, have) : nftDrift(want, have);
+    },
     async apply(family, result) {
       for (const a of result.artifacts) {
         if (mode === 'nftables') await applyNft(exec, netns, a.text);
         else await applyIptablesRestore(exec, netns, a.text, FAMILY[family]);
       }
-      if (mode === 'iptables' && result.full) {
-        const saved = parseSave(await iptablesSave(exec, netns, FAMILY[family]));
-        const input = jumpRuleRestoreInput({
-          rule: (t, c, args) => saved.rules.has(`${t} ${c} ${args}`),
-          chain: (t, c) => saved.chains.has(`${t} ${c}`),
-        });
-        if (input) await applyIptablesRestore(exec, netns, input, FAMILY[family]);
-      }
-    },
-    async dump(family) {
-      if (mode === 'iptables') return iptablesSave(exec, netns, FAMILY[family]);
+      if (mode === 'iptables' && result.full) await ensureJumps(family);
       try {
-        return await nftList(exec, netns, ['list', 'table', NFT_FAMILY[family], 'kube-proxy']);
+        await shadow.apply(family, result);
+        if (result.full) unjudged.delete(family);
       } catch {
-        return ''; // no table yet
+        unjudged.add(family);
       }
     },
   };
@@ -68,4 +104,11 @@ function parseSave(text: string): { rules: Set<string>; chains: Set<string> } {
     }
   }
   return { rules, chains };
+}
+
+/** The KUBE-* chains of an iptables-save text (declaring them flushes them in restore input). */
+function kubeChainsOnly(text: string): string {
+  const out = text.split('\n').filter((l) => l.startsWith('*') || l === 'COMMIT' ||
+    l.startsWith(':KUBE-') || l.startsWith('-A KUBE-'));
+  return `${out.join('\n')}\n`;
 }

@@ -1,7 +1,9 @@
 // The node agent's kubelet: registers the Node, renews its Lease, posts node status, and runs
 // the pods bound to it through a Runtime, publishing their status. Graceful deletion: a pod with
-// a deletionTimestamp keeps running (endpoints show it terminating) for its grace period; then
-// the kubelet stops it, releases its IP and deletes it with gracePeriodSeconds=0. `stop()` ends
+// a deletionTimestamp is stopped through the runtime's `stopPod` (SIGTERM, SIGKILL after the
+// grace period) or, when the runtime has none (virtual), keeps running (endpoints show it
+// terminating) for its grace period; then the kubelet releases its IP and deletes it with
+// gracePeriodSeconds=0. `stop()` ends
 // every loop (heartbeats stop, so the node lifecycle controller will mark the node unreachable);
 // the runtime's sandboxes are left as they are, like a crashed kubelet's.
 
@@ -31,6 +33,7 @@ export interface NodeAgentOptions {
   readonly nodeStatusUpdateMs?: number;
   /** A status is posted at least this often even when nothing changed. Default 5 min. */
   readonly nodeStatusReportMs?: number;
+  /** Pod workers (syncs in flight at once; CNI ADD runs inside one). Default 8. */
   readonly workers?: number;
   /** Shared informers (in-process pools of nodes); default: the agent's own. */
   readonly sources?: NodeAgentSources;
@@ -66,7 +69,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const iso = () => new Date(now()).toISOString().replace(/\.\d+Z$/, 'Z');
   let node: Node | undefined;
   const uidToKey = new Map<string, string>();
-  const terminating = new Map<string, NodeJS.Timeout>();
+  const terminating = new Map<string, NodeJS.Timeout | undefined>();
   const timers: NodeJS.Timeout[] = [];
   const unsubs: Array<() => void> = [];
   let queue = buildWorkQueue<string>({ baseDelayMs: 20, maxDelayMs: 10_000 * scale + 100 });
@@ -141,6 +144,13 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
     if (terminating.has(uid)) return;
     const grace = pod.metadata.deletionGracePeriodSeconds
       ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    if (runtime.stopPod) {
+      // SIGTERM now, SIGKILL after the grace period; the pod goes once its containers have.
+      terminating.set(uid, undefined);
+      const done = () => void finishTermination(pod);
+      runtime.stopPod(uid, grace * 1000 * scale).then(done, done);
+      return;
+    }
     const t = setTimeout(() => void finishTermination(pod), grace * 1000 * scale);
     t.unref?.();
     terminating.set(uid, t);
@@ -198,7 +208,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       await lease.renew().catch(() => undefined);
       every((o.leaseRenewIntervalMs ?? 10_000) * scale, () => lease.renew());
       every((o.nodeStatusUpdateMs ?? 10_000) * scale, () => postStatus(false));
-      void runWorkers(queue, o.workers ?? 2, syncPod);
+      void runWorkers(queue, o.workers ?? 8, syncPod);
       await sources.pods.waitForSync();
       for (const p of sources.pods.list(nodeName)) queue.add(objectKey(p));
     },
@@ -228,6 +238,7 @@ function sameStatus(pod: Pod, s: NonNullable<Pod['status']>): boolean {
   const pick = (x: typeof cur) => JSON.stringify([x.phase, x.podIP, x.hostIP, x.startTime,
     x.conditions?.map((c) => [c.type, c.status, c.reason]),
     x.containerStatuses?.map((c) =>
-      [c.name, c.ready, c.restartCount, Object.keys(c.state ?? {})])]);
+      [c.name, c.ready, c.restartCount, Object.keys(c.state ?? {}), c.state?.waiting?.reason,
+        Object.keys(c.lastState ?? {})])]);
   return pick(cur) === pick(s);
 }

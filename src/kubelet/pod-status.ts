@@ -7,18 +7,21 @@ import type { ContainerStatus, Pod, PodCondition, PodPhase, PodStatus } from '..
 import type { RuntimeContainerStatus, RuntimePodStatus } from './runtime.js';
 
 export function podPhase(pod: Pod, cs: readonly RuntimeContainerStatus[]): PodPhase {
+  // As upstream's getPhase: a container waiting to be restarted counts as stopped.
   if (cs.length === 0) return 'Pending';
-  if (cs.some((c) => c.state === 'waiting')) return 'Pending';
+  if (cs.some((c) => c.state === 'waiting' && !c.lastTerminated)) return 'Pending';
   if (cs.some((c) => c.state === 'running')) return 'Running';
-  const failed = cs.some((c) => (c.exitCode ?? 0) !== 0);
   const policy = pod.spec?.restartPolicy ?? 'Always';
   if (policy === 'Always') return 'Running';
-  if (!failed) return 'Succeeded';
+  if (cs.every((c) => c.state === 'exited' && (c.exitCode ?? 0) === 0)) return 'Succeeded';
   return policy === 'Never' ? 'Failed' : 'Running';
 }
 
 function containerStatus(c: RuntimeContainerStatus, image: string): ContainerStatus {
-  const state = c.state === 'waiting' ? { waiting: { reason: c.reason ?? 'ContainerCreating' } }
+  const state = c.state === 'waiting'
+    ? {
+      waiting: { reason: c.reason ?? 'ContainerCreating', ...(c.message ? { message: c.message } : {}) },
+    }
     : c.state === 'running' ? { running: { startedAt: c.startedAt } }
       : {
         terminated: {
@@ -27,7 +30,8 @@ function containerStatus(c: RuntimeContainerStatus, image: string): ContainerSta
         },
       };
   return {
-    name: c.name, state, lastState: {}, ready: c.ready, restartCount: c.restartCount,
+    name: c.name, state, lastState: c.lastTerminated ? { terminated: { ...c.lastTerminated } } : {},
+    ready: c.ready, restartCount: c.restartCount,
     image, imageID: c.imageID ?? image,
     ...(c.state !== 'waiting' ? { containerID: c.containerID } : {}),
     started: c.state === 'running',

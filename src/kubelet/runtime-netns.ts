@@ -1,18 +1,20 @@
 // The netns runtime: a pod sandbox is a network namespace (`<prefix>-p-<hash of uid>`) wired by
 // the CNI plugin, called in-process with the node's namespace as the plugin's own (bridge `cni0`,
 // isGateway, no ipMasq, host-local over the node's podCIDR); containers are processes started in
-// the pod namespace with `ip netns exec`. Every image runs the `kdp/echo` workload
-// (bin/kdp-echo.js) on the container's declared ports; a container turns ready once it prints
-// `ready`. Stop = SIGTERM, SIGKILL after `killGraceMs`; then CNI DEL and the namespace goes.
+// the pod namespace with `nsenter --net`. Every image runs the `kdp/echo` workload
+// (bin/kdp-echo.js) on the container's declared ports, with the container's literal env. A
+// container without a readiness probe turns ready once it prints `ready`; with one, when the
+// probe says so (readiness.ts, run from the node namespace by the node's Prober). A container
+// that exits is restarted per restartPolicy with upstream's back-off (backoff.ts). Stop =
+// SIGTERM, SIGKILL after the grace period; then CNI DEL and the namespace goes.
 // Namespaces and processes are recorded in the host state file (before creation for namespaces)
 // so `kdp down` can remove them after a crash.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Pod } from '../api/types.js';
-import { runCniPlugin } from '../cni/plugin.js';
+import { jsEchoCommand, type EchoCommand } from './echo-command.js';
 import { kdpError } from '../errors.js';
 import type { HostExec } from '../host/exec.js';
 import { deleteNetns, ensureNetns } from '../host/netns.js';
@@ -20,6 +22,10 @@ import { recordProcess } from '../host/process.js';
 import type { HostStateFile } from '../host/state.js';
 import type { NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus } from './runtime.js';
 import { containerLogText } from './runtime.js';
+import { buildRestartBackoff, type RestartBackoff } from './backoff.js';
+import { buildPodNetwork } from './cni-caller.js';
+import { buildHelperProber, type Prober } from './prober.js';
+import { startReadinessWorker, type ReadinessWorker } from './readiness.js';
 
 export interface NetnsRuntimeOptions {
   readonly exec: HostExec;
@@ -31,17 +37,29 @@ export interface NetnsRuntimeOptions {
   /** host-local's data dir for this node. */
   readonly ipamDir: string;
   readonly podBridge?: string;
+  /** CNI conf dir (first file by name); default: the built-in kdp-cni bridge network. */
+  readonly cniConfDir?: string;
+  /** CNI_PATH for exec'd plugins; default /usr/lib/cni. */
+  readonly cniBinDirs?: readonly string[];
   readonly killGraceMs?: number;
+  /** The workload program; default the JS echo (`echoScript`, default bin/kdp-echo.js). */
+  readonly echo?: EchoCommand;
   readonly echoScript?: string;
+  /** Probes from the node namespace; default a helper prober started there on first use. */
+  readonly prober?: Prober;
+  /** Multiplies probe periods and restart back-off (the agent's timeScale). Default 1. */
+  readonly timeScale?: number;
 }
 
-const ECHO = fileURLToPath(new URL('../../bin/kdp-echo.js', import.meta.url));
 const MAX_LOG_LINES = 1000;
 
 interface Container {
   status: RuntimeContainerStatus;
   child?: ChildProcess;
   log: string[];
+  readonly backoff: RestartBackoff;
+  readiness?: ReadinessWorker;
+  restartTimer?: NodeJS.Timeout;
 }
 
 interface Sandbox {
@@ -59,50 +77,72 @@ export function podNetnsName(prefix: string, uid: string): string {
 }
 
 export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
+  const echo = o.echo ?? jsEchoCommand(o.echoScript);
   const sandboxes = new Map<string, Sandbox>();
   const starting = new Map<string, Promise<RuntimePodStatus>>();
   let listener: (uid: string) => void = () => {};
   const iso = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const scale = o.timeScale ?? 1;
+  const prober = o.prober ?? buildHelperProber({
+    netns: o.nodeNetns,
+    onSpawn: (pid) => o.state.addProcess(recordProcess(pid)),
+    onExit: (pid) => o.state.removeProcess(pid),
+  });
 
   function status(sb: Sandbox): RuntimePodStatus {
     return { uid: sb.uid, podIPs: [...sb.podIPs], containers: [...sb.containers.values()].map((c) => ({ ...c.status })) };
   }
 
+  const podNetwork = buildPodNetwork({
+    exec: o.exec, nodeNetns: o.nodeNetns, ipamDir: o.ipamDir, podBridge: o.podBridge,
+    confDir: o.cniConfDir, binDirs: o.cniBinDirs,
+  });
+
+  /** CNI through the node's network config list (kubelet/cni-caller.ts); ADD returns the result JSON. */
   async function cni(command: 'ADD' | 'DEL', pod: Pod, netns: string, net: NodeNetwork): Promise<string> {
-    const conf = {
-      cniVersion: '1.0.0', name: 'kdp', type: 'kdp-cni', bridge: o.podBridge ?? 'cni0',
-      isGateway: true, ipMasq: false, hairpinMode: true,
-      ipam: {
-        type: 'host-local', dataDir: o.ipamDir, routes: [{ dst: '0.0.0.0/0' }],
-        ranges: net.podCIDRs.filter((c) => !c.includes(':')).map((subnet) => [{ subnet }]),
-      },
+    const target = {
+      uid: pod.metadata.uid!, namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name!,
+      netns, podCIDRs: net.podCIDRs,
     };
-    const env = {
-      CNI_COMMAND: command, CNI_CONTAINERID: pod.metadata.uid!, CNI_NETNS: `/run/netns/${netns}`,
-      CNI_IFNAME: 'eth0', CNI_PATH: '/usr/lib/cni',
-      CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${pod.metadata.namespace ?? 'default'};K8S_POD_NAME=${pod.metadata.name}`,
-    };
-    const out = await runCniPlugin({ env, stdin: JSON.stringify(conf) }, { exec: o.exec, node: { name: o.nodeNetns } });
-    if (out.exitCode !== 0) throw kdpError('KDP_HOST_EXEC', `CNI ${command} for pod ${pod.metadata.name}: ${out.stdout.trim()}`);
-    return out.stdout;
+    if (command === 'DEL') {
+      await podNetwork.detach(target);
+      return '';
+    }
+    return JSON.stringify(await podNetwork.attach(target));
   }
 
   function startContainer(sb: Sandbox, name: string): void {
     const spec = sb.pod.spec?.containers?.find((c) => c.name === name);
     const c = sb.containers.get(name)!;
     const ports = (spec?.ports ?? []).map((p) => `${p.containerPort}/${p.protocol ?? 'TCP'}`).join(',');
-    const child = spawn('ip', ['netns', 'exec', sb.netns, process.execPath, o.echoScript ?? ECHO], {
-      env: { PATH: process.env.PATH, KDP_POD_NAME: sb.pod.metadata.name, KDP_ECHO_PORTS: ports },
+    const env = Object.fromEntries((spec?.env ?? []).filter((e) => e.value !== undefined)
+      .map((e) => [e.name, e.value!]));
+    // nsenter, not `ip netns exec`: the workload needs no /sys of its own, and skipping the mount
+    // namespace and sysfs remount halves the launch time.
+    const child = spawn('nsenter', [`--net=/run/netns/${sb.netns}`, '--', echo.file, ...echo.args], {
+      env: { ...env, PATH: process.env.PATH, KDP_POD_NAME: sb.pod.metadata.name, KDP_ECHO_PORTS: ports },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (child.pid) o.state.addProcess(recordProcess(child.pid));
     c.child = child;
-    c.status = { ...c.status, state: 'running', reason: undefined, startedAt: iso(), ready: false };
+    c.status = { ...c.status, state: 'running', reason: undefined, message: undefined, startedAt: iso(), ready: false };
+    const probe = spec?.readinessProbe;
+    c.readiness?.stop();
+    c.readiness = probe && spec ? startReadinessWorker({
+      probe, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale,
+      onChange: (ready) => {
+        if (c.child !== child) return;
+        c.status = { ...c.status, ready };
+        listener(sb.uid);
+      },
+    }) : undefined;
     const onLine = (chunk: Buffer) => {
       for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) {
         c.log.push(l);
         if (c.log.length > MAX_LOG_LINES) c.log.shift();
-        if (l.startsWith('ready ') && c.child === child && !c.status.ready) {
+        if (!l.startsWith('ready ') || c.child !== child) continue;
+        if (c.readiness) c.readiness.trigger();
+        else if (!c.status.ready) {
           c.status = { ...c.status, ready: true };
           listener(sb.uid);
         }
@@ -114,22 +154,44 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       if (child.pid) o.state.removeProcess(child.pid);
       if (c.child !== child) return;
       c.child = undefined;
-      const exitCode = code ?? (signal ? 128 + 9 : 1);
+      c.readiness?.stop();
+      c.readiness = undefined;
+      const exitCode = code ?? (signal === 'SIGKILL' ? 137 : signal === 'SIGTERM' ? 143 : 1);
       c.status = {
         ...c.status, state: 'exited', ready: false, exitCode, finishedAt: iso(),
         reason: exitCode === 0 ? 'Completed' : 'Error',
       };
       if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
+      const policy = sb.pod.spec?.restartPolicy ?? 'Always';
+      if (policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0)) scheduleRestart(sb, name);
       listener(sb.uid);
-      if ((sb.pod.spec?.restartPolicy ?? 'Always') === 'Always' || exitCode !== 0) {
-        setTimeout(() => {
-          if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
-          c.status = { ...c.status, restartCount: c.status.restartCount + 1 };
-          startContainer(sb, name);
-          listener(sb.uid);
-        }, 1000).unref();
-      }
     });
+  }
+
+  /** Restarts an exited container after the back-off; waits in CrashLoopBackOff meanwhile. */
+  function scheduleRestart(sb: Sandbox, name: string): void {
+    const c = sb.containers.get(name)!;
+    const last = c.status;
+    const waitMs = c.backoff.next(Date.now());
+    c.status = {
+      ...last, state: 'waiting', ready: false,
+      lastTerminated: {
+        exitCode: last.exitCode ?? 0, reason: last.reason ?? 'Error', startedAt: last.startedAt,
+        finishedAt: last.finishedAt, containerID: last.containerID,
+      },
+      reason: waitMs > 0 ? 'CrashLoopBackOff' : 'ContainerCreating',
+      message: waitMs > 0 ? `back-off ${Math.round(waitMs / 1000 / scale)}s restarting failed ` +
+        `container=${name} pod=${sb.pod.metadata.name}_${sb.pod.metadata.namespace ?? 'default'}` +
+        `(${sb.uid})` : undefined,
+    };
+    c.restartTimer = setTimeout(() => {
+      c.restartTimer = undefined;
+      if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
+      c.status = { ...c.status, restartCount: c.status.restartCount + 1 };
+      startContainer(sb, name);
+      listener(sb.uid);
+    }, waitMs);
+    c.restartTimer.unref?.();
   }
 
   async function create(pod: Pod, net: NodeNetwork): Promise<RuntimePodStatus> {
@@ -152,7 +214,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     };
     for (const spec of pod.spec?.containers ?? []) {
       sb.containers.set(spec.name, {
-        log: [], status: {
+        log: [], backoff: buildRestartBackoff(scale), status: {
           name: spec.name, state: 'waiting', reason: 'ContainerCreating', ready: false, restartCount: 0,
           containerID: `kdp://${uid.slice(0, 8)}-${spec.name}`, imageID: spec.image ?? '',
         },
@@ -163,12 +225,16 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     return status(sb);
   }
 
-  async function stopProcesses(sb: Sandbox): Promise<void> {
+  async function stopProcesses(sb: Sandbox, graceMs = o.killGraceMs ?? 2000): Promise<void> {
     sb.stopping = true;
+    for (const c of sb.containers.values()) {
+      clearTimeout(c.restartTimer);
+      c.readiness?.stop();
+    }
     const children = [...sb.containers.values()].map((c) => c.child).filter((c): c is ChildProcess => !!c);
     await Promise.all(children.map((child) => new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) { resolve(); return; }
-      const t = setTimeout(() => child.kill('SIGKILL'), o.killGraceMs ?? 2000);
+      const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
       child.once('exit', () => { clearTimeout(t); resolve(); });
       child.kill('SIGTERM');
     })));
@@ -185,6 +251,11 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
         starting.set(uid, p);
       }
       return p;
+    },
+    async stopPod(uid, graceMs) {
+      await starting.get(uid)?.catch(() => undefined);
+      const sb = sandboxes.get(uid);
+      if (sb) await stopProcesses(sb, graceMs);
     },
     async killPod(uid) {
       await starting.get(uid)?.catch(() => undefined);
@@ -205,6 +276,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     onChange(l) { listener = l; },
     async close() {
       for (const sb of sandboxes.values()) await stopProcesses(sb);
+      if (!o.prober) await prober.close();
+      podNetwork.close();
     },
   };
 }

@@ -21,6 +21,13 @@ export interface RuntimeContainerStatus {
   readonly restartCount: number;
   readonly containerID?: string;
   readonly imageID?: string;
+  /** The previous run's end, once the container has been restarted (its `lastState`). */
+  readonly lastTerminated?: {
+    readonly exitCode: number; readonly reason: string; readonly startedAt?: string;
+    readonly finishedAt?: string; readonly containerID?: string;
+  };
+  /** For waiting in CrashLoopBackOff: `back-off 20s restarting failed container=…`. */
+  readonly message?: string;
 }
 
 export interface RuntimePodStatus {
@@ -37,6 +44,10 @@ export interface NodeNetwork {
 export interface Runtime {
   /** Creates the sandbox (with its IPs) and starts the containers. */
   runPod(pod: Pod, net: NodeNetwork): Promise<RuntimePodStatus>;
+  /** Graceful stop (a pod being deleted): SIGTERM to every container now, SIGKILL after
+   *  `graceMs`; resolves once all have exited. The sandbox and its IPs stay until `killPod`.
+   *  Optional: without it the kubelet keeps the pod running for its grace period. */
+  stopPod?(uid: string, graceMs: number): Promise<void>;
   /** Stops the containers and removes the sandbox, releasing its IPs. */
   killPod(uid: string): Promise<void>;
   podStatus(uid: string): RuntimePodStatus | undefined;

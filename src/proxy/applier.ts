@@ -19,6 +19,12 @@ export interface RuleApplier {
   readonly mode: ProxyMode;
   apply(family: IPFamily, result: SyncResult): Promise<void>;
   dump(family: IPFamily): Promise<string>;
+  /** Kernel appliers: how what the kernel holds (`kernelDump`, or a fresh dump) differs from
+   *  what the applied syncs compiled; [] when it matches or cannot be judged. */
+  drift?(family: IPFamily, kernelDump?: string): Promise<string[]>;
+  /** Kernel appliers: re-applies, atomically, everything the applied syncs compiled (heals
+   *  drift); rules that are not kube-proxy's are left alone. */
+  restore?(family: IPFamily): Promise<void>;
 }
 
 /** The `-I` lines that ensure upstream's jumps from built-in chains (full syncs). */

@@ -1,6 +1,7 @@
 // Numbered snapshots of what a node's kube-proxy holds after each applied sync, kept as files
 // under `<dataDir>/nodes/<node>/rules/` so that `kdp rules`, `kdp rules history` and `kdp diff`
-// (other processes) can read them. Bounded: the oldest are removed past `keep`.
+// (other processes) can read them. Bounded: the oldest are removed past `keep`. Next to them,
+// `drift.json`: what the last comparison of the kernel with the compiled rules found.
 
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +36,10 @@ export class RuleHistory {
     this.seq = Math.max(0, ...listSnapshots(dir).map((m) => m.seq));
   }
 
+  recordDrift(statuses: readonly DriftStatus[]): void {
+    writeDriftStatus(this.dir, statuses);
+  }
+
   record(s: Omit<RuleSnapshot, 'seq' | 'file' | 'time'>): RuleSnapshotMeta {
     const seq = ++this.seq;
     const file = `${String(seq).padStart(6, '0')}-${s.family}.json`;
@@ -44,6 +49,35 @@ export class RuleHistory {
     renameSync(tmp, join(this.dir, file));
     for (const old of listSnapshots(this.dir).slice(0, -this.keep)) rmSync(join(this.dir, old.file), { force: true });
     return snap;
+  }
+}
+
+/** What the last drift check of a node found, per family (`<rules dir>/drift.json`). */
+export interface DriftStatus {
+  readonly family: IPFamily;
+  /** When the kernel was last compared with the compiled rules. */
+  readonly checkedAt: string;
+  readonly inSync: boolean;
+  /** The last drift seen (kept after it healed): when, how many differences, the first few. */
+  readonly lastDrift?: { readonly time: string; readonly count: number; readonly differences: string[] };
+  readonly healedAt?: string;
+  /** Times drift was found since the agent started. */
+  readonly drifts: number;
+}
+
+const DRIFT_FILE = 'drift.json';
+
+export function writeDriftStatus(dir: string, statuses: readonly DriftStatus[]): void {
+  const tmp = join(dir, `.${DRIFT_FILE}.tmp`);
+  writeFileSync(tmp, JSON.stringify(statuses));
+  renameSync(tmp, join(dir, DRIFT_FILE));
+}
+
+export function readDriftStatus(dir: string): DriftStatus[] {
+  try {
+    return JSON.parse(readFileSync(join(dir, DRIFT_FILE), 'utf8')) as DriftStatus[];
+  } catch {
+    return [];
   }
 }
 

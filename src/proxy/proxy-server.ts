@@ -1,7 +1,11 @@
 // kube-proxy as the node agent runs it: informers for Services, EndpointSlices and ServiceCIDRs
 // feed one pipeline per IP family; a bounded-frequency runner syncs them into an applier
 // (in-memory or the kernel); every applied sync is recorded in the rule history. A failed apply
-// keeps the previous rules, forces the next sync to be full, and is retried.
+// keeps the previous rules, forces the next sync to be full, and is retried with back-off
+// (1 s doubling to 30 s, scaled). With a kernel applier the kernel's tables are read back after
+// each apply and every `driftCheckMs`, and compared with what was compiled: drift is logged,
+// recorded as a Node Event (KubeProxyRuleDrift) and in the history dir's drift.json, and healed
+// by re-applying what was compiled (once per distinct drift: one that survives is reported).
 
 import type { EndpointSlice, Node, Service, ServiceCIDR } from '../api/types.js';
 import { buildInformerFactory, type InformerFactory } from '../client/informer.js';
@@ -14,6 +18,9 @@ import type { RuleHistory } from './history.js';
 import { loadBackend } from './compile.js';
 import { ProxyPipeline } from './pipeline.js';
 import { BoundedFrequencyRunner } from './sync-runner.js';
+import { buildEventRecorder } from '../controllers/events.js';
+import type { DriftStatus } from './history.js';
+import type { IPFamily } from './types.js';
 
 const SERVICES = { group: '', version: 'v1', resource: 'services' } as const;
 const SLICES = { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' } as const;
@@ -35,6 +42,25 @@ export interface KubeProxyDeps {
   /** Multiplies the sync periods (as every component's `timeScale`: 0.1 = ten times faster). */
   readonly timeScale?: number;
   readonly onError?: (err: unknown) => void;
+  /** Warnings (rule drift), one line each. */
+  readonly log?: (line: string) => void;
+  /** How often the kernel is compared with the compiled rules between syncs; default 30 s
+   *  (× timeScale); 0: only after applies. Only for appliers with `drift`. */
+  readonly driftCheckMs?: number;
+  /** Record KubeProxyRuleDrift Events on the Node (default true). */
+  readonly events?: boolean;
+  /** Per applied sync: when (performance.now()) it began, was compiled, applied, read back and
+   *  drift-checked (benchmarks: where programming latency goes). */
+  readonly onSyncTiming?: (t: SyncTiming) => void;
+}
+
+export interface SyncTiming {
+  readonly family: IPFamily;
+  readonly full: boolean;
+  readonly start: number;
+  readonly compiled: number;
+  readonly applied: number;
+  readonly checked: number;
 }
 
 export interface KubeProxy {
@@ -43,6 +69,8 @@ export interface KubeProxy {
   /** Resolves after a sync that began after this call has been applied (tests, verify). */
   synced(): Promise<void>;
   readonly syncCount: number;
+  /** What the last drift check found, per family. */
+  driftStatus(): DriftStatus[];
 }
 
 export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
@@ -67,17 +95,31 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
   let waiters: Array<() => void> = [];
   // Periodic syncs that change nothing are not worth a history entry.
   const lastDump = new Map<string, string>();
+  const drift = buildDriftTracker(deps, node?.metadata.uid);
+  let failures = 0;
+  // Syncs and drift checks never overlap (a check must not read a half-applied kernel).
+  let lock: Promise<unknown> = Promise.resolve();
+  const locked = <T>(fn: () => Promise<T>): Promise<T> => {
+    const r = lock.then(fn);
+    lock = r.catch(() => undefined);
+    return r;
+  };
 
-  const syncAll = async () => {
+  const syncAll = () => locked(async () => {
     const done = waiters;
     waiters = [];
     for (const p of pipelines) {
+      const family = p.proxier.config.family;
+      const start = performance.now();
       const result = p.sync();
+      const compiled = performance.now();
       try {
-        await deps.applier.apply(p.proxier.config.family, result);
+        await deps.applier.apply(family, result);
+        const applied = performance.now();
         p.commit(true);
-        const family = p.proxier.config.family;
         const text = await deps.applier.dump(family);
+        await drift.check(family, text);
+        deps.onSyncTiming?.({ family, full: result.full, start, compiled, applied, checked: performance.now() });
         if (deps.history && lastDump.get(family) !== text) {
           lastDump.set(family, text);
           deps.history.record({
@@ -88,14 +130,16 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
       } catch (e) {
         p.commit(false);
         deps.onError?.(e);
-        runner.retryAfter(1000 * scale);
+        failures++;
+        runner.retryAfter(Math.min(1000 * 2 ** (failures - 1), 30_000) * scale);
         waiters.push(...done);
         return;
       }
     }
+    failures = 0;
     syncCount++;
     for (const w of done) w();
-  };
+  });
   const runner = new BoundedFrequencyRunner(syncAll, {
     minIntervalMs: configs[0]!.minSyncPeriodMs * scale,
     maxIntervalMs: configs[0]!.syncPeriodMs * scale,
@@ -115,16 +159,33 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
     onDelete: (s) => { for (const p of pipelines) p.onEndpointSlice(s, true); runner.run(); },
   });
 
+  const checkEvery = deps.driftCheckMs ?? 30_000 * scale;
+  let checkTimer: NodeJS.Timeout | undefined;
+  let checking = false;
+  const periodicCheck = () => {
+    if (checking) return; // a slow check is not queued behind itself
+    checking = true;
+    locked(async () => {
+      for (const p of pipelines) await drift.check(p.proxier.config.family);
+    }).catch((e) => deps.onError?.(e)).finally(() => { checking = false; });
+  };
+
   return {
     get syncCount() { return syncCount; },
+    driftStatus: () => drift.statuses(),
     async start() {
       if (ownInformers) informers.start();
       await Promise.all([svc.waitForSync(), eps.waitForSync()]);
       runner.start();
       runner.run();
+      if (deps.applier.drift && checkEvery > 0) {
+        checkTimer = setInterval(periodicCheck, checkEvery);
+        checkTimer.unref?.();
+      }
     },
     stop() {
       runner.stop();
+      clearInterval(checkTimer);
       if (ownInformers) informers.stop();
     },
     synced() {
@@ -133,5 +194,58 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
         runner.run();
       });
     },
+  };
+}
+
+interface DriftTracker {
+  /** Compares the kernel (its dump, when at hand) with the compiled rules; reports and heals. */
+  check(family: IPFamily, kernelDump?: string): Promise<void>;
+  statuses(): DriftStatus[];
+}
+
+function buildDriftTracker(deps: KubeProxyDeps, nodeUID: string | undefined): DriftTracker {
+  const status = new Map<IPFamily, DriftStatus>();
+  /** The drift each family last re-applied for: the same drift again is not healed again. */
+  const healedFor = new Map<IPFamily, string>();
+  const recorder = buildEventRecorder(deps.client, {
+    component: 'kube-proxy', host: deps.nodeName, enabled: deps.events ?? true,
+  });
+  const iso = () => new Date().toISOString();
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: deps.nodeName, uid: nodeUID ?? deps.nodeName } };
+
+  async function check(family: IPFamily, kernelDump?: string, healing = false): Promise<void> {
+    if (!deps.applier.drift) return;
+    const diffs = await deps.applier.drift(family, kernelDump);
+    const prev = status.get(family);
+    const now = iso();
+    if (diffs.length === 0) {
+      healedFor.delete(family);
+      status.set(family, { ...(prev ?? { family, drifts: 0 }), checkedAt: now, inSync: true,
+        ...(prev && !prev.inSync ? { healedAt: now } : {}) });
+      if (prev && !prev.inSync) deps.log?.(`kube-proxy ${deps.nodeName}: ${family} kernel rules back in sync`);
+      deps.history?.recordDrift([...status.values()]);
+      return;
+    }
+    const key = diffs.join('\n');
+    const again = healing || healedFor.get(family) === key;
+    status.set(family, {
+      family, checkedAt: now, inSync: false, drifts: (prev?.drifts ?? 0) + (prev?.inSync === false ? 0 : 1),
+      lastDrift: { time: now, count: diffs.length, differences: diffs.slice(0, 20) },
+    });
+    deps.history?.recordDrift([...status.values()]);
+    const msg = `${family} kernel rules differ from the compiled ${deps.applier.mode} rules ` +
+      `(${diffs.length} difference${diffs.length === 1 ? '' : 's'}; first: ${diffs[0]})` +
+      (again ? '; still there after re-applying' : '; re-applying');
+    deps.log?.(`kube-proxy ${deps.nodeName}: ${msg}`);
+    recorder.event(node, 'Warning', 'KubeProxyRuleDrift', msg);
+    if (again || !deps.applier.restore) return;
+    healedFor.set(family, key);
+    await deps.applier.restore(family);
+    await check(family, undefined, true);
+  }
+
+  return {
+    check: (family, dump) => check(family, dump),
+    statuses: () => [...status.values()],
   };
 }

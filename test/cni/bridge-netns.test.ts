@@ -103,10 +103,10 @@ describe.runIf(run)('kdp-cni bridge plugin in network namespaces (root)', () => 
     expect((await listLinks(exec, pod)).some((l) => l.ifname === 'eth0' && l.linkKind === 'bridge')).toBe(true);
   });
 
-  it('a failure after the veth exists leaves no interface, reservation or rule behind; retry works', async () => {
+  it('a bridge address clash fails the ADD and leaves no interface, reservation or rule behind; retry works', async () => {
     const pod = await newPod();
     const before = reservations();
-    // Another subnet on the same bridge: fails at the gateway step, after veth + IPAM.
+    // Another subnet on the same bridge: fails at the gateway check, after IPAM allocated.
     const clash = conf({ ipMasq: true }, { ranges: [[{ subnet: '10.251.0.0/24' }]] });
     const out = await add(pod, 'ctr4', clash);
     expect(out.json).toEqual({
@@ -120,6 +120,55 @@ describe.runIf(run)('kdp-cni bridge plugin in network namespaces (root)', () => 
     expect((await del(pod, 'ctr4', clash)).exitCode).toBe(0);
     const retry = await add(pod, 'ctr4', conf({ forceAddress: false }));
     expect(retry.exitCode, retry.stdout).toBe(0);
+  });
+
+  it('a failure inside the pod after the veth exists leaves no interface, reservation or rule behind', async () => {
+    const pod = await newPod();
+    const before = reservations();
+    // The pod cannot add a route via a gateway outside its subnet: fails after veth + addresses.
+    const bad = conf({ ipMasq: true }, { routes: [{ dst: '10.99.0.0/16', gw: '10.200.0.1' }] });
+    const out = await add(pod, 'ctr8', bad);
+    expect(out.exitCode).toBe(1);
+    expect(out.json.code).toBe(999);
+    expect((await listLinks(exec, pod)).map((l) => l.ifname)).toEqual(['lo']);
+    expect((await listLinks(exec, node)).some((l) => l.ifname === hostVethName('ctr8', 'eth0'))).toBe(false);
+    expect(reservations()).toEqual(before);
+    expect(await sh(node, 'iptables-save', ['-t', 'nat'])).not.toContain(masqChainName('kdptest', 'ctr8'));
+  });
+
+  it('wires a CNI_NETNS path outside /run/netns through nsenter, with the same result', async () => {
+    const pod = await newPod();
+    const path = `/run/netns/../netns/${pod}`;
+    const out = await invoke(exec, node, cniEnv('ADD', { CNI_CONTAINERID: 'ctr9', CNI_NETNS: path }), conf());
+    expect(out.exitCode, out.stdout).toBe(0);
+    expect(out.json.interfaces[2]).toMatchObject({ name: 'eth0', sandbox: path });
+    const eth0 = (await listLinks(exec, pod)).find((l) => l.ifname === 'eth0')!;
+    expect(eth0.addrs).toContainEqual({ family: 'inet', local: out.json.ips[0].address.split('/')[0], prefixlen: 24 });
+    expect(eth0.address).toBe(out.json.interfaces[2].mac);
+    expect((await sh(pod, 'sysctl', ['-n', 'net.ipv4.conf.eth0.arp_notify'])).trim()).toBe('1');
+    const d = await invoke(exec, node, cniEnv('DEL', { CNI_CONTAINERID: 'ctr9', CNI_NETNS: path }), conf());
+    expect(d.exitCode).toBe(0);
+    expect((await listLinks(exec, pod)).map((l) => l.ifname)).toEqual(['lo']);
+  });
+
+  it('dual stack: an address and gateway per family, both default routes, v6 forwarding on', async () => {
+    const pod = await newPod();
+    await sh(node, 'sysctl', ['-q', '-w', 'net.ipv6.conf.all.forwarding=0']);
+    const ds = conf({}, {
+      ranges: [[{ subnet: '10.244.1.0/24' }], [{ subnet: 'fd00:10:244:1::/64' }]],
+      routes: [{ dst: '0.0.0.0/0' }, { dst: '::/0' }],
+    });
+    const out = await add(pod, 'ctr10', ds);
+    expect(out.exitCode, out.stdout).toBe(0);
+    const v6 = out.json.ips.find((i: any) => i.address.includes(':'));
+    expect(v6).toEqual({ interface: 2, address: 'fd00:10:244:1::2/64', gateway: 'fd00:10:244:1::1' });
+    expect(out.json.ips.some((i: any) => i.address.startsWith('10.244.1.'))).toBe(true);
+    expect(await sh(pod, 'ip', ['-6', 'route', 'show', 'default'])).toContain('default via fd00:10:244:1::1 dev eth0');
+    expect(await sh(pod, 'ip', ['-4', 'route', 'show', 'default'])).toContain('default via 10.244.1.1 dev eth0');
+    expect((await sh(node, 'sysctl', ['-n', 'net.ipv6.conf.all.forwarding'])).trim()).toBe('1');
+    await sh(pod, 'ping', ['-6', '-c', '1', '-W', '3', 'fd00:10:244:1::1']);
+    expect((await del(pod, 'ctr10', ds)).exitCode).toBe(0);
+    expect(reservations().filter((r) => r.includes(':'))).toEqual([]);
   });
 
   it('DEL removes interface, reservation and masquerade rules; again, and after the netns is gone', async () => {
@@ -178,5 +227,14 @@ describe.runIf(run)('kdp-cni bridge plugin in network namespaces (root)', () => 
     const ips = outs.map((o) => o.json?.ips?.[0]?.address);
     expect(outs.every((o) => o.exitCode === 0)).toBe(true);
     expect(new Set(ips).size).toBe(10);
+  });
+
+  it('concurrent first ADDs on a node without the bridge all succeed (one creates it)', async () => {
+    const pods = await Promise.all(Array.from({ length: 5 }, () => newPod()));
+    const fresh = conf({ name: 'kdpfresh', bridge: 'kdp-br9' }, { ranges: [[{ subnet: '10.247.0.0/24' }]] });
+    const outs = await Promise.all(pods.map((p, i) => add(p, `fresh${i}`, fresh)));
+    expect(outs.map((o) => o.exitCode)).toEqual([0, 0, 0, 0, 0]);
+    const br = (await listLinks(exec, node)).find((l) => l.ifname === 'kdp-br9')!;
+    expect(br.addrs.filter((a) => a.family === 'inet')).toEqual([{ family: 'inet', local: '10.247.0.1', prefixlen: 24 }]);
   });
 });

@@ -1,10 +1,11 @@
 // `kdp rules [--node N]` shows the tables a node's kube-proxy holds now (or at `@N`);
-// `kdp rules history --node N` lists the numbered syncs kept.
+// `kdp rules history --node N` lists the numbered syncs kept. When the last drift check found
+// the kernel's rules differ from the compiled ones, `kdp rules` warns on stderr.
 
 import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { kdpError } from '../../errors.js';
-import { listSnapshots, readSnapshot, rulesDir } from '../../proxy/history.js';
+import { listSnapshots, readDriftStatus, readSnapshot, rulesDir } from '../../proxy/history.js';
 import type { Command } from '../command.js';
 import { DATA_DIR_FLAG } from './up.js';
 
@@ -27,8 +28,15 @@ export const rulesShowCommand: Command = {
   args: '[@N|@latest]',
   flags: [NODE_FLAG, FAMILY_FLAG, { name: 'output', short: 'o', type: 'string', help: 'json: with the origin of every chain' }, DATA_DIR_FLAG],
   async run(args, io) {
-    const { dir } = nodeDir(args, io.env);
-    const snap = readSnapshot(dir, args.positionals[0] ?? '@latest', args.flags.family as 'IPv4' | 'IPv6');
+    const { dir, node } = nodeDir(args, io.env);
+    const family = args.flags.family as 'IPv4' | 'IPv6';
+    const snap = readSnapshot(dir, args.positionals[0] ?? '@latest', family);
+    const drift = readDriftStatus(dir).find((d) => d.family === family);
+    if (drift && !drift.inSync) {
+      io.err(`warning: node ${node}'s kernel rules differ from what kube-proxy compiled ` +
+        `(${drift.lastDrift?.count ?? 0} differences at ${drift.lastDrift?.time}):\n` +
+        `${(drift.lastDrift?.differences ?? []).map((d) => `  ${d}\n`).join('')}`);
+    }
     io.out(args.flags.output === 'json' ? `${JSON.stringify(snap, null, 2)}\n` : snap.text);
     return 0;
   },

@@ -1,4 +1,5 @@
-// `kdp status`: is a cluster running here, where, and how are its nodes?
+// `kdp status`: is a cluster running here, where, and how are its nodes (readiness, and in netns
+// mode whether each node's kernel rules match what its kube-proxy compiled)?
 
 import type { Node } from '../../api/types.js';
 import { readClusterInfo } from '../../cluster/cluster-file.js';
@@ -6,7 +7,18 @@ import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import type { Command } from '../command.js';
+import { readDriftStatus, rulesDir, type DriftStatus } from '../../proxy/history.js';
 import { DATA_DIR_FLAG } from './up.js';
+
+/** The RULES column: kernel rules vs what kube-proxy compiled (netns mode's drift checks). */
+export function rulesState(statuses: readonly DriftStatus[]): string {
+  if (statuses.length === 0) return '-';
+  const bad = statuses.filter((s) => !s.inSync);
+  if (bad.length) return bad.map((s) => `DRIFT ${s.family} (${s.lastDrift?.count ?? 0})`).join(', ');
+  const healed = statuses.filter((s) => s.drifts > 0);
+  return healed.length ? `in sync (drift healed ${healed.map((s) => `${s.drifts}×`).join('/')})`
+    : 'in sync';
+}
 
 export const statusCommand: Command = {
   name: 'status',
@@ -22,14 +34,19 @@ export const statusCommand: Command = {
       podCIDR: n.spec?.podCIDR ?? '',
       ip: n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '',
     }));
-    const status = { ...info, nodeStatus: nodes };
+    const drift = Object.fromEntries(info.nodes.map((n) =>
+      [n.name, readDriftStatus(rulesDir(paths.root, n.name))]));
+    const status = { ...info, nodeStatus: nodes.map((n) => ({ ...n, ruleDrift: drift[n.name] ?? [] })) };
     if (args.flags.output === 'json') {
       io.out(`${JSON.stringify(status, null, 2)}\n`);
       return 0;
     }
     io.out(`cluster: ${info.url} (pid ${info.pid}, ${info.mode} mode, kube-proxy ${info.proxyMode}, time-scale ${info.timeScale})\n`);
-    io.out(`kubeconfig: ${info.kubeconfig}\n\nNODE  READY    IP            POD CIDR\n`);
-    for (const n of nodes) io.out(`${n.name.padEnd(5)} ${n.ready.padEnd(8)} ${n.ip.padEnd(13)} ${n.podCIDR}\n`);
+    io.out(`kubeconfig: ${info.kubeconfig}\n\nNODE  READY    IP            POD CIDR        RULES\n`);
+    for (const n of nodes) {
+      io.out(`${n.name.padEnd(5)} ${n.ready.padEnd(8)} ${n.ip.padEnd(13)} ${n.podCIDR.padEnd(15)} ` +
+        `${rulesState(drift[n.name] ?? [])}\n`);
+    }
     return 0;
   },
 };

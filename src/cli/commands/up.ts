@@ -1,5 +1,6 @@
 // `kdp up`: run a cluster (foreground, or -d to detach and return once every node is Ready).
 
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kdpError } from '../../errors.js';
 import { readClusterInfo } from '../../cluster/cluster-file.js';
@@ -27,6 +28,8 @@ export const upCommand: Command = {
     { name: 'time-scale', type: 'number', default: 1, help: 'divide every control-loop timer (10: 50 s node grace period becomes 5 s)' },
     { name: 'virtual', type: 'boolean', default: false, help: 'virtual mode even as root (no kernel objects)' },
     { name: 'detach', short: 'd', type: 'boolean', default: false, help: 'start in the background; return when every node is Ready' },
+    { name: 'cni-conf-dir', type: 'string', help: 'netns mode: pods\' CNI network from this dir (first *.conflist/*.conf by name)' },
+    { name: 'cni-bin-dir', type: 'string', help: 'netns mode: CNI plugin dirs, comma-separated (default /usr/lib/cni)' },
     DATA_DIR_FLAG,
   ],
   async run(args, io) {
@@ -51,6 +54,7 @@ export const upCommand: Command = {
       kubeProxyConfig: args.flags['kube-proxy-config']
         ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
       progress: (l) => io.err(`  ${l}\n`),
+      cni: cniFlags(args.flags),
     });
     io.out(readyMessage(cluster.url, paths.kubeconfig, paths.root));
     await io.interrupted;
@@ -59,6 +63,15 @@ export const upCommand: Command = {
     return 0;
   },
 };
+
+function cniFlags(flags: Record<string, unknown>): { confDir?: string; binDirs?: string[] } {
+  const confDir = flags['cni-conf-dir'] as string | undefined;
+  const bin = flags['cni-bin-dir'] as string | undefined;
+  return {
+    confDir: confDir ? resolve(confDir) : undefined,
+    binDirs: bin ? bin.split(',').filter(Boolean).map((d) => resolve(d)) : undefined,
+  };
+}
 
 export function readyMessage(url: string, kubeconfig: string, dataDir: string): string {
   return [
