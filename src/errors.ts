@@ -66,6 +66,9 @@ export const CATALOGUE = {
   // --- tracer / diff
   KDP_TRACE: { status: 500, reason: '', summary: 'packet cannot be traced (unknown endpoint, unsupported rule)' },
   KDP_DIFF: { status: 500, reason: '', summary: 'tables cannot be compared (mixed formats without --behaviour)' },
+  // --- live tracing (netns mode)
+  KDP_LIVE_VIRTUAL: { status: 500, reason: '', summary: '--live needs a netns cluster (`sudo kdp up`), not a virtual one' },
+  KDP_LIVE_CAPTURE: { status: 500, reason: '', summary: 'tcpdump or the kernel trace monitor did not start, or its output is unreadable' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof CATALOGUE;

@@ -95,3 +95,32 @@ describe('kdp rules compile input checks', () => {
     expect(r.err).toMatch(/document 2: EndpointSlice default\/web-1 is invalid: addressType: Required value/);
   });
 });
+
+describe('kdp trace --live and kdp verify --live refusals', () => {
+  it('refuses --live together with --rules', async () => {
+    const r = await kdp('trace', '--live', '--rules', fixture('foreign-kind-node.iptables-save'), '10.244.0.5', '10.96.0.10:53');
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/KDP_CONFIG.*--live traces a running cluster/);
+  });
+
+  it('refuses --live on a virtual cluster, naming why', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { dataDirPaths } = await import('../../src/cluster/data-dir.js');
+    const { startCluster } = await import('../../src/cluster/up.js');
+    const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-live-virtual-')));
+    const cluster = await startCluster({
+      paths, nodes: 1, port: 0, proxyMode: 'iptables', timeScale: 5, dataPlane: 'virtual', progress: () => {},
+    });
+    try {
+      const t = await kdp('trace', '--live', '--data-dir', paths.root, 'n1', '10.96.0.1:443');
+      expect(t.code).not.toBe(0);
+      expect(t.err).toMatch(/KDP_LIVE_VIRTUAL.*is virtual.*sudo kdp up/);
+      const v = await kdp('verify', '--live', '--data-dir', paths.root);
+      expect(v.err).toMatch(/KDP_LIVE_VIRTUAL/);
+    } finally {
+      await cluster.close();
+    }
+  }, 60_000);
+});

@@ -1,18 +1,25 @@
 // `kdp trace`: where does this packet go, and what is done to it on the way?
 
 import { kdpError } from '../../errors.js';
-import { readClusterInfo } from '../../cluster/cluster-file.js';
-import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
+import { readClusterInfo, type ClusterInfo } from '../../cluster/cluster-file.js';
+import { dataDirPaths, resolveDataDir, type DataDirPaths } from '../../cluster/data-dir.js';
 import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
-import { loadTopology, resolveDestination, resolveSource, traceResolved } from '../../trace/cluster.js';
+import type { Client } from '../../client/types.js';
+import {
+  loadTopology, resolveDestination, resolveSource, traceResolved, type ClusterTrace, type ResolvedDestination,
+  type ResolvedSource,
+} from '../../trace/cluster.js';
+import { liveTrace } from '../../trace/live/live-trace.js';
+import { assertLiveCapable, buildLiveCluster } from '../../trace/live/live-trace-cluster.js';
+import type { Topology } from '../../trace/topology.js';
 import { parseHostPort, parseProtocol, type TraceProtocol } from '../../trace/packet.js';
 import { traceOffline, type TraceMode } from '../../trace/offline.js';
 import type { TraceResult } from '../../trace/result.js';
 import type { CliIO, Command } from '../command.js';
 import { readInput } from '../read-input.js';
 import { parseMode } from './rules-compile.js';
-import { renderTrace } from '../render-trace.js';
+import { liveJson, renderLive, renderTrace } from '../render-trace.js';
 import { DATA_DIR_FLAG } from './up.js';
 
 export const traceCommand: Command = {
@@ -26,6 +33,12 @@ export const traceCommand: Command = {
     { name: 'pod-cidr', type: 'strings', help: 'with --rules: pod CIDRs of this node' },
     { name: 'proto', type: 'string', default: 'tcp', help: 'tcp | udp | sctp | icmp' },
     { name: 'sport', type: 'number', help: 'source port (default 40000)' },
+    {
+      name: 'live', type: 'boolean',
+      help: 'netns cluster, root: also send the packet for real, capture it (pcap), trace it in the ' +
+        'kernel, and compare',
+    },
+    { name: 'timeout', type: 'number', default: 1500, help: 'with --live: how long to wait for an answer (ms)' },
     { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' },
     DATA_DIR_FLAG,
   ],
@@ -33,6 +46,9 @@ export const traceCommand: Command = {
     if (args.positionals.length !== 2) throw kdpError('KDP_TRACE', 'usage: kdp trace SRC DST[:PORT]');
     const [srcText, dstText] = args.positionals as [string, string];
     const proto = parseProtocol(args.flags.proto as string);
+    if (args.flags.live && args.flags.rules) {
+      throw kdpError('KDP_CONFIG', '--live traces a running cluster, not --rules');
+    }
     if (!args.flags.rules) return traceCluster(args.flags, srcText, dstText, proto, io);
     const mode = parseMode(args.flags.mode) ?? 'iptables';
     const src = parseHostPort(srcText, 'SRC');
@@ -55,19 +71,50 @@ async function traceCluster(
 ): Promise<number> {
   const paths = dataDirPaths(resolveDataDir(flags['data-dir'] as string | undefined, io.env));
   const info = readClusterInfo(paths);
+  if (flags.live) assertLiveCapable('kdp trace', info, paths);
   const client = buildHttpClient(loadKubeconfig(info.kubeconfig));
   const topo = await loadTopology(client, paths.root, info.proxyMode);
   const dst = await resolveDestination(client, topo, dstText);
   const src = resolveSource(topo, srcText, dst.node);
+  if (flags.live) return traceLive({ paths, info, client, topo, src, dst, proto, flags, io });
   const t = traceResolved(topo, src, dst, proto, flags.sport as number | undefined);
   if (flags.output === 'json') {
-    io.out(`${JSON.stringify({ source: src.label, target: dst.label, ...traceJson(t.result),
-      ...(t.natFree === undefined ? {} : { natFree: t.natFree }) }, null, 2)}\n`);
+    io.out(`${JSON.stringify(clusterTraceJson(t), null, 2)}\n`);
   } else {
-    io.out(`${src.label} → ${dst.label}\n${renderTrace(t.result, io.isTTY)}`);
+    io.out(`${t.source.label} → ${t.destination.label}\n${renderTrace(t.result, io.isTTY)}`);
     if (t.natFree !== undefined) io.out(`NAT-free: ${t.natFree ? 'yes' : 'no'}\n`);
   }
   return t.result.verdict === 'ACCEPT' ? 0 : 1;
+}
+
+function clusterTraceJson(t: ClusterTrace): Record<string, unknown> {
+  return { source: t.source.label, target: t.destination.label, ...traceJson(t.result),
+    ...(t.natFree === undefined ? {} : { natFree: t.natFree }) };
+}
+
+/** Exit 0 when the kernel agrees with the simulation and the packet was delivered; 1 when it
+ *  was refused but both agree; 3 on any fidelity bug. */
+async function traceLive(o: {
+  paths: DataDirPaths; info: ClusterInfo; client: Client; topo: Topology; src: ResolvedSource;
+  dst: ResolvedDestination; proto: TraceProtocol; flags: Record<string, unknown>; io: CliIO;
+}): Promise<number> {
+  if (o.proto === 'sctp') {
+    throw kdpError('KDP_CONFIG', '--live sends tcp, udp or icmp probes, not sctp');
+  }
+  const cluster = await buildLiveCluster(o);
+  const l = await liveTrace(cluster, {
+    src: o.src, dst: o.dst, proto: o.proto, sport: o.flags.sport as number | undefined,
+    timeoutMs: o.flags.timeout as number,
+  });
+  if (o.flags.output === 'json') {
+    const json = { ...clusterTraceJson(l.simulated), live: liveJson(l) };
+    o.io.out(`${JSON.stringify(json, null, 2)}\n`);
+  } else {
+    o.io.out(`${o.src.label} → ${o.dst.label} (live, ${o.info.proxyMode} mode)\n` +
+      `${renderTrace(l.simulated.result, o.io.isTTY)}${renderLive(l, o.io.isTTY)}`);
+  }
+  if (l.comparison.bugs.length) return 3;
+  return l.simulated.result.verdict === 'ACCEPT' ? 0 : 1;
 }
 
 export function traceJson(r: TraceResult): Record<string, unknown> {

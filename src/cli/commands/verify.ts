@@ -1,14 +1,18 @@
 // `kdp verify`: check the Kubernetes network model on the running cluster, by tracing.
 
-import type { EndpointSlice, Service } from '../../api/types.js';
-import { readClusterInfo } from '../../cluster/cluster-file.js';
-import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
+import type { EndpointSlice, Pod, Service } from '../../api/types.js';
+import { readClusterInfo, type ClusterInfo } from '../../cluster/cluster-file.js';
+import { dataDirPaths, resolveDataDir, type DataDirPaths } from '../../cluster/data-dir.js';
+import type { Client } from '../../client/types.js';
+import { assertLiveCapable, buildLiveCluster } from '../../trace/live/live-trace-cluster.js';
+import { verifyLive, type LiveVerifyResult } from '../../trace/live/live-trace-verify.js';
+import type { Topology } from '../../trace/topology.js';
 import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import { loadTopology } from '../../trace/cluster.js';
 import { verifyCluster, type VerifyCheck } from '../../trace/verify.js';
-import type { Command } from '../command.js';
-import { renderTrace } from '../render-trace.js';
+import type { CliIO, Command } from '../command.js';
+import { liveJson, renderTrace } from '../render-trace.js';
 import { traceJson } from './trace.js';
 import { DATA_DIR_FLAG } from './up.js';
 
@@ -18,26 +22,55 @@ export const verifyCommand: Command = {
   flags: [
     { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' },
     { name: 'show', type: 'number', default: 3, help: 'failures shown in full (with their trace) per check' },
+    {
+      name: 'live', type: 'boolean',
+      help: 'netns cluster, root: also send sampled probes for real and compare with the simulation',
+    },
+    { name: 'sample', type: 'number', default: 5, help: 'with --live: random pod pairs, and as many Service checks' },
+    { name: 'seed', type: 'number', default: 1, help: 'with --live: seed of the sample (same seed, same probes)' },
     DATA_DIR_FLAG,
   ],
   async run(args, io) {
     const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
     const info = readClusterInfo(paths);
+    if (args.flags.live) assertLiveCapable('kdp verify', info, paths);
     const client = buildHttpClient(loadKubeconfig(info.kubeconfig));
     const topo = await loadTopology(client, paths.root, info.proxyMode);
     const services = (await client.list<Service>({ group: '', version: 'v1', resource: 'services' })).items;
     const slices = (await client.list<EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' })).items;
     const started = Date.now();
     const checks = verifyCluster({ topo, services, slices });
+    const live = args.flags.live ? await runLive({ paths, info, client, topo, services }, args.flags, io) : undefined;
+    if (live) checks.push(...live.checks);
     const failed = checks.reduce((a, c) => a + c.failures.length, 0);
     if (args.flags.output === 'json') {
-      io.out(`${JSON.stringify({ ok: failed === 0, checks: checks.map(jsonCheck) }, null, 2)}\n`);
+      const liveTraces = live?.traces.map((t) => ({
+        source: t.simulated.source.label, target: t.simulated.destination.label, ...liveJson(t),
+      }));
+      io.out(`${JSON.stringify({ ok: failed === 0, checks: checks.map(jsonCheck),
+        ...(liveTraces ? { live: liveTraces } : {}) }, null, 2)}\n`);
     } else {
-      io.out(renderSummary(checks, topo.pods.length, topo.nodes.length, Date.now() - started, args.flags.show as number, io.isTTY));
+      const ms = Date.now() - started;
+      io.out(renderSummary(checks, topo.pods.length, topo.nodes.length, ms, args.flags.show as number, io.isTTY));
     }
     return failed === 0 ? 0 : 1;
   },
 };
+
+/** `--live`: sampled probes sent for real (see src/trace/live/live-trace-verify.ts). */
+async function runLive(
+  o: { paths: DataDirPaths; info: ClusterInfo; client: Client; topo: Topology; services: readonly Service[] },
+  flags: Record<string, unknown>, io: CliIO,
+): Promise<LiveVerifyResult> {
+  const cluster = await buildLiveCluster(o);
+  const pods = (await o.client.list<Pod>({ group: '', version: 'v1', resource: 'pods' })).items;
+  return verifyLive(cluster, {
+    pods, services: o.services, n: flags.sample as number, seed: flags.seed as number,
+    onProbe: (i, total, c) => {
+      if (io.isTTY) io.err(`live probe ${i + 1}/${total}: ${c.src.label} → ${c.dst.label}\x1b[K\r`);
+    },
+  });
+}
 
 function jsonCheck(c: VerifyCheck) {
   return {

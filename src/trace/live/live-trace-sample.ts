@@ -1,0 +1,76 @@
+// `kdp verify --live --sample N`: which probes to send for real. N random pod pairs and N random
+// (pod, Service ClusterIP port) checks, drawn with a seeded generator so a run can be repeated.
+// Only Services that select pods are drawn (the API service's endpoint is not a pod).
+
+import type { Pod, Service } from '../../api/types.js';
+import type { ResolvedDestination, ResolvedSource } from '../cluster.js';
+import type { Topology, TracePodInfo } from '../topology.js';
+
+export interface LiveCase {
+  readonly kind: 'pod' | 'service';
+  readonly src: ResolvedSource;
+  readonly dst: ResolvedDestination;
+  readonly proto: 'tcp' | 'udp';
+}
+
+/** mulberry32: small, fast, good enough to draw samples; the same seed gives the same draws. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function podSource(p: TracePodInfo): ResolvedSource {
+  return { ip: p.ip, entry: { kind: 'pod', pod: p.name, node: p.node }, label: `pod ${p.name}` };
+}
+
+/** The pod's first TCP container port (kdp/echo listens there), else 8080. */
+function podPort(pods: readonly Pod[], name: string): number {
+  const pod = pods.find((p) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}` === name);
+  const ports = (pod?.spec?.containers ?? []).flatMap((c) => c.ports ?? []);
+  return ports.find((p) => (p.protocol ?? 'TCP') === 'TCP')?.containerPort ?? 8080;
+}
+
+export function sampleLiveCases(o: {
+  topo: Topology; pods: readonly Pod[]; services: readonly Service[]; n: number; seed: number;
+}): LiveCase[] {
+  const rnd = seededRandom(o.seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const out: LiveCase[] = [];
+  const pods = o.topo.pods;
+  if (pods.length >= 2) {
+    for (let i = 0; i < o.n; i++) {
+      const a = pick(pods);
+      const b = pick(pods.filter((p) => p !== a));
+      out.push({
+        kind: 'pod', src: podSource(a), proto: 'tcp',
+        dst: { ip: b.ip, port: podPort(o.pods, b.name), label: `pod ${b.name}`, pod: b.name },
+      });
+    }
+  }
+  const targets = o.services.flatMap((s) => {
+    const ip = s.spec?.clusterIP;
+    const selects = Object.keys(s.spec?.selector ?? {}).length > 0;
+    if (!ip || ip === 'None' || !selects) return [];
+    return (s.spec?.ports ?? [])
+      .filter((p) => (p.protocol ?? 'TCP') !== 'SCTP')
+      .map((p) => ({ s, p, ip }));
+  });
+  if (targets.length > 0 && pods.length > 0) {
+    for (let i = 0; i < o.n; i++) {
+      const { s, p, ip } = pick(targets);
+      const name = `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`;
+      out.push({
+        kind: 'service', src: podSource(pick(pods)),
+        proto: (p.protocol ?? 'TCP') === 'UDP' ? 'udp' : 'tcp',
+        dst: { ip, port: p.port, label: `service ${name}:${p.name || p.port}` },
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,132 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pod } from '../../src/api/types.js';
+import type { KubeObject } from '../../src/client/types.js';
+import { hostPrefixFor } from '../../src/cluster/data-plane-netns.js';
+import { dataDirPaths } from '../../src/cluster/data-dir.js';
+import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
+import { cleanupHost } from '../../src/host/cleanup.js';
+import { buildHostExec } from '../../src/host/exec.js';
+import { readPcap } from '../../src/trace/live/pcap.js';
+import { kdp } from '../helpers/cli.js';
+import { waitFor } from '../helpers/cluster.js';
+import { canUseNetns } from '../helpers/root.js';
+
+// `kdp trace --live` and `kdp verify --live` against a real netns cluster (two nodes, a
+// Deployment of two echo pods behind a Service, a client pod on n1), once per kernel mode.
+const exec = buildHostExec();
+const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'default' } as const;
+const PODS = { group: '', version: 'v1', resource: 'pods', namespace: 'default' } as const;
+const SVC = { group: '', version: 'v1', resource: 'services', namespace: 'default' } as const;
+
+const deployment: KubeObject = {
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
+  spec: {
+    replicas: 2, selector: { matchLabels: { app: 'web' } },
+    template: {
+      metadata: { labels: { app: 'web' } },
+      spec: { containers: [{ name: 'echo', image: 'kdp/echo', ports: [{ containerPort: 8080 }] }] },
+    },
+  },
+};
+const clientPod: KubeObject = {
+  apiVersion: 'v1', kind: 'Pod', metadata: { name: 'client', namespace: 'default' },
+  spec: { nodeName: 'n1', containers: [{ name: 'echo', image: 'kdp/echo', ports: [{ containerPort: 9090 }] }] },
+};
+const service: KubeObject = {
+  apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' },
+  spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+};
+
+const run = canUseNetns(['ip', 'iptables-restore', 'nft', 'nsenter', 'tcpdump', 'xtables-monitor']);
+
+describe.runIf(run).each(['iptables', 'nftables'] as const)('live tracing on a %s netns cluster', (mode) => {
+  const paths = dataDirPaths(mkdtempSync(join(tmpdir(), `kdp-live-${mode}-`)));
+  let cluster: RunningCluster | undefined;
+  let web: Pod[] = [];
+
+  beforeAll(async () => {
+    cluster = await startCluster({
+      paths, nodes: 2, port: 0, proxyMode: mode, timeScale: 5, dataPlane: 'netns', progress: () => {},
+    });
+    const c = cluster.client;
+    await c.create(DEPLOY, deployment);
+    await c.create(PODS, clientPod);
+    await c.create(SVC, service);
+    await waitFor(async () => {
+      const pods = (await c.list<Pod>(PODS)).items;
+      return pods.length === 3 && pods.every((p) => p.status?.podIP &&
+        p.status?.conditions?.find((x) => x.type === 'Ready')?.status === 'True');
+    }, 60_000, 'three pods Ready');
+    web = (await c.list<Pod>(PODS)).items.filter((p) => p.metadata.name!.startsWith('web-'));
+    // kube-proxy has written the Service with both endpoints on every node.
+    await waitFor(async () => {
+      const r = await kdp('trace', '--data-dir', paths.root, '-o', 'json', 'client', 'svc/web:http');
+      return r.code === 0 && JSON.parse(r.out).destinations.length === 2;
+    }, 30_000, 'the Service in the rules');
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+    await cleanupHost(exec, paths.hostState, hostPrefixFor(paths));
+  }, 30_000);
+
+  it('pod → pod: observed without NAT, pcap files kept and parsed, kernel trace non-empty', async () => {
+    const target = web.find((p) => p.spec?.nodeName === 'n2') ?? web[0]!;
+    const r = await kdp('trace', '--live', '--data-dir', paths.root, '-o', 'json', 'client', `${target.status!.podIP}:8080`);
+    expect(r.err).toBe('');
+    const j = JSON.parse(r.out);
+    expect(j.natFree).toBe(true);
+    expect(j.live.fidelity).toEqual([]);
+    expect(j.live.observed).toMatchObject({
+      reached: `pod default/${target.metadata.name}`, destination: `${target.status!.podIP}:8080`, verdict: 'ACCEPT',
+    });
+    const client = (await cluster!.client.get<Pod>(PODS, 'client')).status!.podIP!;
+    expect(j.live.observed.sourceSeen).toBe(client);
+    const hops = j.live.observed.hops as Array<{ file: string; forward?: string; label: string }>;
+    expect(hops.length).toBeGreaterThanOrEqual(3);
+    for (const h of hops) {
+      expect(existsSync(h.file)).toBe(true);
+      expect(h.file.startsWith(join(paths.root, 'traces'))).toBe(true);
+      await readPcap(h.file);
+    }
+    const last = hops.find((h) => h.label === `pod default/${target.metadata.name} eth0`)!;
+    expect(last.forward).toContain(`${client}:${j.live.sport} → ${target.status!.podIP}:8080`);
+    const kernel = j.live.observed.kernel as Array<{ rules: unknown[]; file: string }>;
+    expect(kernel.some((k) => k.rules.length > 0)).toBe(true);
+    expect(readFileSync(kernel[0]!.file, 'utf8').length).toBeGreaterThan(0);
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  it('pod → ClusterIP: DNAT seen between hops, same endpoint and rules as a simulated branch', async () => {
+    const r = await kdp('trace', '--live', '--data-dir', paths.root, '-o', 'json', 'client', 'svc/web:http');
+    const j = JSON.parse(r.out);
+    expect(j.live.fidelity).toEqual([]);
+    expect(web.map((p) => `${p.status!.podIP}:8080`)).toContain(j.live.observed.destination);
+    const first = j.live.observed.hops[0] as { forward: string };
+    expect(first.forward).toMatch(/→ 10\.\d+\.\d+\.\d+:80 tcp S/);
+    expect(j.live.rules.some((x: { kernel: string[] }) => x.kernel.length > 0)).toBe(true);
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  it('prints the observed path beside the simulated one for people', async () => {
+    const r = await kdp('trace', '--live', '--data-dir', paths.root, 'client', 'svc/web:http');
+    expect(r.out).toContain('observed (live):');
+    expect(r.out).toContain('interfaces (pcap files, Wireshark reads them):');
+    expect(r.out).toMatch(/kernel trace on n1 \((nft monitor trace|xtables-monitor --trace)/);
+    expect(r.out).toContain('fidelity: the kernel agrees with the simulation');
+  }, 60_000);
+
+  // Five of each in one mode, two in the other: the root suite stays near two minutes.
+  const sample = mode === 'iptables' ? 5 : 2;
+  it(`verify --live --sample ${sample} finds the kernel in agreement`, async () => {
+    const r = await kdp('verify', '--live', '--sample', String(sample), '--data-dir', paths.root, '-o', 'json');
+    const j = JSON.parse(r.out);
+    const live = j.checks.filter((c: { name: string }) => c.name.startsWith('live:'));
+    expect(live.map((c: { cases: number }) => c.cases)).toEqual([sample, sample]);
+    expect(j.checks.flatMap((c: { failures: unknown[] }) => c.failures)).toEqual([]);
+    expect(r.code).toBe(0);
+  }, 120_000);
+});
