@@ -2,9 +2,10 @@
 // status of diff(1): 0 same, 1 different. Mixing formats needs --behaviour (KDP_DIFF).
 
 import { kdpError } from '../errors.js';
-import { behaviourDiff, type BehaviourOptions } from './behaviour.js';
-import { reduceIptablesPair } from './iptables-reduce.js';
-import { parseSide } from './load.js';
+import { behaviourDiff, type BehaviourOptions, type BehaviourResult } from './behaviour.js';
+import { EMPTY_TEXT, familySections, withFamilies, type Family } from './families.js';
+import { parseSide, type ParsedSide } from './load.js';
+import { reducePair } from './reduce.js';
 import { behaviourJson, renderBehaviour, renderSemantic, renderUnified } from './render.js';
 import { semanticDiff } from './semantic.js';
 import type { LoadedTable } from './types.js';
@@ -29,61 +30,105 @@ export function runDiff(a: LoadedTable, b: LoadedTable, req: DiffRequest): DiffO
     throw kdpError('KDP_DIFF', `${a.label} is ${a.format} and ${b.label} is ${b.format}: ` +
       'tables of different modes compare only by behaviour (add --behaviour)');
   }
-  if (req.view === 'behaviour') return behaviour(a, b, req);
-  if (req.view === 'semantic' && a.format === 'iptables' && b.format === 'iptables') {
-    const fast = fastSemantic(a, b, req);
-    if (fast) return fast;
+  const pairs = familyPairs(a, b);
+  try {
+    return viewOf(pairs, req);
+  } catch (e) {
+    // A dual-stack dump was cut in sections: name the line of the whole input if it fails.
+    if (pairs.length > 1) {
+      for (const t of [a, b]) if (t.format !== 'ipvs') parseSide(t);
+    }
+    throw e;
   }
-  const sa = parseSide(a);
-  const sb = parseSide(b);
-  const textDiffers = a.format !== b.format || sa.lines.length !== sb.lines.length ||
-    sa.lines.some((l, i) => l !== sb.lines[i]);
-  const dump = (o: unknown) => `${JSON.stringify(o, null, 2)}\n`;
+}
+
+/** The two dumps as pairs of single-family tables (one pair, without family, when single). */
+interface FamilyPair {
+  readonly family?: Family;
+  readonly a: LoadedTable;
+  readonly b: LoadedTable;
+}
+
+function familyPairs(a: LoadedTable, b: LoadedTable): FamilyPair[] {
+  const sa = familySections(a.format, a.text);
+  const sb = familySections(b.format, b.text);
+  if (sa.length === 1 && sb.length === 1 && (sa[0]!.family === sb[0]!.family ||
+    !sa[0]!.family || !sb[0]!.family)) return [{ a, b }];
+  const fa = withFamilies(a.format, sa);
+  const fb = withFamilies(b.format, sb);
+  const side = (t: LoadedTable, sections: typeof fa, family: Family): LoadedTable => ({
+    ...t, label: `${t.label} (${family})`,
+    text: sections.filter((s) => s.family === family).map((s) => s.text).join('') ||
+      EMPTY_TEXT[t.format],
+  });
+  return (['IPv4', 'IPv6'] as const)
+    .filter((f) => fa.some((s) => s.family === f) || fb.some((s) => s.family === f))
+    .map((family) => ({ family, a: side(a, fa, family), b: side(b, fb, family) }));
+}
+
+const dump = (o: unknown) => `${JSON.stringify(o, null, 2)}\n`;
+
+function viewOf(pairs: readonly FamilyPair[], req: DiffRequest): DiffOutput {
+  if (req.view === 'behaviour') return behaviour(pairs, req);
   if (req.view === 'rules') {
-    const lines = unifiedDiff(sa.lines, sb.lines, a.label, b.label);
+    let differs = false;
+    const lines = pairs.flatMap(({ a, b }) => {
+      const sa = parseSide(a);
+      const sb = parseSide(b);
+      differs ||= !sameLines(sa.lines, sb.lines);
+      return unifiedDiff(sa.lines, sb.lines, a.label, b.label);
+    });
     const text = req.json ? dump({ view: 'rules', diff: lines }) : renderUnified(lines, req.colour);
-    return { text, status: textDiffers ? 1 : 0 };
+    return { text, status: differs ? 1 : 0 };
   }
-  const changes = semanticDiff(sa.facts, sb.facts);
+  let textDiffers = false;
+  const changes = pairs.flatMap(({ family, a, b }) => {
+    const [sa, sb] = reducedSides(a, b) ?? [parseSide(a), parseSide(b)];
+    textDiffers ||= !sameLines(sa.lines, sb.lines);
+    return semanticDiff(sa.facts, sb.facts).map((c) => (family ? { family, ...c } : c));
+  });
   const text = req.json ? dump({ view: 'semantic', textDiffers, changes })
     : renderSemantic(changes, textDiffers);
   return { text, status: textDiffers || changes.length ? 1 : 0 };
 }
 
 /**
- * The semantic view of two iptables dumps parses only what differs (iptables-reduce.ts). A
- * parse error there is reported from the whole input, so its line number is the file's.
+ * The semantic view of two dumps parses only what differs (reduce.ts). A parse error there is
+ * reported from the whole input, so its line number is the file's.
  */
-function fastSemantic(a: LoadedTable, b: LoadedTable, req: DiffRequest): DiffOutput | undefined {
-  const reduced = reduceIptablesPair(a.text, b.text);
+function reducedSides(a: LoadedTable, b: LoadedTable): [ParsedSide, ParsedSide] | undefined {
+  const reduced = a.format === b.format ? reducePair(a.format, a.text, b.text) : undefined;
   if (!reduced) return undefined;
-  const textDiffers = reduced[0] !== reduced[1];
-  let changes;
   try {
-    changes = semanticDiff(parseSide({ ...a, text: reduced[0] }).facts,
-      parseSide({ ...b, text: reduced[1] }).facts);
+    return [parseSide({ ...a, text: reduced[0] }), parseSide({ ...b, text: reduced[1] })];
   } catch {
     return undefined;
   }
-  const text = req.json ? `${JSON.stringify({ view: 'semantic', textDiffers, changes }, null, 2)}\n`
-    : renderSemantic(changes, textDiffers);
-  return { text, status: textDiffers || changes.length ? 1 : 0 };
 }
 
+const sameLines = (x: readonly string[], y: readonly string[]) =>
+  x.length === y.length && x.every((l, i) => l === y[i]);
+
 /** Parse errors surface from the tracer's own parsers; "differ in text" is judged cheaply. */
-function behaviour(a: LoadedTable, b: LoadedTable, req: DiffRequest): DiffOutput {
-  const textDiffers = a.format !== b.format || (a.format === 'iptables'
-    ? (() => { const r = reduceIptablesPair(a.text, b.text); return !r || r[0] !== r[1]; })()
-    : a.text !== b.text);
-  let r;
-  try {
-    r = behaviourDiff(a, b, req);
-  } catch (e) {
-    // Name the input and the line: re-parse each side with the diff's own reader.
-    parseSide(a);
-    parseSide(b);
-    throw e;
-  }
+function behaviour(pairs: readonly FamilyPair[], req: DiffRequest): DiffOutput {
+  let textDiffers = false;
+  const results = pairs.map(({ a, b }) => {
+    textDiffers ||= a.format !== b.format || a.text !== b.text &&
+      (() => { const r = reducedSides(a, b); return !r || !sameLines(r[0].lines, r[1].lines); })();
+    try {
+      return behaviourDiff(a, b, req);
+    } catch (e) {
+      // Name the input and the line: re-parse each side with the diff's own reader.
+      parseSide(a);
+      parseSide(b);
+      throw e;
+    }
+  });
+  const r: BehaviourResult = {
+    probes: results.reduce((n, x) => n + x.probes, 0),
+    differences: results.flatMap((x) => x.differences),
+    notes: [...new Set(results.flatMap((x) => x.notes))],
+  };
   const text = req.json ? `${JSON.stringify(behaviourJson(r, textDiffers), null, 2)}\n`
     : renderBehaviour(r, textDiffers);
   return { text, status: r.differences.length ? 1 : 0 };

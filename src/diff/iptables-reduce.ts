@@ -6,22 +6,18 @@
 // - per-service chains (KUBE-SVC/SVL/EXT/FW/SEP-…: facts depend on the whole chain) are kept
 //   whole when they differ at all, with the KUBE-SEP chains they jump to (for the endpoints).
 // Facts of what is dropped would be equal on both sides, so the semantic diff is unchanged.
+// When the two texts align (text-align.ts), only the chains that differing lines name are read
+// at all (iptables-gather.ts); otherwise every line is bucketed.
 // Returns undefined when the text is not plain save/restore output (then parse it all).
 
 import { servicePortChains } from '../proxy/iptables/chain-names.js';
 import { splitArgs } from '../ruleset/iptables/parse.js';
+import { companions, dirtyChains, gather, linesOf, type Bucketed } from './iptables-gather.js';
 import { commentOf, serviceOfComment } from './iptables-names.js';
-
-interface Bucketed {
-  /** `table\tchain` → the chain's rule lines (`-A …`, counters stripped), newline-joined. */
-  readonly rules: Map<string, string>;
-  /** `table\tchain` → declaration line (counters stripped). */
-  readonly decls: Map<string, string>;
-  readonly tables: string[];
-}
+import { differingRegions } from './text-align.js';
 
 const SERVICE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|SEP)-/;
-const linesOf = (chainText: string | undefined) => (chainText ? chainText.split('\n') : []);
+
 
 /**
  * Buckets a dump by chain. Rules of one chain are consecutive in save output, so each chain's
@@ -43,7 +39,11 @@ function bucket(text: string): Bucketed | undefined {
     const body = text.slice(spanStart, spanEnd);
     const prev = rules.get(key);
     if (prev === undefined) rules.set(key, body);
-    else split.set(key, [...(split.get(key) ?? [prev]), body]);
+    else {
+      const parts = split.get(key);
+      if (parts) parts.push(body);
+      else split.set(key, [prev, body]);
+    }
     spanStart = -1;
   };
   let pos = 0;
@@ -95,10 +95,11 @@ function bucketLines(text: string): Bucketed | undefined {
 }
 
 
-function keep(a: Bucketed, b: Bucketed): Map<string, string[]>[] {
+function keep(a: Bucketed, b: Bucketed, candidates?: Iterable<string>):
+  Map<string, string[]>[] {
   const out = [new Map<string, string[]>(), new Map<string, string[]>()];
   const full = new Set<string>();
-  for (const key of allKeys(a, b)) {
+  for (const key of candidates ?? allKeys(a, b)) {
     const ta = a.rules.get(key);
     const tb = b.rules.get(key);
     if (ta === tb && a.decls.get(key) === b.decls.get(key)) continue;
@@ -211,8 +212,31 @@ function render(side: Bucketed, kept: Map<string, string[]>): string {
   return `${out.join('\n')}\n`;
 }
 
+/** The reduced pair from the chains that differing lines name, reading only those chains. */
+function reduceDirty(a: string, b: string, dirty: ReadonlySet<string>):
+  [string, string] | undefined {
+  const wanted = new Set(dirty);
+  for (let round = 0; round < 4; round++) {
+    const ga = gather(a, wanted);
+    const gb = gather(b, wanted);
+    if (!ga || !gb) return undefined;
+    const more = companions(wanted, [ga, gb]);
+    if (!more) return undefined;
+    if (more.size === 0) {
+      const [ka, kb] = keep(ga, gb, dirty);
+      return [render(ga, ka!), render(gb, kb!)];
+    }
+    for (const k of more) wanted.add(k);
+  }
+  return undefined;
+}
+
 /** The two texts with what both share removed, or undefined when not applicable. */
 export function reduceIptablesPair(a: string, b: string): [string, string] | undefined {
+  const regions = differingRegions(a, b);
+  const dirty = regions && dirtyChains([a, b], regions);
+  const fast = dirty && reduceDirty(a, b, dirty);
+  if (fast) return fast;
   const ba = bucket(a) ?? bucketLines(a);
   const bb = bucket(b) ?? bucketLines(b);
   if (!ba || !bb) return undefined;

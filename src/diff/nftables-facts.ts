@@ -19,7 +19,8 @@ export function nftablesFacts(rs: NftRuleset, facts: FactTable,
   origins?: ReadonlyMap<string, RuleOrigin>): void {
   const originOf: OriginOf = (c) => {
     const o = origins?.get(c) ?? originFromNftChain(c);
-    return o?.servicePort ? { servicePort: o.servicePort, endpoint: o.endpoint } : undefined;
+    if (!o?.servicePort) return undefined;
+    return { servicePort: o.servicePort, endpoint: o.endpoint && ipv6Endpoint(o.endpoint) };
   };
   for (const t of rs.tables.values()) {
     const where = `${t.family} ${t.name}`;
@@ -27,6 +28,16 @@ export function nftablesFacts(rs: NftRuleset, facts: FactTable,
     for (const c of t.chains.values()) chainFacts(where, c, originOf, facts);
     for (const s of t.sets.values()) setFacts(where, s, clusterIPs, originOf, facts);
   }
+}
+
+/**
+ * Endpoint chain names spell an IPv6 address with dots for colons (upstream replaces them):
+ * `fd00.10.244..5:8080` → `[fd00:10:244::5]:8080`.
+ */
+function ipv6Endpoint(ep: string): string {
+  const m = /^([0-9a-fA-F.]+):(\d+)$/.exec(ep);
+  if (!m || m[1]!.split('.').length <= 4) return ep;
+  return `[${m[1]!.replace(/\./g, ':')}]:${m[2]}`;
 }
 
 function targetChain(tokens: readonly string[]): string | undefined {

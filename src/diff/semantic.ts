@@ -29,7 +29,7 @@ const isToggle = (c: SemanticChange) => c.key.startsWith('masquerade ');
 
 /** One line: `shop/web:http  + endpoint 10.244.2.7:8080; probability 0.3333333333`. */
 export function changeLine(c: SemanticChange): string {
-  const who = c.group === '' ? '(no service)' : c.group;
+  const who = `${c.family ? `${c.family} ` : ''}${c.group === '' ? '(no service)' : c.group}`;
   let what: string;
   if (c.kind === 'changed') what = changedText(c.key, c.before ?? '', c.after ?? '');
   else if (isToggle(c) && !(c.before || c.after)) what = `${c.key}: ${c.kind}`;

@@ -37,6 +37,8 @@ export interface FactTable {
 export type ChangeKind = 'added' | 'removed' | 'changed';
 
 export interface SemanticChange {
+  /** Set when the dumps hold more than one family (dual-stack): the family of the change. */
+  readonly family?: 'IPv4' | 'IPv6';
   readonly group: string;
   readonly kind: ChangeKind;
   readonly key: string;

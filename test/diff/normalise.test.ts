@@ -46,6 +46,21 @@ describe('normalisation', () => {
     expect(diffTexts(text, `${shuffled.join('\n')}\n`).status).toBe(0);
   });
 
+  it('ipvs state with virtual servers, real servers and ipset entries reordered is the same', () => {
+    const text = golden('05-loadbalancer-source-ranges', 'ipvs');
+    const [servers, rest] = [text.slice(0, text.indexOf('### ipset save')),
+      text.slice(text.indexOf('### ipset save'))];
+    const blocks = servers.split(/^(?=-A )/m);
+    const head = blocks.shift()!;
+    const shuffled = head + blocks.reverse().map((b) => {
+      const [vs, ...reals] = b.trimEnd().split('\n');
+      return `${[vs, ...reals.reverse()].join('\n')}\n`;
+    }).join('') + rest.replace(/^(add .*\n)+/gm, (run) =>
+      `${run.trimEnd().split('\n').reverse().join('\n')}\n`);
+    expect(shuffled).not.toEqual(text);
+    expect(diffTexts(text, shuffled)).toEqual({ text: 'no difference\n', status: 0 });
+  });
+
   it('rule order inside a chain is kept: swapping two rules is a rules difference', () => {
     const a = golden('01-clusterip', 'iptables');
     const lines = a.split('\n');

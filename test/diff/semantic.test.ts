@@ -100,4 +100,34 @@ describe('semantic diff of ipvs states', () => {
     expect(lines).toContain(
       'ipvs tcp 10.96.17.1:80  + endpoint 10.244.1.3:8080; probability 0.3333333333');
   });
+
+  it('changing a NodePort moves the node-address virtual server and its ipset entry', async () => {
+    const a = await compileScenario('04-nodeport', 'ipvs');
+    const b = await compileScenario('04-nodeport', 'ipvs', (objs) => {
+      byName<Service>(objs, 'Service', 'echo').spec!.ports![0]!.nodePort = 30081;
+      return objs;
+    });
+    const lines = semanticLines(a, b);
+    expect(lines).toContain('ipvs tcp 172.18.0.2:30080  - scheduler: rr');
+    expect(lines).toContain('ipvs tcp 172.18.0.2:30081  + scheduler: rr');
+    expect(lines).toContain(
+      'ipvs tcp 172.18.0.2:30081  + endpoint 10.244.0.11:8080; probability 0.5000000000');
+    expect(lines).toContain('(no service)  + ipset KUBE-NODE-PORT-TCP: 30081');
+  });
+
+  it('switching externalTrafficPolicy to Local keeps only the local real server', async () => {
+    const a = await compileScenario('04-nodeport', 'ipvs');
+    const b = await compileScenario('04-nodeport', 'ipvs', (objs) => {
+      byName<Service>(objs, 'Service', 'echo').spec!.externalTrafficPolicy = 'Local';
+      return objs;
+    });
+    expect(semanticLines(a, b)).toEqual([
+      'ipvs tcp 172.18.0.2:30080  endpoint 10.244.0.11:8080; probability 0.5000000000 → ' +
+        '1.0000000000',
+      'ipvs tcp 172.18.0.2:30080  - endpoint 10.244.2.11:8080; probability 0.5000000000',
+      '(no service)  + ipset KUBE-NODE-PORT-LOCAL-TCP: 30080',
+      '(no service)  + rule iptables nat KUBE-NODE-PORT: -p tcp -m set --match-set ' +
+        'KUBE-NODE-PORT-LOCAL-TCP dst -j RETURN',
+    ]);
+  });
 });
