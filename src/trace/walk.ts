@@ -1,11 +1,14 @@
 // The hop-by-hop walk (DESIGN.md §6): source → node hooks in kernel order → routing → next node
 // or bridge → destination. See README.md in this folder for the hook order.
+//
+// Per-node facts the walk needs on every hop (the `isLocal` test, the hook environments, which
+// node owns a pod IP) are made once per topology and node (node-context.ts), not per packet:
+// bulk tracing (verify, diff, benchmarks) runs the walk hundreds of thousands of times.
 
 import { kdpError } from '../errors.js';
 import { endpointString, type Packet } from './packet.js';
-import {
-  isLocalTo, nodeOwningPodIP, nodeWithIP, type TraceNodeInfo, type Topology,
-} from './topology.js';
+import { nodeContext, topologyIndex, type NodeContext, type TopologyIndex } from './node-context.js';
+import type { TraceNodeInfo, Topology } from './topology.js';
 import { isRecording, newWorld, type World } from './world.js';
 
 /** Where the packet enters. */
@@ -25,126 +28,121 @@ const MAX_NODE_PASSES = 6;
 
 /** `recordHops: false` keeps only the outcome (bulk tracing). */
 export function walk(topo: Topology, entry: TraceEntry, pkt: Packet, recordHops = true): Arrival[] {
+  const ti = topologyIndex(topo);
   const node = findNode(topo, entry.node);
   const w = newWorld(pkt, recordHops);
+  const out: Arrival[] = [];
   if (entry.kind === 'pod') {
     if (isRecording(w)) w.hops.push({ where: entry.pod, stage: 'pod', text: `leaves ${entry.pod} eth0 (default route via ${node.gatewayIPs[0] ?? 'gateway'})` });
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'bridge', text: `veth → ${node.bridge} on ${node.name}` });
-    return nodePass(topo, node, [w], 'forwarded', node.bridge, 0);
-  }
-  if (entry.kind === 'external') {
+    nodePass(ti, nodeContext(node), [w], false, node.bridge, 0, out);
+  } else if (entry.kind === 'external') {
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'ingress', text: `arrives on ${node.name} ${node.underlayIface}` });
-    return nodePass(topo, node, [w], 'forwarded', node.underlayIface, 0);
+    nodePass(ti, nodeContext(node), [w], false, node.underlayIface, 0, out);
+  } else {
+    if (isRecording(w)) w.hops.push({ where: node.name, stage: 'local', text: `sent by a process on ${node.name}` });
+    nodePass(ti, nodeContext(node), [w], true, undefined, 0, out);
   }
-  if (isRecording(w)) w.hops.push({ where: node.name, stage: 'local', text: `sent by a process on ${node.name}` });
-  return nodePass(topo, node, [w], 'local', undefined, 0);
+  return out;
 }
 
 function findNode(topo: Topology, name: string): TraceNodeInfo {
-  const n = topo.nodes.find((x) => x.name === name);
-  if (!n) throw kdpError('KDP_TRACE', `unknown node ${name}`);
-  return n;
+  for (const n of topo.nodes) if (n.name === name) return n;
+  throw kdpError('KDP_TRACE', `unknown node ${name}`);
 }
 
-function route(topo: Topology, node: TraceNodeInfo, dst: string): { iface: string; src: string } {
-  const onBridge = node.podCIDRs.length > 0 && nodeOwningPodIP(topo, dst) === node;
-  if (onBridge) return { iface: node.bridge, src: sameFamily(node.gatewayIPs, dst) };
-  return { iface: node.underlayIface, src: sameFamily(node.nodeIPs, dst) };
+function dropped(w: World): boolean {
+  return w.verdict !== undefined && w.verdict !== 'ACCEPT';
 }
 
-/** The first address of `dst`'s family, else the first address, else ''. */
-function sameFamily(ips: readonly string[], dst: string): string {
-  const v6 = dst.includes(':');
-  for (const ip of ips) if (ip.includes(':') === v6) return ip;
-  return ips[0] ?? '';
-}
-
+/** One pass through a node; arrivals are appended to `out` in the order the kernel would
+ *  finish them (dropped at the first hook, delivered locally, then forwarded). */
 function nodePass(
-  topo: Topology, node: TraceNodeInfo, worlds: World[], how: 'local' | 'forwarded', inIface: string | undefined,
-  depth: number,
-): Arrival[] {
+  ti: TopologyIndex, nc: NodeContext, worlds: World[], local: boolean, inIface: string | undefined,
+  depth: number, out: Arrival[],
+): void {
   if (depth > MAX_NODE_PASSES) throw kdpError('KDP_TRACE', 'routing loop: the packet passed too many nodes');
-  const isLocal = (ip: string) => isLocalTo(node, ip);
-  const f = node.filter;
-  const out: Arrival[] = [];
-  const ws = how === 'local'
-    ? f.runHook('OUTPUT', worlds, { where: node.name, isLocal, outIface: undefined })
-    : f.runHook('PREROUTING', worlds, { where: node.name, isLocal, inIface, bridged: inIface === node.bridge });
+  const f = nc.node.filter;
+  const ws = local
+    ? f.runHook('OUTPUT', worlds, nc.outputEnv)
+    : f.runHook('PREROUTING', worlds, nc.preroutingEnv(inIface));
   const toHost: World[] = [];
   const onward: World[] = [];
   for (const w of ws) {
-    if (w.verdict && w.verdict !== 'ACCEPT') {
+    if (dropped(w)) {
       out.push({ world: w, reached: 'dropped' });
       continue;
     }
     w.verdict = undefined;
-    (isLocal(w.pkt.dst) ? toHost : onward).push(w);
+    (nc.isLocal(w.pkt.dst) ? toHost : onward).push(w);
   }
-  // Locally generated traffic to a local address goes out through POSTROUTING onto `lo`.
-  const arriving = how === 'local'
-    ? f.runHook('POSTROUTING', toHost, { where: node.name, isLocal, outIface: 'lo' })
-    : toHost;
-  const inEnv = { where: node.name, isLocal, inIface: how === 'local' ? 'lo' : inIface, bridged: inIface === node.bridge };
-  for (const w of f.runHook('INPUT', arriving, inEnv)) {
-    if (w.verdict && w.verdict !== 'ACCEPT') out.push({ world: w, reached: 'dropped' });
-    else if (!isLocal(w.pkt.dst)) {
-      // IPVS took it at LOCAL_IN and sent it on: out through POSTROUTING, not FORWARD.
-      w.verdict = undefined;
-      out.push(...leaveNode(topo, node, isLocal, w, 'local', inIface, depth));
-    } else {
-      w.verdict = 'ACCEPT';
-      if (isRecording(w)) w.hops.push({ where: node.name, stage: 'deliver', text: `delivered to ${node.name} (local address ${endpointString(w.pkt.dst, w.pkt.dport)})` });
-      out.push({ world: w, reached: `node ${node.name}` });
+  if (toHost.length > 0) {
+    // Locally generated traffic to a local address goes out through POSTROUTING onto `lo`.
+    const arriving = local ? f.runHook('POSTROUTING', toHost, nc.loopbackEnv) : toHost;
+    const inEnv = nc.inputEnv(inIface, local);
+    for (const w of arriving.length > 0 ? f.runHook('INPUT', arriving, inEnv) : arriving) {
+      if (dropped(w)) out.push({ world: w, reached: 'dropped' });
+      else if (!nc.isLocal(w.pkt.dst)) {
+        // IPVS took it at LOCAL_IN and sent it on: out through POSTROUTING, not FORWARD.
+        w.verdict = undefined;
+        leaveNode(ti, nc, w, true, inIface, depth, out);
+      } else {
+        w.verdict = 'ACCEPT';
+        if (isRecording(w)) w.hops.push({ where: nc.node.name, stage: 'deliver', text: `delivered to ${nc.node.name} (local address ${endpointString(w.pkt.dst, w.pkt.dport)})` });
+        out.push({ world: w, reached: nc.deliveredReached });
+      }
     }
   }
-  for (const w of onward) out.push(...leaveNode(topo, node, isLocal, w, how, inIface, depth));
-  return out;
+  for (const w of onward) leaveNode(ti, nc, w, local, inIface, depth, out);
 }
 
 function leaveNode(
-  topo: Topology, node: TraceNodeInfo, isLocal: (ip: string) => boolean, w: World, how: 'local' | 'forwarded',
-  inIface: string | undefined, depth: number,
-): Arrival[] {
-  const r = route(topo, node, w.pkt.dst);
+  ti: TopologyIndex, nc: NodeContext, w: World, local: boolean, inIface: string | undefined,
+  depth: number, out: Arrival[],
+): void {
+  const node = nc.node;
+  const owner = ti.podOwner(w.pkt.dst);
+  const onBridge = node.podCIDRs.length > 0 && owner === node;
+  const r = nc.route(onBridge, w.pkt.dst.includes(':'), inIface);
   if (isRecording(w)) w.hops.push({ where: node.name, stage: 'route', text: `route ${w.pkt.dst} → dev ${r.iface}` });
-  let ws = [w];
-  if (how === 'forwarded') {
-    ws = node.filter.runHook('FORWARD', ws, { where: node.name, isLocal, inIface, outIface: r.iface, bridged: inIface === node.bridge });
-  }
-  const postEnv = { where: node.name, isLocal, inIface, outIface: r.iface, masqueradeAddress: r.src };
-  const posted: World[] = [];
+  let ws: readonly World[] = [w];
+  if (!local) ws = nc.node.filter.runHook('FORWARD', ws, r.forwardEnv);
   for (const x of ws) {
-    if (x.verdict && x.verdict !== 'ACCEPT') posted.push(x);
-    else posted.push(...node.filter.runHook('POSTROUTING', [x], postEnv));
-  }
-  ws = posted;
-  const out: Arrival[] = [];
-  for (const x of ws) {
-    if (x.verdict && x.verdict !== 'ACCEPT') {
+    if (dropped(x)) {
       out.push({ world: x, reached: 'dropped' });
       continue;
     }
-    x.verdict = undefined;
-    out.push(...nextHop(topo, node, x, depth));
+    for (const y of nc.node.filter.runHook('POSTROUTING', [x], r.postroutingEnv)) {
+      if (dropped(y)) {
+        out.push({ world: y, reached: 'dropped' });
+        continue;
+      }
+      y.verdict = undefined;
+      nextHop(ti, nc, y, y.pkt.dst === w.pkt.dst ? owner : ti.podOwner(y.pkt.dst), depth, out);
+    }
   }
-  return out;
 }
 
-function nextHop(topo: Topology, node: TraceNodeInfo, w: World, depth: number): Arrival[] {
+function nextHop(
+  ti: TopologyIndex, nc: NodeContext, w: World, owner: TraceNodeInfo | undefined, depth: number,
+  out: Arrival[],
+): void {
+  const node = nc.node;
   const dst = w.pkt.dst;
-  const owner = nodeOwningPodIP(topo, dst);
   if (owner === node) {
-    const pod = topo.pods.find((p) => p.ip === dst);
+    const pod = ti.podWithIP(dst);
     w.verdict = 'ACCEPT';
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'deliver', text: `${node.bridge} → ${pod ? pod.name : dst} eth0` });
-    return [{ world: w, reached: pod ? `pod ${pod.name}` : `pod-ip ${dst}` }];
+    out.push({ world: w, reached: pod ? pod.reached : `pod-ip ${dst}` });
+    return;
   }
-  const next = owner ?? nodeWithIP(topo, dst);
+  const next = owner ?? ti.nodeWithIP(dst);
   if (next && next !== node) {
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'underlay', text: `${node.underlayIface} → ${next.name} (host-gw route)` });
-    return nodePass(topo, next, [w], 'forwarded', next.underlayIface, depth + 1);
+    nodePass(ti, nodeContext(next), [w], false, next.underlayIface, depth + 1, out);
+    return;
   }
   w.verdict = 'ACCEPT';
   if (isRecording(w)) w.hops.push({ where: node.name, stage: 'egress', text: `leaves ${node.name} via ${node.underlayIface} towards ${dst}` });
-  return [{ world: w, reached: 'external' }];
+  out.push({ world: w, reached: 'external' });
 }

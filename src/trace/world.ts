@@ -49,13 +49,14 @@ class DiscardedHops extends Array<Hop> {
   }
 }
 
-/** False for worlds traced without hops: callers skip building hop records. */
-export function isRecording(w: World): boolean {
-  return !(w.hops instanceof DiscardedHops);
-}
-
 /** One shared instance: it never holds anything (constructing an Array subclass is slow). */
 const DISCARDED: Hop[] = new DiscardedHops();
+
+/** False for worlds traced without hops: callers skip building hop records. (Every such world
+ *  holds the one DISCARDED list: an identity test, cheaper than `instanceof`.) */
+export function isRecording(w: World): boolean {
+  return w.hops !== DISCARDED;
+}
 
 export function newWorld(pkt: Packet, recordHops = true): World {
   const hops = recordHops ? [] : DISCARDED;
@@ -69,6 +70,6 @@ export function forkWorld(w: World, probability: number): World {
   // Spelled out (not spread): every world then has one shape, which keeps the hot paths fast.
   return {
     pkt: w.pkt, mark: w.mark, probability, dnat: w.dnat, snat: w.snat, masquerade: w.masquerade, ipvs: w.ipvs,
-    verdict: w.verdict, hops: w.hops instanceof DiscardedHops ? w.hops : [...w.hops],
+    verdict: w.verdict, hops: w.hops === DISCARDED ? w.hops : [...w.hops],
   };
 }

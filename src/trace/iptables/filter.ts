@@ -17,10 +17,11 @@ export interface IptablesFilterOptions {
 export function buildIptablesFilter(tables: TraceTables, opts: IptablesFilterOptions = {}): NodeFilter {
   const origin = (chain: string, rule: CompiledRule): HopOrigin | undefined =>
     opts.origins?.get(chain) ?? originFromComment(rule);
+  const envs = hookEnvCache((e) => hookEnv(e, origin, opts.inSet));
   return {
     mode: 'iptables',
     runHook(hook: Hook, worlds: readonly World[], env: FilterEnv) {
-      return runHook(tables, hook, worlds, hookEnv(env, origin, opts.inSet));
+      return runHook(tables, hook, worlds, envs(env));
     },
   };
 }
@@ -30,6 +31,17 @@ export function originFromComment(rule: CompiledRule): HopOrigin | undefined {
   const m = /^([a-z0-9][-a-z0-9.]*\/[a-z0-9][-a-z0-9.]*(?::[-a-z0-9]+)?)(?: -> (\S+))?/.exec(rule.comment ?? '');
   if (!m) return undefined;
   return { servicePort: m[1], ...(m[2] ? { endpoint: m[2] } : {}) };
+}
+
+/** The interpreter's environment for a walk's environment, made once per environment object
+ *  (the walk keeps one per node, hook and interface: see node-context.ts). */
+export function hookEnvCache<T>(make: (env: FilterEnv) => T): (env: FilterEnv) => T {
+  const cache = new WeakMap<FilterEnv, T>();
+  return (env) => {
+    let h = cache.get(env);
+    if (h === undefined) cache.set(env, (h = make(env)));
+    return h;
+  };
 }
 
 /** The interpreter's environment, built with one fixed shape (a spread of the caller's object

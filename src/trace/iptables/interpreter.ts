@@ -29,74 +29,140 @@ export interface HookEnv extends MatchEnv {
   origin(chain: string, rule: CompiledRule): HopOrigin | undefined;
 }
 
-type End = 'accept' | 'return' | 'terminal';
-interface Outcome { readonly w: World; readonly end: End }
-
 const MAX_DEPTH = 64;
 
-/** Runs the hook's tables in priority order (or only `only`, for callers that interleave). */
+/**
+ * Runs the hook's tables in priority order (or only `only`, for callers that interleave).
+ *
+ * A chain's outcomes go straight to two lists its caller passes in, in the order they happen:
+ * worlds that ended (a verdict, a NAT target, or a `goto` into a chain that ended) to `res`,
+ * worlds that returned to `ret`. A `-j` caller takes the returns as its own active worlds; the
+ * base chain's caller passes one list for both. Rules run breadth-first over a chain's active
+ * worlds (every world tries rule r before any tries rule r+1), which fixes the order of the
+ * outcomes; while a chain holds a single world (no random branch yet) it runs without lists.
+ */
 export function runHook(
   tables: TraceTables, hook: Hook, worlds: readonly World[], env: HookEnv, only?: readonly string[],
 ): World[] {
   let current = worlds as World[];
-  for (const table of TABLE_ORDER[hook]) {
+  for (const { table, base } of hookChains(tables, hook)) {
     if (only && !only.includes(table)) continue;
-    const base = tables.get(table)?.get(hook);
-    if (!base) continue;
     const next: World[] = [];
+    const drop = base.policy === 'DROP';
     for (const w of current) {
-      if (w.verdict && w.verdict !== 'ACCEPT') {
-        next.push(w);
-        continue;
-      }
-      for (const o of runChain(tables, table, base, w, env, 0)) {
-        if (o.end === 'return' && base.policy === 'DROP') {
-          o.w.verdict = 'DROP';
-          o.w.hops.push({ where: env.where, stage: `${table} ${hook}`, chain: hook, text: `policy DROP` });
-        }
-        next.push(o.w);
-      }
+      if (w.verdict && w.verdict !== 'ACCEPT') next.push(w);
+      else runChain(table, hook, base, w, env, 0, next, next, drop);
     }
     current = next;
   }
   return current === worlds ? [...worlds] : current;
 }
 
-function runChain(
-  tables: TraceTables, table: string, c: TraceChain | undefined, w: World, env: HookEnv, depth: number,
-): Outcome[] {
-  if (!c || depth > MAX_DEPTH) return [{ w, end: 'return' }];
-  const results: Outcome[] = [];
-  // Two buffers swapped per rule: `step` reads worlds from `active` and pushes to `next`.
-  let active: World[] = [w];
-  let next: World[] = [];
-  // Worlds entering a chain share one destination; a DNAT ends the chain for its world.
-  const rules = c.candidates ? c.candidates(w.pkt.dst) : c.rules;
-  for (let r = 0; r < rules.length && active.length > 0; r++) {
-    const rule = rules[r]!;
-    for (let i = 0; i < active.length; i++) {
-      step(tables, table, rule, active[i]!, env, depth, next, results);
-    }
-    const done = active;
-    active = next;
-    next = done;
-    next.length = 0;
+type HookChains = Record<Hook, readonly { readonly table: string; readonly base: TraceChain }[]>;
+const hookChainCache = new WeakMap<TraceTables, HookChains>();
+
+/** The base chains of a hook in table order, found once per rule table. */
+function hookChains(tables: TraceTables, hook: Hook): HookChains[Hook] {
+  let h = hookChainCache.get(tables);
+  if (!h) {
+    const of = (k: Hook) => TABLE_ORDER[k].flatMap((table) => {
+      const base = tables.get(table)?.get(k);
+      return base ? [{ table, base }] : [];
+    });
+    h = { PREROUTING: of('PREROUTING'), INPUT: of('INPUT'), FORWARD: of('FORWARD'), OUTPUT: of('OUTPUT'),
+      POSTROUTING: of('POSTROUTING') };
+    hookChainCache.set(tables, h);
   }
-  for (const x of active) results.push({ w: x, end: 'return' });
-  return results;
+  return h[hook];
 }
 
-function step(
-  tables: TraceTables, table: string, rule: CompiledRule, x: World, env: HookEnv, depth: number,
-  next: World[], results: Outcome[],
-): void {
+/** A world leaves its chain by returning; in a base chain with policy DROP, that drops it. */
+function returned(w: World, ret: World[], drop: boolean, table: string, hook: Hook, env: HookEnv): void {
+  if (drop) {
+    w.verdict = 'DROP';
+    w.hops.push({ where: env.where, stage: `${table} ${hook}`, chain: hook, text: `policy DROP` });
+  }
+  ret.push(w);
+}
+
+function matches(rule: CompiledRule, x: World, env: HookEnv): boolean {
   const tests = rule.tests;
-  for (let i = 0; i < tests.length; i++) {
-    if (!tests[i]!(x, env)) {
-      next.push(x);
-      return;
+  for (let i = 0; i < tests.length; i++) if (!tests[i]!(x, env)) return false;
+  return true;
+}
+
+function runChain(
+  table: string, hook: Hook, c: TraceChain | undefined, w: World, env: HookEnv, depth: number,
+  res: World[], ret: World[], drop: boolean,
+): void {
+  if (!c || depth > MAX_DEPTH) return returned(w, ret, drop, table, hook, env);
+  // Worlds entering a chain share one destination; a DNAT ends the chain for its world.
+  const rules = c.candidates ? c.candidates(w.pkt.dst) : c.rules;
+  let x = w;
+  for (let r = 0; r < rules.length; r++) {
+    const rule = rules[r]!;
+    if (!matches(rule, x, env)) continue;
+    const t = rule.target;
+    if (rule.probability < 1 || !(t.kind === 'none' || t.kind === 'continue' || t.kind === 'mark' ||
+      (t.kind === 'jump' && !t.goto))) {
+      // A random branch or an end of the chain: the general step, then breadth-first.
+      const next: World[] = [];
+      apply(table, hook, rule, x, env, depth, next, res, ret, drop);
+      return runActive(table, hook, rules, r + 1, next, env, depth, res, ret, drop);
+    }
+    if (t.kind === 'jump') {
+      if (isRecording(x)) x.hops.push(ruleHop(table, rule, env));
+      // An empty chain returns the world as it came (kube-proxy keeps several empty).
+      if (t.ref !== undefined && t.ref.rules.length === 0) continue;
+      const back: World[] = [];
+      runChain(table, hook, t.ref, x, env, depth + 1, res, back, false);
+      if (back.length !== 1) return runActive(table, hook, rules, r + 1, back, env, depth, res, ret, drop);
+      x = back[0]!;
+    } else {
+      if (t.kind === 'mark') setMark(x, t);
+      if (isRecording(x)) x.hops.push(ruleHop(table, rule, env));
     }
   }
+  returned(x, ret, drop, table, hook, env);
+}
+
+/** Rules `from`… over several active worlds, breadth-first. */
+function runActive(
+  table: string, hook: Hook, rules: readonly CompiledRule[], from: number, worlds: World[], env: HookEnv,
+  depth: number, res: World[], ret: World[], drop: boolean,
+): void {
+  let active = worlds;
+  for (let r = from; r < rules.length && active.length > 0; r++) {
+    const rule = rules[r]!;
+    const next: World[] = [];
+    for (let i = 0; i < active.length; i++) {
+      const x = active[i]!;
+      if (matches(rule, x, env)) apply(table, hook, rule, x, env, depth, next, res, ret, drop);
+      else next.push(x);
+    }
+    active = next;
+  }
+  for (let i = 0; i < active.length; i++) returned(active[i]!, ret, drop, table, hook, env);
+}
+
+function ruleHop(table: string, rule: CompiledRule, env: HookEnv): Hop {
+  return {
+    where: env.where, stage: `${table} ${rule.chain}`, chain: rule.chain, rule: rule.index, text: rule.text,
+    origin: env.origin(rule.chain, rule),
+  };
+}
+
+function setMark(x: World, t: Extract<CompiledRule['target'], { kind: 'mark' }>): void {
+  x.mark = t.op === 'or' ? (x.mark | t.value) >>> 0
+    : t.op === 'xor' ? (x.mark ^ t.value) >>> 0
+      : ((x.mark & ~t.mask) | t.value) >>> 0;
+}
+
+/** A matched rule on world `x`: its random branch (if any) and its target. */
+function apply(
+  table: string, hook: Hook, rule: CompiledRule, x: World, env: HookEnv, depth: number,
+  next: World[], res: World[], ret: World[], drop: boolean,
+): void {
   const p = rule.probability;
   let taken = x;
   if (p < 1) {
@@ -108,10 +174,7 @@ function step(
     taken = forkWorld(x, x.probability * p);
   }
   const recording = isRecording(taken);
-  const hop = recording ? {
-    where: env.where, stage: `${table} ${rule.chain}`, chain: rule.chain, rule: rule.index, text: rule.text,
-    origin: env.origin(rule.chain, rule),
-  } : NO_HOP;
+  const hop = recording ? ruleHop(table, rule, env) : NO_HOP;
   const t = rule.target;
   switch (t.kind) {
     case 'none':
@@ -120,24 +183,18 @@ function step(
       next.push(taken);
       return;
     case 'mark':
-      taken.mark = t.op === 'or' ? (taken.mark | t.value) >>> 0
-        : t.op === 'xor' ? (taken.mark ^ t.value) >>> 0
-          : ((taken.mark & ~t.mask) | t.value) >>> 0;
+      setMark(taken, t);
       taken.hops.push(hop);
       next.push(taken);
       return;
     case 'verdict':
       taken.hops.push(hop);
-      if (t.verdict === 'ACCEPT') {
-        results.push({ w: taken, end: 'accept' });
-      } else {
-        taken.verdict = t.verdict;
-        results.push({ w: taken, end: 'terminal' });
-      }
+      if (t.verdict !== 'ACCEPT') taken.verdict = t.verdict;
+      res.push(taken);
       return;
     case 'return':
       taken.hops.push(hop);
-      results.push({ w: taken, end: 'return' });
+      returned(taken, ret, drop, table, hook, env);
       return;
     case 'dnat': {
       const before = taken.pkt;
@@ -147,7 +204,7 @@ function step(
         const from = endpointString(before.dst, before.dport);
         taken.hops.push({ ...hop, nat: `DNAT ${from} → ${endpointString(t.ip, taken.pkt.dport)}` });
       }
-      results.push({ w: taken, end: 'accept' });
+      res.push(taken);
       return;
     }
     case 'masquerade':
@@ -160,16 +217,13 @@ function step(
       taken.pkt = withSrc(p0, to);
       taken.snat = true;
       taken.masquerade = true;
-      results.push({ w: taken, end: 'accept' });
+      res.push(taken);
       return;
     }
-    case 'jump': {
+    case 'jump':
       taken.hops.push(hop);
-      for (const o of runChain(tables, table, t.ref, taken, env, depth + 1)) {
-        if (o.end !== 'return') results.push(o);
-        else if (t.goto) results.push(o);
-        else next.push(o.w);
-      }
-    }
+      // A goto's returns are the caller's; a jump's come back to this chain.
+      if (t.goto) runChain(table, hook, t.ref, taken, env, depth + 1, res, ret, drop);
+      else runChain(table, hook, t.ref, taken, env, depth + 1, res, next, false);
   }
 }

@@ -21,11 +21,6 @@ export interface MatchEnv {
 
 export type MatchTest = (x: World, env: MatchEnv) => boolean;
 
-/** Conntrack states of a first packet: NEW plus DNAT/SNAT once applied. */
-function hasCtState(x: World, state: string): boolean {
-  return state === 'NEW' || (state === 'DNAT' && x.dnat) || (state === 'SNAT' && x.snat);
-}
-
 export type Match =
   | { kind: 'test'; test: MatchTest }
   /** `-m statistic --mode random --probability p`: matches with probability p. */
@@ -78,7 +73,23 @@ function portSpec(s: string): (p: number) => boolean {
     const hi = b === undefined ? lo : Number(b || 65535);
     return [lo, hi] as const;
   });
+  if (parts.length === 1) {
+    const [lo, hi] = parts[0]!;
+    return (p) => p >= lo && p <= hi;
+  }
   return (p) => parts.some(([lo, hi]) => p >= lo && p <= hi);
+}
+
+/** A test every packet passes: left out of a rule's `tests` (they are pure, so a conjunction
+ *  without it decides the same). */
+const ALWAYS: MatchTest = () => true;
+
+/** `--ctstate A,B`: a first packet is NEW, plus DNAT/SNAT once applied (decided once here). */
+function ctStateTest(states: readonly string[]): MatchTest {
+  if (states.includes('NEW')) return ALWAYS;
+  const dnat = states.includes('DNAT');
+  const snat = states.includes('SNAT');
+  return (x) => (dnat && x.dnat) || (snat && x.snat);
 }
 
 export function compileRule(
@@ -141,7 +152,7 @@ export function compileRule(
       case '--vaddr': { const v = val(); add((x, e) => x.ipvs !== undefined && addressMatches(v, x.ipvs.vaddr)); break; }
       case '--vport': { const v = Number(val()); add((x, e) => x.ipvs?.vport === v); break; }
       case '--vproto': { const v = val().toLowerCase(); add((x, e) => x.ipvs?.vproto === v); break; }
-      case '--ctstate': case '--state': { const states = val().split(','); add((x, e) => states.some((s) => hasCtState(x, s))); break; }
+      case '--ctstate': case '--state': add(ctStateTest(val().split(','))); break;
       case '--mode': mode = val(); break;
       case '--probability': probability = Number(val()); break;
       case '--rcheck': recent = 'rcheck'; negate = false; break;
@@ -175,7 +186,7 @@ export function compileRule(
     matches.push({ kind: 'test', test: () => false });
   }
   if (jumpTo !== undefined) target = compileTarget(jumpTo, goto, tOpts, chains, fail);
-  const tests = matches.flatMap((m) => (m.kind === 'test' ? [m.test] : []));
+  const tests = matches.flatMap((m) => (m.kind === 'test' && m.test !== ALWAYS ? [m.test] : []));
   const chance = matches.reduce((p, m) => (m.kind === 'random' ? p * m.probability : p), 1);
   // Every rule has the same fields (exactDst possibly undefined): one object shape keeps the
   // interpreter's property reads fast.

@@ -11,10 +11,10 @@ import { formatArgs } from '../../ruleset/iptables/format.js';
 import { IPTABLES_JUMPS } from '../../proxy/ipvs/iptables-rules.js';
 import { compileTables, type TraceTables } from '../iptables/ruleset.js';
 import { runHook } from '../iptables/interpreter.js';
-import { hookEnv, originFromComment } from '../iptables/filter.js';
-import { endpointString } from '../packet.js';
+import { hookEnv, hookEnvCache, originFromComment } from '../iptables/filter.js';
+import { endpointString, withDst } from '../packet.js';
 import type { FilterEnv, NodeFilter } from '../topology.js';
-import { forkWorld, type World } from '../world.js';
+import { forkWorld, isRecording, type World } from '../world.js';
 import { buildSetLookup } from './ipsets.js';
 
 /**
@@ -59,7 +59,8 @@ export function buildIpvsFilter(text: string): NodeFilter {
   const vsIndex = indexVirtualServers(state);
   const vips = new Set(state.dummyAddresses.map((a) => a.split('/')[0]!));
   const origin = (_chain: string, rule: Parameters<typeof originFromComment>[0]) => originFromComment(rule);
-  const env = (e: FilterEnv) => hookEnv({ ...e, isLocal: (ip: string) => e.isLocal(ip) || vips.has(ip) }, origin, inSet);
+  const env = hookEnvCache((e: FilterEnv) =>
+    hookEnv({ ...e, isLocal: (ip: string) => e.isLocal(ip) || vips.has(ip) }, origin, inSet));
   return {
     mode: 'ipvs',
     isLocal: (ip) => vips.has(ip),
@@ -75,47 +76,65 @@ export function buildIpvsFilter(text: string): NodeFilter {
   };
 }
 
-type VsIndex = ReadonlyMap<string, VirtualServer>;
+/** A virtual server as the director uses it: its live real servers with their shares, the
+ *  strings its hops show, and the IPVS connection record every scheduled packet carries. */
+interface Director {
+  readonly vs: VirtualServer;
+  readonly vip: string;
+  readonly live: readonly { readonly address: string; readonly port: number; readonly weight: number;
+    readonly share: number }[];
+  readonly conn: NonNullable<World['ipvs']>;
+}
+
+type VsIndex = ReadonlyMap<string, Director>;
 
 const vsKey = (proto: string, address: string, port: number) => `${proto} ${address} ${port}`;
 
 /** Virtual servers by protocol, address and port (the first of duplicates wins). */
 function indexVirtualServers(state: IpvsState): VsIndex {
-  const out = new Map<string, VirtualServer>();
+  const out = new Map<string, Director>();
   for (const vs of state.ipvs.virtualServers) {
     const k = vsKey(vs.protocol, vs.address, vs.port);
-    if (!out.has(k)) out.set(k, vs);
+    if (out.has(k)) continue;
+    const live = vs.realServers.filter((rs) => rs.weight > 0);
+    const total = live.reduce((a, rs) => a + rs.weight, 0);
+    out.set(k, {
+      vs, vip: endpointString(vs.address, vs.port),
+      live: live.map((rs) => ({ address: rs.address, port: rs.port, weight: rs.weight, share: rs.weight / total })),
+      // The packet's protocol is the virtual server's (the index is keyed by it).
+      conn: { vaddr: vs.address, vport: vs.port, vproto: vs.protocol.toLowerCase() },
+    });
   }
   return out;
 }
 
-function findVs(index: VsIndex, w: World): VirtualServer | undefined {
+function findVs(index: VsIndex, w: World): Director | undefined {
   return index.get(vsKey(w.pkt.proto.toUpperCase(), w.pkt.dst, w.pkt.dport));
 }
 
 function director(index: VsIndex, worlds: readonly World[], where: string): World[] {
   const out: World[] = [];
   for (const w of worlds) {
-    const vs = w.verdict && w.verdict !== 'ACCEPT' ? undefined : findVs(index, w);
-    if (!vs) {
+    const d = w.verdict && w.verdict !== 'ACCEPT' ? undefined : findVs(index, w);
+    if (!d) {
       out.push(w);
       continue;
     }
-    const vip = endpointString(vs.address, vs.port);
-    const live = vs.realServers.filter((rs) => rs.weight > 0);
+    const { vs, vip, live } = d;
     if (live.length === 0) {
       w.verdict = 'REJECT';
       w.hops.push({ where, stage: 'ipvs', text: `-A -t ${vip} -s ${vs.scheduler}: no real servers; the node refuses the connection` });
       out.push(w);
       continue;
     }
-    const total = live.reduce((a, rs) => a + rs.weight, 0);
     for (const rs of live) {
-      const x = forkWorld(w, w.probability * (rs.weight / total));
-      const to = endpointString(rs.address, rs.port);
-      x.hops.push({ where, stage: 'ipvs', text: `-a -t ${vip} -r ${to} -m -w ${rs.weight} (${vs.scheduler})`, nat: `IPVS ${vip} → ${to}` });
-      x.ipvs = { vaddr: vs.address, vport: vs.port, vproto: w.pkt.proto };
-      x.pkt = { ...x.pkt, dst: rs.address, dport: rs.port };
+      const x = forkWorld(w, w.probability * rs.share);
+      if (isRecording(x)) {
+        const to = endpointString(rs.address, rs.port);
+        x.hops.push({ where, stage: 'ipvs', text: `-a -t ${vip} -r ${to} -m -w ${rs.weight} (${vs.scheduler})`, nat: `IPVS ${vip} → ${to}` });
+      }
+      x.ipvs = d.conn;
+      x.pkt = withDst(x.pkt, rs.address, rs.port);
       x.dnat = true;
       out.push(x);
     }

@@ -41,10 +41,17 @@ export function buildSetLookup(sets: readonly IpSet[]): SetLookup {
       idx = indexSet(s);
       indexes.set(name, idx);
     }
-    const key = idx.dims.map((d, i) => d(pkt, flags[i] ?? 'dst'));
-    if (idx.exact.has(key.join(','))) return true;
-    return idx.rest.some((parts) => partsMatch(idx.dims.length, parts, key));
+    const dims = idx.dims;
+    if (dims.length === 0) return idx.exact.has('') || restMatches(idx, []);
+    let joined = dims[0]!(pkt, flags[0] ?? 'dst');
+    for (let i = 1; i < dims.length; i++) joined += `,${dims[i]!(pkt, flags[i] ?? 'dst')}`;
+    if (idx.exact.has(joined)) return true;
+    return idx.rest.length > 0 && restMatches(idx, dims.map((d, i) => d(pkt, flags[i] ?? 'dst')));
   };
+}
+
+function restMatches(idx: SetIndex, key: readonly string[]): boolean {
+  return idx.rest.some((parts) => partsMatch(idx.dims.length, parts, key));
 }
 
 /** Part i of an entry is an address (else a port, compared as written). */

@@ -3,25 +3,24 @@
 // `nft list ruleset` prints back (payload matches, sets and verdict maps, numgen, fib, ct state,
 // mark arithmetic, dnat/masquerade, set updates).
 
-import { compareIPs } from '../../api/net.js';
+import { canonicalIP, compareIPs } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
-import { addressMatches, type Packet } from '../packet.js';
+import { compileAddress } from '../packet.js';
+import type { World } from '../world.js';
 import type { NftChainIR } from './interpreter.js';
 
-export interface EvalContext {
-  readonly pkt: Packet;
-  readonly mark: number;
-  readonly ctstates: ReadonlySet<string>;
+/** What a field reads besides the world (packet, mark, conntrack): the hook's surroundings. */
+export interface FieldEnv {
   readonly inIface?: string;
   readonly outIface?: string;
   isLocal(ip: string): boolean;
-  /** Elements of a named set/map: keys (parts) and optional verdict value words. */
-  setElements(name: string): readonly { key: readonly string[]; value?: readonly string[] }[];
 }
+
+export type FieldGet = (w: World, env: FieldEnv) => string | number | undefined;
 
 /** An expression yields a value: a string, a number, or (numgen) a random index. */
 export type Expr =
-  | { kind: 'field'; name: string; get: (c: EvalContext) => string | number | undefined;
+  | { kind: 'field'; name: string; get: FieldGet;
     /** `[name]`, made once: what evaluation reports as the field names. */
     names: readonly string[] }
   | { kind: 'numgen'; mod: number; offset: number }
@@ -38,7 +37,9 @@ export type Verdict =
   | { kind: 'jump'; chain: string; ref?: NftChainIR } | { kind: 'goto'; chain: string; ref?: NftChainIR };
 
 export type Stmt =
-  | { kind: 'match'; expr: Expr; mask?: number; negate: boolean; value: ValueRef }
+  | { kind: 'match'; expr: Expr; mask?: number; negate: boolean; value: ValueRef;
+    /** A fast form of the commonest shapes (see FastMatch), decided at compile time. */
+    fast: FastMatch; fastText: string | undefined }
   | { kind: 'vmap'; expr: Expr; map: ValueRef }
   | { kind: 'verdict'; verdict: Verdict }
   | { kind: 'mark'; op: 'or' | 'xor' | 'and' | 'set'; value: number }
@@ -81,31 +82,31 @@ export function compileNftRule(chain: string, index: number, tokens: readonly st
 
   const primary = (): Expr => {
     const w = next();
-    const f = (name: string, get: (c: EvalContext) => string | number | undefined): Expr => ({ kind: 'field', name, get, names: [name] });
+    const f = (name: string, get: FieldGet): Expr => ({ kind: 'field', name, get, names: [name] });
     switch (w) {
       case 'ip': case 'ip6': {
         const which = next();
         if (which !== 'saddr' && which !== 'daddr') return fail(`${w} ${which}`);
         const v6 = w === 'ip6';
-        return f(`${w} ${which}`, (c) => (c.pkt.src.includes(':') === v6 ? (which === 'saddr' ? c.pkt.src : c.pkt.dst) : undefined));
+        return f(`${w} ${which}`, (x) => (x.pkt.src.includes(':') === v6 ? (which === 'saddr' ? x.pkt.src : x.pkt.dst) : undefined));
       }
       case 'meta': {
         const k = next();
-        if (k === 'l4proto') return f('meta l4proto', (c) => c.pkt.proto);
-        if (k === 'mark') return f('meta mark', (c) => c.mark);
-        if (k === 'iifname') return f('iifname', (c) => c.inIface);
-        if (k === 'oifname') return f('oifname', (c) => c.outIface);
+        if (k === 'l4proto') return f('meta l4proto', (x) => x.pkt.proto);
+        if (k === 'mark') return f('meta mark', (x) => x.mark);
+        if (k === 'iifname') return f('iifname', (x, e) => e.inIface);
+        if (k === 'oifname') return f('oifname', (x, e) => e.outIface);
         return fail(`meta ${k}`);
       }
-      case 'mark': return f('meta mark', (c) => c.mark);
-      case 'iifname': return f('iifname', (c) => c.inIface);
-      case 'oifname': return f('oifname', (c) => c.outIface);
+      case 'mark': return f('meta mark', (x) => x.mark);
+      case 'iifname': return f('iifname', (x, e) => e.inIface);
+      case 'oifname': return f('oifname', (x, e) => e.outIface);
       case 'th': case 'tcp': case 'udp': case 'sctp': {
         const k = next();
         if (k !== 'dport' && k !== 'sport') return fail(`${w} ${k}`);
-        return f(`${w} ${k}`, (c) => {
-          if (c.pkt.proto === 'icmp' || (w !== 'th' && c.pkt.proto !== w)) return undefined;
-          return k === 'dport' ? c.pkt.dport : c.pkt.sport;
+        return f(`${w} ${k}`, (x) => {
+          if (x.pkt.proto === 'icmp' || (w !== 'th' && x.pkt.proto !== w)) return undefined;
+          return k === 'dport' ? x.pkt.dport : x.pkt.sport;
         });
       }
       case 'ct': {
@@ -117,7 +118,7 @@ export function compileNftRule(chain: string, index: number, tokens: readonly st
         const which = next();
         const k = next();
         if ((which !== 'daddr' && which !== 'saddr') || k !== 'type') return fail(`fib ${which} ${k}`);
-        return f(`fib ${which} type`, (c) => (c.isLocal(which === 'daddr' ? c.pkt.dst : c.pkt.src) ? 'local' : 'unicast'));
+        return f(`fib ${which} type`, (x, e) => (e.isLocal(which === 'daddr' ? x.pkt.dst : x.pkt.src) ? 'local' : 'unicast'));
       }
       case 'numgen': {
         if (next() !== 'random' || next() !== 'mod') return fail('numgen mode');
@@ -215,8 +216,9 @@ export function compileNftRule(chain: string, index: number, tokens: readonly st
       i += w === 'mark' ? 2 : 3;
       const a = next();
       if ((a === 'mark' || a === 'meta') && (a === 'mark' || next() === 'mark')) {
-        const op = next();
-        if (op !== 'or' && op !== 'xor' && op !== 'and') return fail(`mark ${op}`), undefined as never;
+        // `nft list` prints the operators as `|`, `^`, `&` where kube-proxy writes the words.
+        const op = OPERATOR_WORDS[next()];
+        if (op === undefined) return fail(`mark ${t[i - 1]}`), undefined as never;
         stmts.push({ kind: 'mark', op, value: Number(next()) >>> 0 });
       } else {
         stmts.push({ kind: 'mark', op: 'set', value: Number(a) >>> 0 });
@@ -256,7 +258,7 @@ export function compileNftRule(chain: string, index: number, tokens: readonly st
       continue;
     }
     let mask: number | undefined;
-    if (peek() === 'and') {
+    if (peek() === 'and' || peek() === '&') {
       i++;
       mask = Number(next()) >>> 0;
     }
@@ -267,29 +269,101 @@ export function compileNftRule(chain: string, index: number, tokens: readonly st
     } else if (peek() === '==') {
       i++;
     }
-    stmts.push({ kind: 'match', expr: e, mask, negate, value: value() });
+    const val = value();
+    const [fast, fastText] = mask === undefined ? fastMatch(e, val) : [FastMatch.None, undefined];
+    stmts.push({ kind: 'match', expr: e, mask, negate, value: val, fast, fastText });
   }
   return { chain, index, text, comment, stmts };
 }
 
-/** Does one key part (from a literal or set) match a value the packet yields? */
-export function partMatches(spec: string, actual: string | number | undefined, field: string): boolean {
-  if (actual === undefined) return false;
-  if (typeof actual === 'number') {
-    const r = /^(\d+)-(\d+)$/.exec(spec);
-    if (r) return actual >= Number(r[1]) && actual <= Number(r[2]);
-    return Number(spec) === actual;
+const OPERATOR_WORDS: Readonly<Record<string, 'or' | 'xor' | 'and'>> = {
+  or: 'or', xor: 'xor', and: 'and', '|': 'or', '^': 'xor', '&': 'and',
+};
+
+/**
+ * Match shapes kube-proxy writes on almost every rule, evaluated without closures (big tables
+ * touch thousands of rules; every pointer followed costs): one field against one literal.
+ * Each gives exactly what the general path gives (compilePart): an address part without a
+ * prefix or range is equality with its canonical form, `meta l4proto` compares names, a
+ * `ct state` part is decided by the world's conntrack flags.
+ */
+export enum FastMatch {
+  None = 0,
+  /** `ip saddr A` etc.: fastText is the canonical address (undefined: matches nothing). */
+  IpSaddr, IpDaddr, Ip6Saddr, Ip6Daddr,
+  /** `meta l4proto P`: fastText is the protocol name the packet carries. */
+  L4proto,
+  CtTrue, CtDnat, CtSnat, CtFalse,
+}
+
+function fastMatch(e: Expr, v: ValueRef): [FastMatch, string | undefined] {
+  if (e.kind !== 'field' || v.kind !== 'literal' || v.parts.length !== 1) return [FastMatch.None, undefined];
+  const spec = v.parts[0]!;
+  switch (e.name) {
+    case 'ip saddr': case 'ip daddr': case 'ip6 saddr': case 'ip6 daddr': {
+      if (spec.includes('/') || /^([^-/]+)-([^-/]+)$/.test(spec)) return [FastMatch.None, undefined];
+      const op = e.name === 'ip saddr' ? FastMatch.IpSaddr : e.name === 'ip daddr' ? FastMatch.IpDaddr
+        : e.name === 'ip6 saddr' ? FastMatch.Ip6Saddr : FastMatch.Ip6Daddr;
+      return [op, canonicalIP(spec)];
+    }
+    case 'meta l4proto':
+      return [FastMatch.L4proto, PROTO_NUM[spec] ?? spec];
+    case 'ct state': {
+      const k = spec.toLowerCase();
+      return [k === 'new' ? FastMatch.CtTrue : k === 'dnat' ? FastMatch.CtDnat : k === 'snat' ? FastMatch.CtSnat
+        : FastMatch.CtFalse, undefined];
+    }
+    default:
+      return [FastMatch.None, undefined];
   }
-  if (field === 'meta l4proto') return (PROTO_NUM[spec] ?? spec) === actual;
-  if (field === 'ct state') return false;
+}
+
+/** A key part's value as a packet yields it. */
+export type Part = string | number | undefined;
+
+/** Does one key part (from a literal or set) match the value the packet yields? Made once per
+ *  part: what is fixed by the spec and field is decided here, the rest per packet. `ct state`
+ *  parts read the world's conntrack (a first packet: NEW, plus DNAT/SNAT once applied). */
+export function compilePart(spec: string, field: string): (actual: Part, w: World) => boolean {
+  if (field === 'ct state') {
+    const k = spec.toLowerCase();
+    if (k === 'new') return () => true;
+    if (k === 'dnat') return (_a, w) => w.dnat;
+    if (k === 'snat') return (_a, w) => w.snat;
+    return () => false;
+  }
+  const range = /^(\d+)-(\d+)$/.exec(spec);
+  const lo = range ? Number(range[1]) : NaN;
+  const hi = range ? Number(range[2]) : NaN;
+  const n = Number(spec);
+  const text = textPart(spec, field);
+  return (actual) => {
+    if (actual === undefined) return false;
+    if (typeof actual === 'number') return range ? actual >= lo && actual <= hi : n === actual;
+    return text(actual);
+  };
+}
+
+/** The string-valued half of a part match (see compilePart). */
+function textPart(spec: string, field: string): (actual: string) => boolean {
+  if (field === 'meta l4proto') {
+    const want = PROTO_NUM[spec] ?? spec;
+    return (a) => want === a;
+  }
   if (field.endsWith('addr')) {
     const r = /^([^-/]+)-([^-/]+)$/.exec(spec);
-    if (r) return compareIPs(r[1]!, actual) <= 0 && compareIPs(actual, r[2]!) <= 0;
-    return addressMatches(spec, actual);
+    if (r) return (a) => compareIPs(r[1]!, a) <= 0 && compareIPs(a, r[2]!) <= 0;
+    // Compiled on first use: a malformed spec is an error when a packet reaches it.
+    let m: ((ip: string) => boolean) | undefined;
+    return (a) => (m ??= compileAddress(spec))(a);
   }
   if (field === 'iifname' || field === 'oifname') {
     const s = spec.replace(/^"|"$/g, '');
-    return s.endsWith('*') ? actual.startsWith(s.slice(0, -1)) : actual === s;
+    if (s.endsWith('*')) {
+      const prefix = s.slice(0, -1);
+      return (a) => a.startsWith(prefix);
+    }
+    return (a) => a === s;
   }
-  return spec === actual;
+  return (a) => spec === a;
 }

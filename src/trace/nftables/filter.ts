@@ -10,6 +10,7 @@ import { emptyRuleset, type NftRuleset } from '../../ruleset/nftables/model.js';
 import { parseTransaction } from '../../ruleset/nftables/transaction.js';
 import type { FilterEnv, NodeFilter } from '../topology.js';
 import type { HopOrigin } from '../world.js';
+import { hookEnvCache } from '../iptables/filter.js';
 import { compileNftRule } from './compile.js';
 import {
   hookBases, runNftHook, type HookBases, type NftChainIR, type NftTableIR,
@@ -66,16 +67,16 @@ export function buildNftFilter(text: string, origins?: ReadonlyMap<string, RuleO
   const tables = compileNftRuleset(parseNftAny(text));
   const origin = (chain: string) => origins?.get(chain) ?? originFromNftChain(chain);
   const bases = new Map<string, HookBases>();
+  const envs = hookEnvCache((env: FilterEnv) => ({
+    where: env.where, isLocal: env.isLocal, inIface: env.inIface, outIface: env.outIface,
+    masqueradeAddress: env.masqueradeAddress, origin,
+  }));
   return {
     mode: 'nftables',
     runHook(hook, worlds, env: FilterEnv) {
       let b = bases.get(hook);
       if (!b) bases.set(hook, (b = hookBases(tables, hook)));
-      const hookEnv = {
-        where: env.where, isLocal: env.isLocal, inIface: env.inIface, outIface: env.outIface,
-        masqueradeAddress: env.masqueradeAddress, origin,
-      };
-      return runNftHook(tables, hook, worlds, hookEnv, b);
+      return runNftHook(tables, hook, worlds, envs(env), b);
     },
   };
 }
