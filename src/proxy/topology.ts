@@ -72,16 +72,19 @@ function available(ep: EndpointInfo, mode: TopologyMode, ctx: TopologyContext): 
 }
 
 const servingTerminating = (ep: EndpointInfo): boolean => ep.serving && ep.terminating;
+const isReady = (ep: EndpointInfo): boolean => ep.ready;
 
 export function categorizeEndpoints(eps: readonly EndpointInfo[], svc: ServicePortInfo,
   ctx: TopologyContext): CategorizedEndpoints {
-  let cluster: EndpointInfo[] = [];
+  let cluster: readonly EndpointInfo[] = [];
   let hasAny = false;
   let mode: TopologyMode = '';
   const usesCluster = usesClusterEndpoints(svc);
   if (usesCluster) {
     mode = topologyMode(eps, ctx);
-    cluster = eps.filter((ep) => ep.ready && available(ep, mode, ctx));
+    // Common case, no copy: no topology in use and every endpoint ready.
+    cluster = mode === '' && eps.every(isReady) ? eps
+      : eps.filter((ep) => ep.ready && available(ep, mode, ctx));
     if (cluster.length === 0) cluster = eps.filter(servingTerminating);
     hasAny = cluster.length > 0;
   }

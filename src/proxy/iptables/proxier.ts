@@ -16,6 +16,7 @@ import type { ServicePortInfo } from '../types.js';
 import { canonicalizeRestore } from '../../ruleset/iptables/canonical.js';
 import { isServiceChainName } from './chain-names.js';
 import { buildLocalDetector } from './local-detector.js';
+import { NameCache } from './name-cache.js';
 import { LazyOrigins } from './origins.js';
 import { Probabilities } from './probability.js';
 import { servicePortRules } from './service-rules.js';
@@ -118,6 +119,8 @@ class IptablesProxier implements Proxier {
   private skippedStale = new Map<string, string>();
   private pending: Pending | undefined;
   private readonly probabilities = new Probabilities();
+  /** Chain names per service-port / endpoint info object, reused across syncs. */
+  private readonly names = new NameCache();
   private readonly mark: string;
   private readonly now: () => number;
 
@@ -129,9 +132,13 @@ class IptablesProxier implements Proxier {
 
   private ruleContext(input: SyncInput): RuleContext {
     const c = this.config;
+    const detector = buildLocalDetector(c.detectLocal);
     return {
       masqueradeAll: c.masqueradeAll,
-      detector: buildLocalDetector(c.detectLocal),
+      detector,
+      ifLocal: detector.ifLocal.join(' '),
+      ifNotLocal: detector.ifNotLocal.join(' '),
+      names: this.names,
       nodeIP: c.nodeIPs[0],
       localhostNodePorts: c.localhostNodePorts,
       isIPv4: c.family === 'IPv4',

@@ -8,9 +8,8 @@ import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLo
   from '../topology.js';
 import type { TopologyContext } from '../topology.js';
 import type { EndpointInfo, ServicePortInfo } from '../types.js';
-import { servicePortNameString } from '../types.js';
-import { endpointChainName, servicePortChains } from './chain-names.js';
 import type { LocalDetector } from './local-detector.js';
+import type { NameCache, PortNames } from './name-cache.js';
 import type { Probabilities } from './probability.js';
 
 export interface RuleContext {
@@ -25,7 +24,11 @@ export interface RuleContext {
   readonly largeClusterMode: boolean;
   readonly topology: TopologyContext;
   readonly probabilities: Probabilities;
-
+  /** Chain names per service port / endpoint, kept across syncs by the proxier. */
+  readonly names: NameCache;
+  /** `detector.ifLocal` / `ifNotLocal` joined with spaces. */
+  readonly ifLocal: string;
+  readonly ifNotLocal: string;
 }
 
 /** Everything one service port contributes to a sync; texts are lines joined, '' = none. */
@@ -48,37 +51,39 @@ export interface PortRules {
   readonly noLocalExternal: boolean;
 }
 
-const line = (...parts: ReadonlyArray<string | readonly string[]>): string =>
-  parts.flat().join(' ');
-
 // The per-endpoint lines are the bulk of a large ruleset: plain template strings, no arrays.
-function endpointRules(out: string[], S: string, svc: ServicePortInfo, chain: string,
-  eps: readonly EndpointInfo[], sepOf: (ep: EndpointInfo) => string, ctx: RuleContext): void {
-  const head = (ep: EndpointInfo) => (ctx.largeClusterMode ? `-A ${chain}`
-    : `-A ${chain} -m comment --comment "${S} -> ${ep.endpoint}"`);
+function endpointRules(out: string[], n: PortNames, svc: ServicePortInfo, chain: string,
+  eps: readonly EndpointInfo[], seps: readonly string[], ctx: RuleContext): void {
+  const large = ctx.largeClusterMode;
+  const plain = `-A ${chain}`;
+  const head = (ep: EndpointInfo) => (large ? plain
+    : `${plain} -m comment --comment "${n.S} -> ${ep.endpoint}"`);
   if (svc.sessionAffinityClientIP) {
-    for (const ep of eps) {
-      const sep = sepOf(ep);
-      out.push(`${head(ep)} -m recent --name ${sep} --rcheck --seconds ` +
+    for (let i = 0; i < eps.length; i++) {
+      const sep = seps[i]!;
+      out.push(`${head(eps[i]!)} -m recent --name ${sep} --rcheck --seconds ` +
         `${svc.stickyMaxAgeSeconds} --reap -j ${sep}`);
     }
   }
-  const n = eps.length;
-  for (let i = 0; i < n; i++) {
-    const ep = eps[i]!;
-    const sep = sepOf(ep);
-    out.push(i < n - 1
-      ? `${head(ep)} -m statistic --mode random --probability ${ctx.probabilities.get(n - i)} ` +
-        `-j ${sep}`
-      : `${head(ep)} -j ${sep}`);
+  const last = eps.length - 1;
+  for (let i = 0; i < last; i++) {
+    out.push(`${head(eps[i]!)} -m statistic --mode random --probability ` +
+      `${ctx.probabilities.get(last + 1 - i)} -j ${seps[i]!}`);
   }
+  if (last >= 0) out.push(`${head(eps[last]!)} -j ${seps[last]!}`);
+}
+
+/** The KUBE-SEP names of `eps`, from the cache. */
+function sepNames(ctx: RuleContext, n: PortNames, eps: readonly EndpointInfo[]): string[] {
+  const out = new Array<string>(eps.length);
+  for (let i = 0; i < eps.length; i++) out[i] = ctx.names.sep(n, eps[i]!);
+  return out;
 }
 
 export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInfo[],
   ctx: RuleContext): PortRules {
-  const S = servicePortNameString(svc.name);
-  const p = svc.protocol.toLowerCase();
-  const ch = servicePortChains(S, p);
+  const ch = ctx.names.port(svc);
+  const S = ch.S;
   const cat = categorizeEndpoints(eps, svc, ctx.topology);
   const hasEndpoints = cat.hasAnyEndpoints;
   const usesCluster = cat.cluster.length > 0 && usesClusterEndpoints(svc);
@@ -102,43 +107,43 @@ export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInf
     if (!hasInternal) { intTarget = 'DROP'; intComment = `"${S} has no local endpoints"`; }
     if (!hasExternal) { extTarget = 'DROP'; extComment = `"${S} has no local endpoints"`; }
   }
-  const filter: string[] = [];
-  const cap: string[] = [];
+  let filter = '';
+  let cap = '';
+  const addFilter = (l: string) => { filter = filter === '' ? l : `${filter}\n${l}`; };
+  const addCap = (l: string) => { cap = cap === '' ? l : `${cap}\n${l}`; };
   // Template strings, not arrays joined: these run for every service port on every sync.
-  const proto = `-m ${p} -p ${p}`;
+  const proto = ch.proto;
   const dport = `--dport ${svc.port}`;
-  const cm = (c: string) => `-m comment --comment ${c}`;
+  const cm = '-m comment --comment';
 
   if (hasInternal) {
-    cap.push(`-A KUBE-SERVICES ${cm(`"${S} cluster IP"`)} ${proto} -d ${svc.clusterIP} ` +
-      `${dport} -j ${internalChain}`);
+    addCap(`-A KUBE-SERVICES ${cm} "${S} cluster IP" ${ch.clusterMatch} -j ${internalChain}`);
   } else {
-    filter.push(`-A KUBE-SERVICES ${cm(intComment)} ${proto} -d ${svc.clusterIP} ${dport} ` +
-      `-j ${intTarget}`);
+    addFilter(`-A KUBE-SERVICES ${cm} ${intComment} ${ch.clusterMatch} -j ${intTarget}`);
   }
   for (const xip of svc.externalIPs) {
     if (hasEndpoints) {
-      cap.push(`-A KUBE-SERVICES ${cm(`"${S} external IP"`)} ${proto} -d ${xip} ${dport} ` +
+      addCap(`-A KUBE-SERVICES ${cm} "${S} external IP" ${proto} -d ${xip} ${dport} ` +
         `-j ${ch.ext}`);
     }
     if (!hasExternal) {
-      filter.push(`-A KUBE-EXTERNAL-SERVICES ${cm(extComment)} ${proto} -d ${xip} ${dport} ` +
+      addFilter(`-A KUBE-EXTERNAL-SERVICES ${cm} ${extComment} ${proto} -d ${xip} ${dport} ` +
         `-j ${extTarget}`);
     }
   }
   for (const lbip of svc.loadBalancerVIPs) {
     if (hasEndpoints) {
-      cap.push(`-A KUBE-SERVICES ${cm(`"${S} loadbalancer IP"`)} ${proto} -d ${lbip} ` +
+      addCap(`-A KUBE-SERVICES ${cm} "${S} loadbalancer IP" ${proto} -d ${lbip} ` +
         `${dport} -j ${lbTarget}`);
     }
     if (usesFW) {
-      filter.push(`-A KUBE-PROXY-FIREWALL ${cm(`"${S} traffic not accepted by ${ch.fw}"`)} ` +
+      addFilter(`-A KUBE-PROXY-FIREWALL ${cm} "${S} traffic not accepted by ${ch.fw}" ` +
         `${proto} -d ${lbip} ${dport} -j DROP`);
     }
   }
   if (!hasExternal) {
     for (const lbip of svc.loadBalancerVIPs) {
-      filter.push(`-A KUBE-EXTERNAL-SERVICES ${cm(extComment)} ${proto} -d ${lbip} ${dport} ` +
+      addFilter(`-A KUBE-EXTERNAL-SERVICES ${cm} ${extComment} ${proto} -d ${lbip} ${dport} ` +
         `-j ${extTarget}`);
     }
   }
@@ -146,18 +151,18 @@ export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInf
     const np = `--dport ${svc.nodePort}`;
     if (hasEndpoints) {
       if (ctx.localhostNodePorts && ctx.isIPv4 && ctx.nfacct) {
-        cap.push(`-A KUBE-NODEPORTS ${cm(S)} ${proto} -d 127.0.0.0/8 ${np} -m nfacct ` +
+        addCap(`-A KUBE-NODEPORTS ${cm} ${S} ${proto} -d 127.0.0.0/8 ${np} -m nfacct ` +
           `--nfacct-name localhost_nps_accepted_pkts -j ${ch.ext}`);
       }
-      cap.push(`-A KUBE-NODEPORTS ${cm(S)} ${proto} ${np} -j ${ch.ext}`);
+      addCap(`-A KUBE-NODEPORTS ${cm} ${S} ${proto} ${np} -j ${ch.ext}`);
     }
     if (!hasExternal) {
-      filter.push(`-A KUBE-EXTERNAL-SERVICES ${cm(extComment)} -m addrtype --dst-type LOCAL ` +
+      addFilter(`-A KUBE-EXTERNAL-SERVICES ${cm} ${extComment} -m addrtype --dst-type LOCAL ` +
         `${proto} ${np} -j ${extTarget}`);
     }
   }
   if (svc.healthCheckNodePort !== 0) {
-    filter.push(`-A KUBE-NODEPORTS ${cm(`"${S} health check node port"`)} -m tcp -p tcp ` +
+    addFilter(`-A KUBE-NODEPORTS ${cm} "${S} health check node port" -m tcp -p tcp ` +
       `--dport ${svc.healthCheckNodePort} -j ACCEPT`);
   }
 
@@ -170,42 +175,31 @@ export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInf
     chains.push(name);
     chainEndpoints.push(endpoint);
   };
-  // Each endpoint's chain name is hashed once per computation (upstream caches it likewise).
-  const seps = new Map<EndpointInfo, string>();
-  const sepOf = (ep: EndpointInfo): string => {
-    let n = seps.get(ep);
-    if (n === undefined) seps.set(ep, (n = endpointChainName(S, p, ep.endpoint)));
-    return n;
-  };
   if (hasInternal) {
-    const head = `-A ${internalChain} ${cm(`"${S} cluster IP"`)} ${proto} -d ${svc.clusterIP} ` +
-      dport;
+    const head = `-A ${internalChain} ${cm} "${S} cluster IP" ${ch.clusterMatch}`;
     if (ctx.masqueradeAll) rules.push(`${head} -j KUBE-MARK-MASQ`);
-    else if (ctx.detector.implemented) {
-      rules.push(`${head} ${ctx.detector.ifNotLocal.join(' ')} -j KUBE-MARK-MASQ`);
-    }
+    else if (ctx.detector.implemented) rules.push(`${head} ${ctx.ifNotLocal} -j KUBE-MARK-MASQ`);
   }
   if (usesExt) {
     declare(ch.ext);
+    const a = `-A ${ch.ext} ${cm}`;
     if (!svc.externalPolicyLocal) {
-      rules.push(line('-A', ch.ext, cm(`"masquerade traffic for ${S} external destinations"`),
-        '-j KUBE-MARK-MASQ'));
+      rules.push(`${a} "masquerade traffic for ${S} external destinations" -j KUBE-MARK-MASQ`);
     } else {
       if (ctx.detector.implemented) {
-        rules.push(line('-A', ch.ext, cm(`"pod traffic for ${S} external destinations"`),
-          ctx.detector.ifLocal, '-j', ch.svc));
+        rules.push(`${a} "pod traffic for ${S} external destinations" ${ctx.ifLocal} ` +
+          `-j ${ch.svc}`);
       }
-      rules.push(line('-A', ch.ext,
-        cm(`"masquerade LOCAL traffic for ${S} external destinations"`),
-        '-m addrtype --src-type LOCAL -j KUBE-MARK-MASQ'));
-      rules.push(line('-A', ch.ext, cm(`"route LOCAL traffic for ${S} external destinations"`),
-        '-m addrtype --src-type LOCAL -j', ch.svc));
+      rules.push(`${a} "masquerade LOCAL traffic for ${S} external destinations" ` +
+        '-m addrtype --src-type LOCAL -j KUBE-MARK-MASQ');
+      rules.push(`${a} "route LOCAL traffic for ${S} external destinations" ` +
+        `-m addrtype --src-type LOCAL -j ${ch.svc}`);
     }
-    if (hasExternal) rules.push(line('-A', ch.ext, '-j', externalPolicyChain));
+    if (hasExternal) rules.push(`-A ${ch.ext} -j ${externalPolicyChain}`);
   }
   if (usesFW) {
     declare(ch.fw);
-    const head = line('-A', ch.fw, cm(`"${S} loadbalancer IP"`));
+    const head = `-A ${ch.fw} ${cm} "${S} loadbalancer IP"`;
     let allowFromNode = false;
     for (const cidr of svc.loadBalancerSourceRanges) {
       rules.push(`${head} -s ${cidr} -j ${ch.ext}`);
@@ -214,27 +208,37 @@ export function servicePortRules(svc: ServicePortInfo, eps: readonly EndpointInf
     if (allowFromNode) {
       for (const lbip of svc.loadBalancerVIPs) rules.push(`${head} -s ${lbip} -j ${ch.ext}`);
     }
-    rules.push(line('-A', ch.fw,
-      cm(`"other traffic to ${S} will be dropped by KUBE-PROXY-FIREWALL"`)));
+    rules.push(`-A ${ch.fw} ${cm} "other traffic to ${S} will be dropped by ` +
+      'KUBE-PROXY-FIREWALL"');
   }
+  // Each endpoint's chain name comes from the cache (upstream's endpointInfo.ChainName).
+  const reachable = cat.allReachable;
+  const seps = sepNames(ctx, ch, reachable);
+  ctx.names.prune(ch, reachable);
+  const sepsOf = (list: readonly EndpointInfo[]) =>
+    (list === reachable ? seps : sepNames(ctx, ch, list));
   if (usesCluster) {
     declare(ch.svc);
-    endpointRules(rules, S, svc, ch.svc, cat.cluster, sepOf, ctx);
+    endpointRules(rules, ch, svc, ch.svc, cat.cluster, sepsOf(cat.cluster), ctx);
   }
   if (usesLocal) {
     declare(ch.svl);
-    endpointRules(rules, S, svc, ch.svl, cat.local, sepOf, ctx);
+    endpointRules(rules, ch, svc, ch.svl, cat.local, sepsOf(cat.local), ctx);
   }
-  for (const ep of cat.allReachable) {
-    const sep = sepOf(ep);
+  const base = ctx.largeClusterMode ? '' : ` ${cm} ${S}`;
+  const recent = svc.sessionAffinityClientIP ? ' -m recent --name ' : '';
+  for (let i = 0; i < reachable.length; i++) {
+    const ep = reachable[i]!;
+    const sep = seps[i]!;
     declare(sep, ep.endpoint);
-    const base = ctx.largeClusterMode ? `-A ${sep}` : `-A ${sep} -m comment --comment ${S}`;
-    rules.push(`${base} -s ${ep.ip} -j KUBE-MARK-MASQ`);
-    const recent = svc.sessionAffinityClientIP ? ` -m recent --name ${sep} --set` : '';
-    rules.push(`${base}${recent} -m ${p} -p ${p} -j DNAT --to-destination ${ep.endpoint}`);
+    rules.push(`-A ${sep}${base} -s ${ep.ip} -j KUBE-MARK-MASQ`);
+    rules.push(recent === ''
+      ? `-A ${sep}${base} ${proto} -j DNAT --to-destination ${ep.endpoint}`
+      : `-A ${sep}${base}${recent}${sep} --set ${proto} -j DNAT --to-destination ` +
+        ep.endpoint);
   }
   return {
-    filterRules: filter.join('\n'), natCapture: cap.join('\n'),
+    filterRules: filter, natCapture: cap,
     natChainLines: chainLines.join('\n'), natChainRules: rules.join('\n'),
     servicePort: S, chains, chainEndpoints,
     noLocalInternal: hasEndpoints && !hasInternal, noLocalExternal: hasEndpoints && !hasExternal,

@@ -25,7 +25,8 @@ export class GracefulTermination {
   }
 
   has(vsKey: string, rsKey: string): boolean {
-    return this.list.has(`${vsKey}/${rsKey}`);
+    // Usually empty: skip building the name (this runs for every real server of every sync).
+    return this.list.size > 0 && this.list.has(`${vsKey}/${rsKey}`);
   }
 
   entries(): string[] {

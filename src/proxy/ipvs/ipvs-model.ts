@@ -13,11 +13,32 @@ import type { IpvsTable, RealServer, VirtualServer } from '../../ruleset/ipvs/ty
 /** A virtual server without its real servers (upstream utilipvs.VirtualServer). */
 export type VirtualServerSpec = Omit<VirtualServer, 'realServers'>;
 
-/** A real server with its cached sort key and `ipvsadm -Sn` line. */
+/**
+ * A real server with its cached sort key and `ipvsadm -Sn` line. The key of an IPv4 real server
+ * is the number address × 65536 + port (no string per real server: a large table has 100k+);
+ * IPv6 keys are strings. A virtual server's real servers are all of its family.
+ */
 export interface RealEntry {
   readonly rs: RealServer;
-  readonly order: string;
+  readonly order: string | number;
   readonly line: string;
+}
+
+/** Sort key of a real server (see RealEntry). */
+function realOrder(address: string, port: number): string | number {
+  if (address.includes(':')) return `${ipSortKey(address)} ${port5(port)}`;
+  let value = 0;
+  let octet = 0;
+  for (let i = 0; i < address.length; i++) {
+    const c = address.charCodeAt(i);
+    if (c === 46) {
+      value = value * 256 + octet;
+      octet = 0;
+    } else {
+      octet = octet * 10 + (c - 48);
+    }
+  }
+  return (value * 256 + octet) * 65536 + port;
 }
 
 interface Entry {
@@ -38,7 +59,7 @@ function sameSpec(a: VirtualServerSpec, b: VirtualServerSpec): boolean {
 }
 
 const port5 = (p: number) => String(p).padStart(5, '0');
-const byOrder = (a: { order: string }, b: { order: string }) =>
+const byOrder = <K extends string | number>(a: { order: K }, b: { order: K }) =>
   (a.order < b.order ? -1 : a.order > b.order ? 1 : 0);
 
 /**
@@ -148,7 +169,7 @@ export class IpvsModel {
     if (e === undefined) return;
     const cur = e.lines.get(rsKey);
     if (cur !== undefined && cur.rs.weight === rs.weight) return;
-    const order = cur?.order ?? `${ipSortKey(rs.address)} ${port5(rs.port)}`;
+    const order = cur?.order ?? realOrder(rs.address, rs.port);
     e.lines.set(rsKey, { rs, order, line: realServerLine(e.service, rs, rsKey) });
     this.ops.push({ op: cur === undefined ? '-a' : '-e', vs: e.spec, rs });
   }

@@ -56,11 +56,13 @@ interface Chosen {
   readonly local: readonly EndpointInfo[];
 }
 
+const realServer = (ep: EndpointInfo) =>
+  ({ address: ep.ip, port: ep.port, weight: 1, forward: 'masq' as const });
+
 /** Upstream syncService + syncEndpoint for one virtual server. */
-function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, chosen: Chosen,
+function syncVirtualServer(ctx: SyncContext, servicePort: string, chosen: Chosen,
   spec: VirtualServerSpec, bind: boolean, onlyLocal: boolean): void {
   const key = virtualServerKey(spec);
-  const servicePort = servicePortNameString(svc.name);
   ctx.ipvs.ensureVirtualServer(spec);
   ctx.activeServices.add(key);
   if (bind && !ctx.alreadyBound.has(spec.address) && !ctx.activeBindAddrs.has(spec.address)) {
@@ -76,13 +78,12 @@ function syncVirtualServer(ctx: SyncContext, svc: ServicePortInfo, chosen: Chose
   for (const ep of eps) {
     if (wanted.has(ep.endpoint)) continue; // duplicate endpoint string
     wanted.add(ep.endpoint);
-    const dest = { address: ep.ip, port: ep.port, weight: 1, forward: 'masq' as const };
     if (current.has(ep.endpoint)) {
-      if (reset) ctx.ipvs.setRealServer(key, dest, ep.endpoint);
+      if (reset) ctx.ipvs.setRealServer(key, realServer(ep), ep.endpoint);
       if (!ctx.graceful.has(key, ep.endpoint)) continue;
       ctx.graceful.moveOut(ctx.ipvs, key, ep.endpoint);
     }
-    ctx.ipvs.setRealServer(key, dest, ep.endpoint);
+    ctx.ipvs.setRealServer(key, realServer(ep), ep.endpoint);
   }
   for (const rsKey of current.keys()) {
     if (wanted.has(rsKey) || ctx.graceful.has(key, rsKey)) continue;
@@ -95,25 +96,26 @@ export function syncServicePort(ctx: SyncContext, svc: ServicePortInfo,
   const proto = svc.protocol.toLowerCase();
   const { sets } = ctx;
   const chosen: Chosen = categorizeEndpoints(eps, svc, ctx.topology);
+  const name = servicePortNameString(svc.name);
   for (const ep of eps) {
     if (ep.isLocal && ep.ip !== '' && ep.port !== 0) {
       sets.insert(S.KUBE_LOOP_BACK, S.entry.ipPortIp(ep.ip, proto, ep.port, ep.ip));
     }
   }
   sets.insert(S.KUBE_CLUSTER_IP, S.entry.ipPort(svc.clusterIP, proto, svc.port));
-  syncVirtualServer(ctx, svc, chosen, virtualServer(ctx, svc, svc.clusterIP, svc.port), true,
+  syncVirtualServer(ctx, name, chosen, virtualServer(ctx, svc, svc.clusterIP, svc.port), true,
     svc.internalPolicyLocal);
 
   for (const ip of svc.externalIPs) {
     const e = S.entry.ipPort(ip, proto, svc.port);
     sets.insert(svc.externalPolicyLocal ? S.KUBE_EXTERNAL_IP_LOCAL : S.KUBE_EXTERNAL_IP, e);
-    syncVirtualServer(ctx, svc, chosen, virtualServer(ctx, svc, ip, svc.port),
+    syncVirtualServer(ctx, name, chosen, virtualServer(ctx, svc, ip, svc.port),
       !ctx.nodeAddresses.has(ip), svc.externalPolicyLocal);
   }
 
   for (const ip of svc.loadBalancerVIPs) {
     syncLoadBalancerSets(ctx, svc, ip, proto);
-    syncVirtualServer(ctx, svc, chosen, virtualServer(ctx, svc, ip, svc.port),
+    syncVirtualServer(ctx, name, chosen, virtualServer(ctx, svc, ip, svc.port),
       !ctx.nodeAddresses.has(ip), svc.externalPolicyLocal);
   }
 
@@ -122,7 +124,7 @@ export function syncServicePort(ctx: SyncContext, svc: ServicePortInfo,
     if (ctx.nodePortIPs.length === 0) return;
     syncNodePortSets(ctx, svc, proto);
     for (const ip of ctx.nodePortIPs) {
-      syncVirtualServer(ctx, svc, chosen, virtualServer(ctx, svc, ip, svc.nodePort), false,
+      syncVirtualServer(ctx, name, chosen, virtualServer(ctx, svc, ip, svc.nodePort), false,
         svc.externalPolicyLocal);
     }
   }

@@ -17,7 +17,7 @@ import { servicePortNameString, type EndpointInfo, type ServicePortInfo } from '
 import { ElementStorage } from './element-storage.js';
 import * as N from './naming.js';
 import { LazyOrigins, portKeyOfName } from './origins.js';
-import { DIRECT_NAMES, writeServicePort, type Containers, type NameSource, type PortObjects,
+import { MemoNames, writeServicePort, type Containers, type NameSource, type PortObjects,
   type RuleContext } from './service-rules.js';
 import { writeSetup } from './setup.js';
 import { TxWriter } from './tx-writer.js';
@@ -129,7 +129,7 @@ export class NftablesProxier implements Proxier {
   constructor(readonly config: ProxierConfig, deps: NftablesProxierDeps = {}) {
     const w = N.familyWords(config.family);
     this.tx = () => new TxWriter(w.nftFamily, N.KUBE_PROXY_TABLE);
-    this.ctx = ruleContext(config, DIRECT_NAMES);
+    this.ctx = ruleContext(config, new MemoNames());
     this.mark = deps.masqueradeMark ?? N.masqueradeMark(config.masqueradeBit);
     this.now = deps.now ?? Date.now;
   }

@@ -27,6 +27,8 @@ export interface RuleContext {
 export interface NameSource {
   servicePort(svc: ServicePortInfo): string;
   endpoint(svc: ServicePortInfo, ep: EndpointInfo): string;
+  /** Optional: the port's endpoints are now `keep` (memoising sources may forget others). */
+  prune?(svc: ServicePortInfo, keep: readonly EndpointInfo[]): void;
 }
 
 /** Un-memoised names. */
@@ -34,6 +36,58 @@ export const DIRECT_NAMES: NameSource = {
   servicePort: (svc) => N.servicePortChainNameBase(svc.name),
   endpoint: (svc, ep) => N.endpointChainNameBase(svc.name, ep.ip, ep.port),
 };
+
+interface MemoEntry {
+  readonly base: string;
+  /** Endpoint `ip:port` → its name base (depends only on the port's name and the endpoint). */
+  readonly endpoints: Map<string, string>;
+}
+
+/**
+ * Names memoised per ServicePortInfo object, as upstream keeps them in its servicePortInfo /
+ * endpointInfo (computed when the change trackers create those, i.e. once per change). The
+ * trackers replace info objects on change, so identity is the right key; a port's endpoint map
+ * is pruned when it has grown well past the endpoints the port currently has.
+ */
+export class MemoNames implements NameSource {
+  private readonly ports = new WeakMap<ServicePortInfo, MemoEntry>();
+
+  private entry(svc: ServicePortInfo): MemoEntry {
+    let e = this.ports.get(svc);
+    if (e === undefined) {
+      e = { base: N.servicePortChainNameBase(svc.name), endpoints: new Map() };
+      this.ports.set(svc, e);
+    }
+    return e;
+  }
+
+  servicePort(svc: ServicePortInfo): string {
+    return this.entry(svc).base;
+  }
+
+  endpoint(svc: ServicePortInfo, ep: EndpointInfo): string {
+    const m = this.entry(svc).endpoints;
+    let b = m.get(ep.endpoint);
+    if (b === undefined) {
+      b = N.endpointChainNameBase(svc.name, ep.ip, ep.port);
+      m.set(ep.endpoint, b);
+    }
+    return b;
+  }
+
+  /** Drops endpoint names of `svc` not in `keep` once the map has grown past twice its size. */
+  prune(svc: ServicePortInfo, keep: readonly EndpointInfo[]): void {
+    const m = this.entry(svc).endpoints;
+    if (m.size <= 2 * keep.length + 16) return;
+    const kept: Array<[string, string]> = [];
+    for (const ep of keep) {
+      const b = m.get(ep.endpoint);
+      if (b !== undefined) kept.push([ep.endpoint, b]);
+    }
+    m.clear();
+    for (const [k, v] of kept) m.set(k, v);
+  }
+}
 
 /** The six shared containers whose elements are diffed. */
 export interface Containers {
@@ -102,6 +156,7 @@ export function writeServicePort(tx: TxWriter, c: Containers, ctx: RuleContext, 
   };
 
   const reachable = cat.allReachable.map(namesOf);
+  ctx.names.prune?.(svc, cat.allReachable);
   for (const n of reachable) {
     ensureChain(n.chain);
     if (affinity) out.affinitySets.push(n.affinity);
