@@ -126,7 +126,7 @@ function outcome(topo: Topology, p: Probe, opts: BehaviourOptions): string {
   const entry = opts.nodeIPs.includes(p.source)
     ? { kind: 'node' as const, node: 'node' } : { kind: 'external' as const, node: 'node' };
   try {
-    return describe(foldArrivals(pkt, walk(topo, entry, pkt)), p);
+    return describe(foldArrivals(pkt, walk(topo, entry, pkt, false)), p);
   } catch (e) {
     return `error: ${(e as Error).message}`;
   }

@@ -98,7 +98,7 @@ describe.runIf(run).each(['iptables', 'nftables'] as const)('live tracing on a %
     expect(kernel.some((k) => k.rules.length > 0)).toBe(true);
     expect(readFileSync(kernel[0]!.file, 'utf8').length).toBeGreaterThan(0);
     expect(r.code).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   it('pod → ClusterIP: DNAT seen between hops, same endpoint and rules as a simulated branch', async () => {
     const r = await kdp('trace', '--live', '--data-dir', paths.root, '-o', 'json', 'client', 'svc/web:http');
@@ -109,7 +109,7 @@ describe.runIf(run).each(['iptables', 'nftables'] as const)('live tracing on a %
     expect(first.forward).toMatch(/→ 10\.\d+\.\d+\.\d+:80 tcp S/);
     expect(j.live.rules.some((x: { kernel: string[] }) => x.kernel.length > 0)).toBe(true);
     expect(r.code).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   it('prints the observed path beside the simulated one for people', async () => {
     const r = await kdp('trace', '--live', '--data-dir', paths.root, 'client', 'svc/web:http');
@@ -117,7 +117,7 @@ describe.runIf(run).each(['iptables', 'nftables'] as const)('live tracing on a %
     expect(r.out).toContain('interfaces (pcap files, Wireshark reads them):');
     expect(r.out).toMatch(/kernel trace on n1 \((nft monitor trace|xtables-monitor --trace)/);
     expect(r.out).toContain('fidelity: the kernel agrees with the simulation');
-  }, 60_000);
+  }, 120_000);
 
   // Five of each in one mode, two in the other: the root suite stays near two minutes.
   const sample = mode === 'iptables' ? 5 : 2;
@@ -128,5 +128,5 @@ describe.runIf(run).each(['iptables', 'nftables'] as const)('live tracing on a %
     expect(live.map((c: { cases: number }) => c.cases)).toEqual([sample, sample]);
     expect(j.checks.flatMap((c: { failures: unknown[] }) => c.failures)).toEqual([]);
     expect(r.code).toBe(0);
-  }, 120_000);
+  }, 300_000);
 });
