@@ -82,26 +82,47 @@ function compareDestinations(a: string, b: string): number {
   return collator.compare(a, b);
 }
 
+/** Up to this many arrivals, merging scans the destinations so far. */
+const SCAN_MAX = 32;
+
 export function foldArrivals(pkt: Packet, arrivals: readonly Arrival[]): TraceResult {
-  const byKey = new Map<string, TraceDestination>();
+  const folded: TraceDestination[] = [];
+  // A few arrivals (the usual case) merge by a scan; many by a keyed map. Same order either
+  // way: first arrival of each destination, probabilities summed in arrival order.
+  const byKey = arrivals.length > SCAN_MAX ? new Map<string, number>() : undefined;
   for (const a of arrivals) {
     const w = a.world;
     const verdict: Verdict = w.verdict ?? 'ACCEPT';
     const destination = endpointString(w.pkt.dst, pkt.proto === 'icmp' ? undefined : w.pkt.dport);
     // Masqueraded even when the new source equals the old one (a node reaching a Service).
     const masquerade = w.masquerade;
-    const key = `${verdict}|${destination}|${masquerade}|${a.reached}`;
-    const prev = byKey.get(key);
-    if (prev) {
-      byKey.set(key, { ...prev, probability: prev.probability + w.probability });
+    const reached = a.reached;
+    let at = -1;
+    if (byKey) {
+      const key = `${verdict}|${destination}|${masquerade}|${reached}`;
+      at = byKey.get(key) ?? -1;
+      if (at < 0) byKey.set(key, folded.length);
     } else {
-      byKey.set(key, {
-        destination, probability: w.probability, masquerade, sourceSeen: w.pkt.src, verdict, reached: a.reached,
+      for (let i = 0; i < folded.length; i++) {
+        const d = folded[i]!;
+        if (d.destination === destination && d.verdict === verdict && d.masquerade === masquerade &&
+          d.reached === reached) {
+          at = i;
+          break;
+        }
+      }
+    }
+    if (at >= 0) {
+      const prev = folded[at]!;
+      folded[at] = { ...prev, probability: prev.probability + w.probability };
+    } else {
+      folded.push({
+        destination, probability: w.probability, masquerade, sourceSeen: w.pkt.src, verdict, reached,
         hops: w.hops,
       });
     }
   }
-  const destinations = [...byKey.values()]
+  const destinations = folded
     .sort((a, b) => b.probability - a.probability || compareDestinations(a.destination, b.destination));
   const refused = destinations.filter((d) => d.verdict !== 'ACCEPT');
   const verdict: Verdict = refused.length === 0 ? 'ACCEPT' : refused.length === destinations.length

@@ -52,4 +52,26 @@ describe('iptables tracer over a compiled table', () => {
     expect(isKdpError(err, 'KDP_TRACE')).toBe(true);
     expect((err as Error).message).toContain('-A PREROUTING -m foo --bar 1 -j ACCEPT');
   });
+  it('negated address, port, protocol and mark matches decide as their plain forms inverted', () => {
+    const rules = ['*filter', ':FORWARD ACCEPT [0:0]',
+      '-A FORWARD ! -s 10.244.0.5 -j ACCEPT',
+      '-A FORWARD -p tcp ! --dport 80:90 -j ACCEPT',
+      '-A FORWARD ! -p tcp -j ACCEPT',
+      '-A FORWARD -m mark ! --mark 0x0/0x4000 -j ACCEPT',
+      '-A FORWARD -m conntrack ! --ctstate DNAT -d 10.96.0.1 -j REJECT',
+      '-A FORWARD -j DROP', 'COMMIT', ''].join('\n');
+    // Passes every ACCEPT rule's negation, then hits the REJECT (no DNAT, destination matches).
+    expect(trace('10.244.0.5', '10.96.0.1', 85, rules).verdict).toBe('REJECT');
+    expect(trace('10.244.0.5', '10.96.0.2', 85, rules).verdict).toBe('DROP');
+    expect(trace('10.244.0.6', '10.96.0.1', 85, rules).verdict).toBe('ACCEPT');
+    expect(trace('10.244.0.5', '10.96.0.1', 91, rules).verdict).toBe('ACCEPT');
+  });
+
+  it('an ipset match the tracer cannot decide is an error even when a later match fails', () => {
+    const rules = ['*filter', ':FORWARD ACCEPT [0:0]',
+      '-A FORWARD -m set --match-set KUBE-CLUSTER-IP dst,dst -p udp -j DROP', 'COMMIT', ''].join('\n');
+    const err = (() => { try { trace('10.0.0.1', '10.0.0.2', 80, rules); } catch (e) { return e; } })();
+    expect(isKdpError(err, 'KDP_TRACE')).toBe(true);
+    expect((err as Error).message).toContain('KUBE-CLUSTER-IP');
+  });
 });

@@ -9,6 +9,7 @@ import { forkWorld, isRecording, type Hop, type HopOrigin, type World } from '..
 /** Stands in for hop records when a world keeps none. */
 const NO_HOP: Hop = { where: '', stage: '', text: '' };
 import type { CompiledRule, MatchEnv } from './rule.js';
+import { flatMatches } from './flat-match.js';
 import type { TraceChain, TraceTables } from './ruleset.js';
 
 export type Hook = 'PREROUTING' | 'INPUT' | 'FORWARD' | 'OUTPUT' | 'POSTROUTING';
@@ -86,6 +87,7 @@ function returned(w: World, ret: World[], drop: boolean, table: string, hook: Ho
 }
 
 function matches(rule: CompiledRule, x: World, env: HookEnv): boolean {
+  if (rule.has !== 0 && !flatMatches(rule, x)) return false;
   const tests = rule.tests;
   for (let i = 0; i < tests.length; i++) if (!tests[i]!(x, env)) return false;
   return true;

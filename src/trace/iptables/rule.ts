@@ -6,6 +6,10 @@ import { canonicalIP } from '../../api/net.js';
 import { addressMatches, compileAddress, type Packet } from '../packet.js';
 import type { World } from '../world.js';
 import type { TraceChain } from './ruleset.js';
+import {
+  emptyFlatMatch, flatSetter, F_CT, F_DPORT, F_DST, F_MARK, F_PROTO, F_SRC, type FlatMatch,
+  type FlatSetter,
+} from './flat-match.js';
 
 /** What a match needs to know besides the world (packet, mark, conntrack, IPVS): the hook's
  *  surroundings. Tests read both directly, so evaluating a rule allocates nothing. */
@@ -38,7 +42,9 @@ export type Target =
   | { kind: 'snat'; ip: string }
   | { kind: 'continue' };
 
-export interface CompiledRule {
+/** The common matches are its FlatMatch fields (flat-match.ts), left out of `tests`; kept on
+ *  the rule itself so that testing them reads one object. */
+export interface CompiledRule extends Readonly<FlatMatch> {
   readonly chain: string;
   readonly index: number;
   readonly text: string;
@@ -46,7 +52,7 @@ export interface CompiledRule {
   readonly target: Target;
   readonly comment?: string;
   /** The rule's tests in order (its `test` matches), and the product of its random matches'
-   *  probabilities (1 without any): what the interpreter evaluates. */
+   *  probabilities (1 without any): what the interpreter evaluates, after the flat fields. */
   readonly tests: readonly MatchTest[];
   readonly probability: number;
   /** Set when the rule only matches one destination address (`-d IP`): used to index chains. */
@@ -66,13 +72,16 @@ function markValue(s: string): { value: number; mask: number } {
   return { value: num(v!) >>> 0, mask: m === undefined ? 0xffffffff : num(m) >>> 0 };
 }
 
-function portSpec(s: string): (p: number) => boolean {
-  const parts = s.split(',').map((x) => {
+function portRanges(s: string): (readonly [number, number])[] {
+  return s.split(',').map((x) => {
     const [a, b] = x.split(':');
     const lo = Number(a || 0);
     const hi = b === undefined ? lo : Number(b || 65535);
     return [lo, hi] as const;
   });
+}
+
+function portSpec(parts: readonly (readonly [number, number])[]): (p: number) => boolean {
   if (parts.length === 1) {
     const [lo, hi] = parts[0]!;
     return (p) => p >= lo && p <= hi;
@@ -83,6 +92,8 @@ function portSpec(s: string): (p: number) => boolean {
 /** A test every packet passes: left out of a rule's `tests` (they are pure, so a conjunction
  *  without it decides the same). */
 const ALWAYS: MatchTest = () => true;
+
+const NO_TESTS: readonly MatchTest[] = [];
 
 /** `--ctstate A,B`: a first packet is NEW, plus DNAT/SNAT once applied (decided once here). */
 function ctStateTest(states: readonly string[]): MatchTest {
@@ -113,10 +124,23 @@ export function compileRule(
   let goto = false;
   const tOpts = new Map<string, string>();
   let exactDst: string | undefined;
-  const add = (test: MatchTest) => {
+  // The flat form of a test, if it has one (flat-match.ts), keyed by the test as added.
+  const flats = new Map<MatchTest, FlatSetter>();
+  const add = (test: MatchTest, flat?: (neg: boolean) => FlatSetter) => {
     const neg = negate;
     negate = false;
-    matches.push({ kind: 'test', test: neg ? (x, e) => !test(x, e) : test });
+    const t: MatchTest = neg ? (x, e) => !test(x, e) : test;
+    matches.push({ kind: 'test', test: t });
+    if (flat && t !== ALWAYS) flats.set(t, flat(neg));
+  };
+  // `-s IP` / `-d IP` (no prefix length) compare canonical strings, as compileAddress does.
+  const address = (spec: string, bit: typeof F_SRC | typeof F_DST) => {
+    const canon = spec.includes('/') ? undefined : canonicalIP(spec);
+    if (!canon) return undefined;
+    return (neg: boolean) => flatSetter(bit, (f) => {
+      if (bit === F_SRC) [f.src, f.srcNeg] = [canon, neg];
+      else [f.dst, f.dstNeg] = [canon, neg];
+    });
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -127,24 +151,52 @@ export function compileRule(
     };
     switch (a) {
       case '!': negate = true; break;
-      case '-p': case '--protocol': { const p = val().toLowerCase(); add((x, e) => x.pkt.proto === p || (p === 'icmpv6' && x.pkt.proto === 'icmp')); break; }
-      case '-s': case '--source': { const m = compileAddress(val()); add((x, e) => m(x.pkt.src)); break; }
+      case '-p': case '--protocol': {
+        const p = val().toLowerCase();
+        const alt = p === 'icmpv6' ? 'icmp' : p;
+        add((x, e) => x.pkt.proto === p || (p === 'icmpv6' && x.pkt.proto === 'icmp'),
+          (neg) => flatSetter(F_PROTO, (f) => { [f.proto, f.protoAlt, f.protoNeg] = [p, alt, neg]; }));
+        break;
+      }
+      case '-s': case '--source': {
+        const spec = val();
+        const m = compileAddress(spec);
+        add((x, e) => m(x.pkt.src), address(spec, F_SRC));
+        break;
+      }
       case '-d': case '--destination': {
         const spec = val();
         const single = /^([^/]+?)(?:\/(32|128))?$/.exec(spec);
         if (!negate && single) exactDst = canonicalIP(single[1]!);
         const m = compileAddress(spec);
-        add((x, e) => m(x.pkt.dst));
+        add((x, e) => m(x.pkt.dst), address(spec, F_DST));
         break;
       }
       case '-i': case '--in-interface': { const n = val(); add((x, e) => ifaceMatches(n, e.inIface)); break; }
       case '-o': case '--out-interface': { const n = val(); add((x, e) => ifaceMatches(n, e.outIface)); break; }
       case '-m': case '--match': { const m = val(); if (!SKIP_MODULES.has(m)) fail(`module ${m}`); break; }
-      case '--dport': case '--destination-port': { const t = portSpec(val()); add((x, e) => x.pkt.proto !== 'icmp' && t(x.pkt.dport)); break; }
-      case '--sport': case '--source-port': { const t = portSpec(val()); add((x, e) => x.pkt.proto !== 'icmp' && t(x.pkt.sport)); break; }
-      case '--dports': { const t = portSpec(val()); add((x, e) => t(x.pkt.dport)); break; }
+      case '--dport': case '--destination-port': {
+        const ranges = portRanges(val());
+        const t = portSpec(ranges);
+        const [lo, hi] = ranges[0]!;
+        add((x, e) => x.pkt.proto !== 'icmp' && t(x.pkt.dport), ranges.length !== 1 ? undefined
+          : (neg) => flatSetter(F_DPORT, (f) => { [f.dportLo, f.dportHi, f.dportNeg] = [lo, hi, neg]; }));
+        break;
+      }
+      case '--sport': case '--source-port': {
+        const t = portSpec(portRanges(val()));
+        add((x, e) => x.pkt.proto !== 'icmp' && t(x.pkt.sport));
+        break;
+      }
+      case '--dports': { const t = portSpec(portRanges(val())); add((x, e) => t(x.pkt.dport)); break; }
       case '--comment': comment = val(); negate = false; break;
-      case '--mark': { const { value, mask } = markValue(val()); add((x, e) => ((x.mark & mask) >>> 0) === ((value & mask) >>> 0)); break; }
+      case '--mark': {
+        const { value, mask } = markValue(val());
+        const v = (value & mask) >>> 0;
+        add((x, e) => ((x.mark & mask) >>> 0) === ((value & mask) >>> 0),
+          (neg) => flatSetter(F_MARK, (f) => { [f.markValue, f.markMask, f.markNeg] = [v, mask, neg]; }));
+        break;
+      }
       case '--dst-type': { const t = val(); add((x, e) => LOCAL_TYPES.has(t) && e.isLocal(x.pkt.dst)); break; }
       case '--src-type': { const t = val(); add((x, e) => LOCAL_TYPES.has(t) && e.isLocal(x.pkt.src)); break; }
       case '--limit-iface-in': case '--limit-iface-out': break;
@@ -152,7 +204,14 @@ export function compileRule(
       case '--vaddr': { const v = val(); add((x, e) => x.ipvs !== undefined && addressMatches(v, x.ipvs.vaddr)); break; }
       case '--vport': { const v = Number(val()); add((x, e) => x.ipvs?.vport === v); break; }
       case '--vproto': { const v = val().toLowerCase(); add((x, e) => x.ipvs?.vproto === v); break; }
-      case '--ctstate': case '--state': add(ctStateTest(val().split(','))); break;
+      case '--ctstate': case '--state': {
+        const states = val().split(',');
+        const [dnat, snat] = [states.includes('DNAT'), states.includes('SNAT')];
+        // With NEW the test always holds (a first packet): no field, nothing to test.
+        add(ctStateTest(states), states.includes('NEW') ? undefined
+          : (neg) => flatSetter(F_CT, (f) => { [f.ctDnat, f.ctSnat, f.ctNeg] = [dnat, snat, neg]; }));
+        break;
+      }
       case '--mode': mode = val(); break;
       case '--probability': probability = Number(val()); break;
       case '--rcheck': recent = 'rcheck'; negate = false; break;
@@ -186,11 +245,28 @@ export function compileRule(
     matches.push({ kind: 'test', test: () => false });
   }
   if (jumpTo !== undefined) target = compileTarget(jumpTo, goto, tOpts, chains, fail);
-  const tests = matches.flatMap((m) => (m.kind === 'test' && m.test !== ALWAYS ? [m.test] : []));
+  const flat = emptyFlatMatch();
+  // A test that can throw (an ipset the tracer lacks, a bad --vaddr) must run in its place:
+  // such rules keep every test, in order.
+  const ordered = args.includes('--match-set') || args.includes('--vaddr');
+  const kept = matches.flatMap((m) => {
+    if (m.kind !== 'test' || m.test === ALWAYS) return [];
+    const set = ordered ? undefined : flats.get(m.test);
+    return set && set(flat) ? [] : [m.test];
+  });
+  // Most rules keep no test: they share one empty list (one less object to read per rule).
+  const tests = kept.length === 0 ? NO_TESTS : kept;
   const chance = matches.reduce((p, m) => (m.kind === 'random' ? p * m.probability : p), 1);
   // Every rule has the same fields (exactDst possibly undefined): one object shape keeps the
   // interpreter's property reads fast.
-  return { chain, index, text, matches, tests, probability: chance, target, comment, exactDst };
+  const f = flat;
+  // Spelled out, the tested fields first: one shape, every field in the object.
+  return {
+    has: f.has, proto: f.proto, protoAlt: f.protoAlt, protoNeg: f.protoNeg, src: f.src, srcNeg: f.srcNeg,
+    dst: f.dst, dstNeg: f.dstNeg, dportLo: f.dportLo, dportHi: f.dportHi, dportNeg: f.dportNeg,
+    markValue: f.markValue, markMask: f.markMask, markNeg: f.markNeg, ctDnat: f.ctDnat, ctSnat: f.ctSnat,
+    ctNeg: f.ctNeg, tests, probability: chance, target, chain, index, text, matches, comment, exactDst,
+  };
 }
 
 function ifaceMatches(spec: string, iface: string | undefined): boolean {
