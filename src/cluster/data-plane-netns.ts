@@ -8,11 +8,13 @@ import type { Node } from '../api/types.js';
 import type { InformerFactory } from '../client/informer.js';
 import { cleanupHost } from '../host/cleanup.js';
 import type { HostExec } from '../host/exec.js';
-import { buildThreadedHostExec } from '../host/exec-threads.js';
+import { buildHelperHostExec } from '../host/exec-helper.js';
 import { buildKernelApplier } from '../host/rule-applier.js';
+import { recordProcess } from '../host/process.js';
 import { HostStateFile } from '../host/state.js';
 import { buildTopology, clusterId, clusterPrefix, type Topology } from '../host/topology.js';
 import { resolveEchoCommand, type EchoCommand } from '../kubelet/echo-command.js';
+import { buildHelperLauncher } from '../kubelet/launcher.js';
 import { buildNetnsRuntime, ipamDirFor } from '../kubelet/runtime-netns.js';
 import type { Runtime } from '../kubelet/runtime.js';
 import type { RuleApplier } from '../proxy/applier.js';
@@ -45,7 +47,7 @@ export function hostPrefixFor(paths: DataDirPaths): string {
 }
 
 export async function startNetnsDataPlane(
-  paths: DataDirPaths, exec: HostExec = buildThreadedHostExec(), cni: CniNetworkOptions = {},
+  paths: DataDirPaths, exec: HostExec = buildHelperHostExec(), cni: CniNetworkOptions = {},
 ): Promise<NetnsDataPlane> {
   const prefix = hostPrefixFor(paths);
   // What a crashed run of this data dir left behind goes first.
@@ -55,6 +57,11 @@ export async function startNetnsDataPlane(
   await topo.ensureUnderlay();
   const echo = await resolveEchoCommand(join(paths.root, 'bin'));
   const started = new Set<string>();
+  // One workload launcher for every node: kdp's own process never forks a pod's process.
+  const launcher = buildHelperLauncher({
+    onSpawn: (pid) => { void state.addProcess(recordProcess(pid)); },
+    onExit: (pid) => { void state.removeProcess(pid); },
+  });
   // Per node, kept across `kdp node stop/start`: the restarted kubelet finds its pods running
   // (like a real kubelet restart) instead of wiring them a second time.
   const planes = new Map<string, { runtime: Runtime; applier: RuleApplier }>();
@@ -72,7 +79,7 @@ export async function startNetnsDataPlane(
       started.add(node.name);
       const runtime = buildNetnsRuntime({
         exec, state, prefix, nodeNetns: topo.nodeNetns(node.name), ipamDir: ipamDirFor(paths.root, node.name),
-        cniConfDir: cni.confDir, cniBinDirs: cni.binDirs, echo,
+        cniConfDir: cni.confDir, cniBinDirs: cni.binDirs, echo, launcher,
         timeScale: opts.timeScale,
       });
       planes.set(node.name, { runtime, applier });
@@ -97,6 +104,8 @@ export async function startNetnsDataPlane(
       stopped = true;
       await chain;
       for (const p of planes.values()) await p.runtime.close().catch(() => undefined);
+      await launcher.close().catch(() => undefined);
+      await state.settled().catch(() => undefined); // cleanup reads the file
       await cleanupHost(exec, paths.hostState, prefix);
     },
   };

@@ -87,7 +87,7 @@ export function buildTopology(d: TopologyDeps): Topology {
   const nodeNetns = (node: string) => `${prefix}-${node}`;
 
   async function recordAndEnsure(ns: string): Promise<void> {
-    d.state.addNetns(ns);
+    await d.state.addNetns(ns);
     await ensureNetns(d.exec, ns);
   }
 

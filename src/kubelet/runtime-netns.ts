@@ -1,7 +1,8 @@
 // The netns runtime: a pod sandbox is a network namespace (`<prefix>-p-<hash of uid>`) wired by
 // the CNI plugin, called in-process with the node's namespace as the plugin's own (bridge `cni0`,
 // isGateway, no ipMasq, host-local over the node's podCIDR); containers are processes started in
-// the pod namespace with `nsenter --net`. Every image runs the `kdp/echo` workload
+// the pod namespace with `nsenter --net`, forked by a small launcher helper (launcher.ts), not
+// by kdp. Every image runs the `kdp/echo` workload
 // (bin/kdp-echo.js) on the container's declared ports, with the container's literal env. A
 // container without a readiness probe turns ready once it prints `ready`; with one, when the
 // probe says so (readiness.ts, run from the node namespace by the node's Prober). A container
@@ -10,7 +11,6 @@
 // Namespaces and processes are recorded in the host state file (before creation for namespaces)
 // so `kdp down` can remove them after a crash.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Pod } from '../api/types.js';
@@ -25,6 +25,7 @@ import { containerLogText } from './runtime.js';
 import { buildRestartBackoff, type RestartBackoff } from './backoff.js';
 import { buildPodNetwork } from './cni-caller.js';
 import { buildHelperProber, type Prober } from './prober.js';
+import { buildHelperLauncher, type Launcher, type Workload } from './launcher.js';
 import { startReadinessWorker, type ReadinessWorker } from './readiness.js';
 
 export interface NetnsRuntimeOptions {
@@ -47,6 +48,8 @@ export interface NetnsRuntimeOptions {
   readonly echoScript?: string;
   /** Probes from the node namespace; default a helper prober started there on first use. */
   readonly prober?: Prober;
+  /** Starts workload processes; default a helper launcher of this runtime's own (launcher.ts). */
+  readonly launcher?: Launcher;
   /** Multiplies probe periods and restart back-off (the agent's timeScale). Default 1. */
   readonly timeScale?: number;
 }
@@ -55,7 +58,7 @@ const MAX_LOG_LINES = 1000;
 
 interface Container {
   status: RuntimeContainerStatus;
-  child?: ChildProcess;
+  child?: Workload;
   log: string[];
   readonly backoff: RestartBackoff;
   readiness?: ReadinessWorker;
@@ -85,6 +88,10 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
   const scale = o.timeScale ?? 1;
   const prober = o.prober ?? buildHelperProber({
     netns: o.nodeNetns,
+    onSpawn: (pid) => o.state.addProcess(recordProcess(pid)),
+    onExit: (pid) => o.state.removeProcess(pid),
+  });
+  const launcher = o.launcher ?? buildHelperLauncher({
     onSpawn: (pid) => o.state.addProcess(recordProcess(pid)),
     onExit: (pid) => o.state.removeProcess(pid),
   });
@@ -119,11 +126,11 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       .map((e) => [e.name, e.value!]));
     // nsenter, not `ip netns exec`: the workload needs no /sys of its own, and skipping the mount
     // namespace and sysfs remount halves the launch time.
-    const child = spawn('nsenter', [`--net=/run/netns/${sb.netns}`, '--', echo.file, ...echo.args], {
+    const child = launcher.launch({
+      file: 'nsenter', args: [`--net=/run/netns/${sb.netns}`, '--', echo.file, ...echo.args],
       env: { ...env, PATH: process.env.PATH, KDP_POD_NAME: sb.pod.metadata.name, KDP_ECHO_PORTS: ports },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    if (child.pid) o.state.addProcess(recordProcess(child.pid));
+    child.once('spawn', (pid: number) => { void o.state.addProcess(recordProcess(pid)); });
     c.child = child;
     c.status = { ...c.status, state: 'running', reason: undefined, message: undefined, startedAt: iso(), ready: false };
     const probe = spec?.readinessProbe;
@@ -136,8 +143,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
         listener(sb.uid);
       },
     }) : undefined;
-    const onLine = (chunk: Buffer) => {
-      for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) {
+    child.on('data', (chunk: string) => {
+      for (const l of chunk.split('\n').filter(Boolean)) {
         c.log.push(l);
         if (c.log.length > MAX_LOG_LINES) c.log.shift();
         if (!l.startsWith('ready ') || c.child !== child) continue;
@@ -147,10 +154,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
           listener(sb.uid);
         }
       }
-    };
-    child.stdout!.on('data', onLine);
-    child.stderr!.on('data', onLine);
-    child.on('exit', (code, signal) => {
+    });
+    child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
       if (child.pid) o.state.removeProcess(child.pid);
       if (c.child !== child) return;
       c.child = undefined;
@@ -198,14 +203,14 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     const uid = pod.metadata.uid!;
     if (net.podCIDRs.length === 0) throw kdpError('KDP_UNAVAILABLE', 'node has no podCIDR yet');
     const netns = podNetnsName(o.prefix, uid);
-    o.state.addNetns(netns);
+    await o.state.addNetns(netns);
     await ensureNetns(o.exec, netns);
     let result: { ips?: Array<{ address: string }> };
     try {
       result = JSON.parse(await cni('ADD', pod, netns, net));
     } catch (e) {
       await deleteNetns(o.exec, netns);
-      o.state.removeNetns(netns);
+      await o.state.removeNetns(netns);
       throw e;
     }
     const sb: Sandbox = {
@@ -231,7 +236,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       clearTimeout(c.restartTimer);
       c.readiness?.stop();
     }
-    const children = [...sb.containers.values()].map((c) => c.child).filter((c): c is ChildProcess => !!c);
+    const children = [...sb.containers.values()].map((c) => c.child).filter((c): c is Workload => !!c);
     await Promise.all(children.map((child) => new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) { resolve(); return; }
       const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -265,7 +270,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       await stopProcesses(sb);
       await cni('DEL', sb.pod, sb.netns, sb.net).catch(() => undefined);
       await deleteNetns(o.exec, sb.netns);
-      o.state.removeNetns(sb.netns);
+      await o.state.removeNetns(sb.netns);
     },
     podStatus: (uid) => {
       const sb = sandboxes.get(uid);
@@ -277,6 +282,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     async close() {
       for (const sb of sandboxes.values()) await stopProcesses(sb);
       if (!o.prober) await prober.close();
+      if (!o.launcher) await launcher.close();
       podNetwork.close();
     },
   };

@@ -36,7 +36,7 @@ describe.runIf(run)('host cleanup (root)', () => {
     const state = new HostStateFile(stateFile, prefix);
     const a = `${prefix}-a`;
     const b = `${prefix}-b`;
-    state.addNetns(a);
+    await state.addNetns(a);
     await ensureNetns(exec, a);
     await ensureNetns(exec, b); // not recorded: found by the prefix sweep (crash case)
     const child = spawn('ip', ['netns', 'exec', b, 'sleep', '60'], { stdio: 'ignore', detached: true });

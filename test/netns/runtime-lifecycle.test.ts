@@ -84,7 +84,9 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter']))('netns runtime: probes, re
       expect(p.status!.containerStatuses![0]).toMatchObject({ ready: false, state: { running: {} } });
       expect(await rules()).not.toContain(ip);
 
-      expect(await httpGet(nodeNs, ip, 8080, '/kdp/recover')).toBe(200);
+      // Not ready may mean "not listening yet" (the probe was refused): retry until it answers.
+      await waitFor(async () => (await httpGet(nodeNs, ip, 8080, '/kdp/recover')) === 200,
+        30_000, 'the workload answering /kdp/recover');
       await waitFor(async () => isReady(await get('probed')), 30_000, 'Ready after recovering');
       await waitFor(async () => (await endpointReady()) === true, 30_000, 'a ready endpoint');
       await waitFor(async () => (await rules()).includes(ip), 30_000, 'the endpoint in the kernel rules');

@@ -1,0 +1,176 @@
+// Starts workload processes from a small helper process instead of kdp's own. Why: spawn() in
+// Node blocks the event loop until the child has exec'd, and forking kdp (hundreds of MiB mapped)
+// costs far more than forking a 40 MiB helper; with 50 pods starting at once that was the largest
+// item of the main thread's time per pod. The helper (HELPER_SOURCE, run with `node -e`) takes
+// JSON lines over stdio:
+//   in:  {"op":"spawn","id":1,"file":"nsenter","args":[..],"env":{..}}
+//        {"op":"kill","id":1,"sig":"SIGTERM"}
+//   out: {"id":1,"pid":1234}  {"id":1,"d":"<stdout/stderr chunk>"}  {"id":1,"exit":0,"sig":null}
+// It exits when its stdin closes, leaving the workloads running (as kdp dying did before); they
+// live in recorded pod namespaces, so `kdp down` still finds them. If the helper dies, its
+// workloads are reported exited (SIGKILL) and the next start launches a new helper.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { createInterface } from 'node:readline';
+
+const HELPER_SOURCE = `
+const { spawn } = require('node:child_process');
+const kids = new Map();
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+  let r;
+  try { r = JSON.parse(l); } catch { return; }
+  if (r.op === 'kill') { try { kids.get(r.id)?.kill(r.sig); } catch {} return; }
+  if (r.op !== 'spawn') return;
+  let done = false;
+  const exit = (code, sig) => {
+    if (done) return;
+    done = true;
+    kids.delete(r.id);
+    send({ id: r.id, exit: code, sig });
+  };
+  let c;
+  try { c = spawn(r.file, r.args, { env: r.env, stdio: ['ignore', 'pipe', 'pipe'] }); }
+  catch (e) { send({ id: r.id, d: String(e && e.message) + '\\n' }); exit(127, null); return; }
+  kids.set(r.id, c);
+  if (c.pid) send({ id: r.id, pid: c.pid });
+  const out = (b) => send({ id: r.id, d: b.toString('utf8') });
+  c.stdout.on('data', out);
+  c.stderr.on('data', out);
+  c.on('error', (e) => {
+    send({ id: r.id, d: String(e && e.message) + '\\n' });
+    if (!c.pid) exit(127, null);
+  });
+  c.on('exit', (code, sig) => exit(code, sig));
+}).on('close', () => process.exit(0));
+`;
+
+/** Small V8 heaps: the helper holds a few pipes. */
+const NODE_FLAGS = ['--max-semi-space-size=1', '--max-old-space-size=32', '--v8-pool-size=0'];
+
+export interface LaunchSpec {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string | undefined>;
+}
+
+/**
+ * A started workload, shaped like the part of ChildProcess the runtime uses. Events:
+ * `spawn` (pid), `data` (string chunk of stdout or stderr), `exit` (code, signal).
+ */
+export interface Workload extends EventEmitter {
+  readonly pid?: number;
+  readonly exitCode: number | null;
+  readonly signalCode: NodeJS.Signals | null;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+export interface Launcher {
+  launch(spec: LaunchSpec): Workload;
+  close(): Promise<void>;
+}
+
+export interface LauncherOptions {
+  /** Called with the helper's pid when it starts (the host state file records it). */
+  readonly onSpawn?: (pid: number) => void;
+  readonly onExit?: (pid: number) => void;
+}
+
+class HelperWorkload extends EventEmitter implements Workload {
+  pid?: number;
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+  constructor(private readonly send: (sig: NodeJS.Signals) => void) { super(); }
+  kill(signal: NodeJS.Signals = 'SIGTERM'): void {
+    if (this.exitCode === null && this.signalCode === null) this.send(signal);
+  }
+  finish(code: number | null, sig: NodeJS.Signals | null): void {
+    if (this.exitCode !== null || this.signalCode !== null) return;
+    this.exitCode = code;
+    this.signalCode = sig;
+    this.emit('exit', code, sig);
+  }
+}
+
+interface HelperMessage {
+  id?: number; pid?: number; d?: string; exit?: number | null; sig?: NodeJS.Signals | null;
+}
+
+export function buildHelperLauncher(o: LauncherOptions = {}): Launcher {
+  let helper: ChildProcess | undefined;
+  let nextId = 1;
+  const running = new Map<number, HelperWorkload>();
+
+  /** The helper keeps kdp alive only while it runs workloads (as their own processes did). */
+  function hold(c: ChildProcess, on: boolean): void {
+    for (const h of [c, c.stdin, c.stdout] as Array<{ ref(): void; unref(): void } | null>) {
+      if (on) h?.ref(); else h?.unref();
+    }
+  }
+
+  function ensure(): ChildProcess {
+    if (helper && helper.exitCode === null && helper.signalCode === null) return helper;
+    const c = spawn(process.execPath, [...NODE_FLAGS, '-e', HELPER_SOURCE], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const pid = c.pid;
+    if (pid) o.onSpawn?.(pid);
+    c.stdin!.on('error', () => undefined);
+    createInterface({ input: c.stdout! }).on('line', (l) => {
+      let m: HelperMessage;
+      try { m = JSON.parse(l) as HelperMessage; } catch { return; }
+      const w = running.get(m.id ?? -1);
+      if (!w) return;
+      if (m.pid !== undefined) {
+        w.pid = m.pid;
+        w.emit('spawn', m.pid);
+      }
+      if (m.d !== undefined) w.emit('data', m.d);
+      if ('exit' in m) {
+        running.delete(m.id!);
+        if (running.size === 0) hold(c, false);
+        w.finish(m.exit ?? null, m.sig ?? null);
+      }
+    });
+    c.on('exit', () => {
+      if (pid) o.onExit?.(pid);
+      if (helper === c) helper = undefined;
+      for (const [id, w] of running) {
+        if (owner.get(id) !== c) continue;
+        running.delete(id);
+        w.finish(null, 'SIGKILL');
+      }
+    });
+    helper = c;
+    return c;
+  }
+  const owner = new Map<number, ChildProcess>();
+
+  return {
+    launch(spec) {
+      const id = nextId++;
+      const h = ensure();
+      const w = new HelperWorkload((sig) => {
+        if (owner.get(id) === h) h.stdin!.write(`${JSON.stringify({ op: 'kill', id, sig })}\n`);
+      });
+      w.on('exit', () => owner.delete(id));
+      running.set(id, w);
+      owner.set(id, h);
+      hold(h, true);
+      const msg = { op: 'spawn', id, file: spec.file, args: spec.args, env: spec.env };
+      h.stdin!.write(`${JSON.stringify(msg)}\n`);
+      return w;
+    },
+    async close() {
+      const c = helper;
+      helper = undefined;
+      if (!c || c.exitCode !== null || c.signalCode !== null) return;
+      await new Promise<void>((resolve) => {
+        c.once('exit', () => resolve());
+        c.stdin!.end();
+        setTimeout(() => c.kill('SIGKILL'), 1000).unref();
+      });
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { buildHelperHostExec } from '../../src/host/exec-helper.js';
+
+describe('host exec from a helper process', () => {
+  it('runs programs with argument arrays and stdin, many at once, answering each its own', async () => {
+    const exec = buildHelperHostExec();
+    expect((await exec.run('cat', [], { input: 'a $(b) "c"' })).stdout).toBe('a $(b) "c"');
+    const out = await Promise.all(Array.from({ length: 9 }, (_, i) => exec.run('echo', [`n${i}`, ';', 'x'])));
+    expect(out.map((o) => o.stdout.trim())).toEqual(Array.from({ length: 9 }, (_, i) => `n${i} ; x`));
+  });
+
+  it('fails like the direct exec: KDP_HOST_EXEC naming the command and its stderr', async () => {
+    const exec = buildHelperHostExec();
+    const err = await exec.run('sh', ['-c', 'echo nope >&2; exit 3']).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'KDP_HOST_EXEC' });
+    expect((err as Error).message).toMatch(/^sh -c .* failed \(3\): nope$/);
+    const missing = await exec.run('kdp-no-such-program', []).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: 'KDP_HOST_EXEC' });
+  });
+});
