@@ -3,7 +3,7 @@
 // `--or-mark X` / `--xor-mark X` become `--set-xmark X/X` / `X/0x0`, hex marks lose padding,
 // probabilities compare as the kernel's 31-bit fraction, the implicit `recent --mask …
 // --rsource` and REJECT's default `--reject-with icmp-port-unreachable` are dropped.
-// (The same rules as test/helpers/iptables-normalise.ts, which the kernel tests use.)
+// (The kernel tests use it too, through test/helpers/iptables-normalise.ts.)
 
 import { parse, tablesOf } from '../ruleset/iptables/parse.js';
 import type { IptablesTable } from '../ruleset/iptables/model.js';

@@ -1,59 +1,11 @@
-// Normalises iptables rules so restore input and what `iptables-save` lists after the kernel
-// rewrote it compare equal: option groups are order-free, `/32` and `/128` host masks dropped,
-// `--or-mark X` / `--xor-mark X` become `--set-xmark X/X` / `X/0x0`, hex marks lose padding,
-// probabilities compare as the kernel's 31-bit fraction, the implicit
-// `recent --mask ... --rsource` and REJECT's default `--reject-with icmp-port-unreachable`
-// are dropped.
+// The kernel tests compare KUBE-* chains only; the normalisation itself is the product's
+// (src/host/iptables-normalise.ts, also used by the drift check).
+import { normaliseChains } from '../../src/host/iptables-normalise.js';
 
-import { parse, tablesOf } from '../../src/ruleset/iptables/parse.js';
+export { normaliseRule } from '../../src/host/iptables-normalise.js';
 
-function hex(t: string): string {
-  return t.replace(/0x[0-9a-fA-F]+/g, (h) => `0x${BigInt(h).toString(16)}`);
-}
-
-/** A rule's arguments → a canonical string independent of option order. */
-export function normaliseRule(args: readonly string[]): string {
-  const groups: string[][] = [];
-  let cur: string[] | undefined;
-  let neg = false;
-  for (const a of args) {
-    if (a === '!') { neg = true; continue; }
-    if (a.startsWith('-') && !/^-\d/.test(a)) {
-      cur = neg ? ['!', a] : [a];
-      groups.push(cur);
-      neg = false;
-      continue;
-    }
-    (cur ?? (cur = [], groups.push(cur), cur)).push(a);
-  }
-  const out: string[] = [];
-  for (const g of groups) {
-    const opt = g[g.length === 1 ? 0 : g[0] === '!' ? 1 : 0]!;
-    let vals = g.slice(g.indexOf(opt) + 1);
-    if (opt === '--mask' || opt === '--rsource') continue;
-    // The kernel lists REJECT's default explicitly.
-    if (opt === '--reject-with' && /^icmp6?-port-unreachable$/.test(vals[0] ?? '')) continue;
-    if (opt === '-s' || opt === '-d') vals = vals.map((v) => v.replace(/\/(32|128)$/, ''));
-    if (opt === '--or-mark') {
-      out.push(`--set-xmark ${hex(vals[0]!)}/${hex(vals[0]!)}`);
-      continue;
-    }
-    if (opt === '--xor-mark') { out.push(`--set-xmark ${hex(vals[0]!)}/0x0`); continue; }
-    // xt_statistic keeps the probability as a 31-bit fraction.
-    if (opt === '--probability') vals = vals.map((v) => String(Math.round(Number(v) * 2 ** 31)));
-    out.push([...g.slice(0, g.indexOf(opt) + 1), ...vals.map(hex)].join(' '));
-  }
-  return out.sort().join(' | ');
-}
-
-/** KUBE-* chains (not deleted) of every table → normalised rules, in order. */
+/** KUBE-* chains (not deleted) of every table → normalised rules, in order of name. */
 export function normaliseDump(text: string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const t of tablesOf(parse(text))) {
-    for (const c of t.chains) {
-      if (!c.name.startsWith('KUBE-') || c.deleted) continue;
-      out.set(`${t.name}/${c.name}`, c.rules.map((r) => normaliseRule(r.args.slice(0))));
-    }
-  }
-  return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+  const kube = [...normaliseChains(text)].filter(([k]) => k.split('/')[1]!.startsWith('KUBE-'));
+  return new Map(kube.sort(([a], [b]) => (a < b ? -1 : 1)));
 }

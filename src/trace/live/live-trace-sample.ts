@@ -3,6 +3,7 @@
 // Only Services that select pods are drawn (the API service's endpoint is not a pod).
 
 import type { Pod, Service } from '../../api/types.js';
+import { seededRng } from '../../scheduler/rng.js';
 import type { ResolvedDestination, ResolvedSource } from '../cluster.js';
 import type { Topology, TracePodInfo } from '../topology.js';
 
@@ -13,17 +14,8 @@ export interface LiveCase {
   readonly proto: 'tcp' | 'udp';
 }
 
-/** mulberry32: small, fast, good enough to draw samples; the same seed gives the same draws. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same seed gives the same draws (mulberry32, shared with the scheduler's tie-breaks). */
+export const seededRandom: (seed: number) => () => number = seededRng;
 
 function podSource(p: TracePodInfo): ResolvedSource {
   return { ip: p.ip, entry: { kind: 'pod', pod: p.name, node: p.node }, label: `pod ${p.name}` };
