@@ -54,8 +54,9 @@ function buildSession(netns: string, o: IpSessionOptions) {
   let closed = false;
 
   function start(): Proc {
+    // Its own process group, so a terminal's Ctrl-C does not cut it off mid-shutdown.
     const child = spawn('stdbuf', ['-oL', 'ip', '-n', netns, '-batch', '-'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'], detached: true,
     });
     const p: Proc = { child, sent: 0, out: '', err: '', exited: false };
     const pid = child.pid;

@@ -55,8 +55,10 @@ export function buildHelperHostExec(): HostExec {
 
   function ensure(): ChildProcess {
     if (helper && helper.exitCode === null && helper.signalCode === null) return helper;
+    // Its own process group: a terminal's Ctrl-C goes to kdp, which still needs the helper to
+    // clean up; the helper exits when kdp closes its stdin (or dies).
     const c = spawn(process.execPath, [...NODE_FLAGS, '-e', HELPER_SOURCE], {
-      stdio: ['pipe', 'pipe', 'ignore'],
+      stdio: ['pipe', 'pipe', 'ignore'], detached: true,
     });
     c.stdin!.on('error', () => undefined);
     createInterface({ input: c.stdout! }).on('line', (l) => {

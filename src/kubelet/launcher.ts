@@ -111,8 +111,9 @@ export function buildHelperLauncher(o: LauncherOptions = {}): Launcher {
 
   function ensure(): ChildProcess {
     if (helper && helper.exitCode === null && helper.signalCode === null) return helper;
+    // Its own process group: Ctrl-C reaches kdp, which stops the workloads in order.
     const c = spawn(process.execPath, [...NODE_FLAGS, '-e', HELPER_SOURCE], {
-      stdio: ['pipe', 'pipe', 'ignore'],
+      stdio: ['pipe', 'pipe', 'ignore'], detached: true,
     });
     const pid = c.pid;
     if (pid) o.onSpawn?.(pid);

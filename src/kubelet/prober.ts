@@ -52,8 +52,8 @@ export function buildHelperProber(o: HelperProberOptions = {}): Prober {
     const argv = [process.execPath, ...NODE_FLAGS, o.script ?? HELPER];
     const c = o.netns
       ? spawn('nsenter', [`--net=/run/netns/${o.netns}`, '--', ...argv],
-        { stdio: ['pipe', 'pipe', 'ignore'] })
-      : spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'] });
+        { stdio: ['pipe', 'pipe', 'ignore'], detached: true })
+      : spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
     const pid = c.pid;
     if (pid) o.onSpawn?.(pid);
     c.stdin!.on('error', () => undefined);

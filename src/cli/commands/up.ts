@@ -59,7 +59,14 @@ export const upCommand: Command = {
     io.out(readyMessage(cluster.url, paths.kubeconfig, paths.root));
     await io.interrupted;
     io.err('kdp: shutting down\n');
-    await cluster.close();
+    // Shutdown waits on helper processes that do not hold the event loop open (they are unref'd
+    // while idle); this timer does, so Node cannot exit with the cleanup half done.
+    const keepAlive = setInterval(() => undefined, 1000);
+    try {
+      await cluster.close();
+    } finally {
+      clearInterval(keepAlive);
+    }
     return 0;
   },
 };
