@@ -49,7 +49,13 @@ describe.runIf(hasKubectl)('components as separate processes over HTTP', () => {
     const ips = JSON.parse(await kubectl('get', 'pods', '-l', 'app=web', '-o', 'json')).items
       .map((p: any) => [p.spec.nodeName, p.status.podIP]);
     expect(ips).toHaveLength(3);
-    for (const [node, ip] of ips) expect(ip.startsWith(node === 'n1' ? '10.244.0.' : '10.244.1.')).toBe(true);
+    // n1 and n2 register concurrently, so which gets 10.244.0.0/24 is a race: ask each node.
+    const cidrs = new Map<string, string>(JSON.parse(await kubectl('get', 'nodes', '-o', 'json')).items
+      .map((n: any) => [n.metadata.name, n.spec.podCIDR]));
+    for (const [node, ip] of ips) {
+      const prefix = cidrs.get(node)!.replace(/0\/24$/, '');
+      expect(ip.startsWith(prefix), `${ip} in ${cidrs.get(node)}`).toBe(true);
+    }
 
     await kubectl('set', 'image', 'deployment/web', 'echo=kdp/echo:2');
     await kubectl('rollout', 'status', 'deployment/web', '--timeout=60s');
