@@ -56,7 +56,7 @@ function finalizerFor(policy: DeleteOptions['propagationPolicy']): string | unde
 
 export async function deleteObject(
   deps: ServiceDeps, ctx: RequestContext, r: ServedResource, namespace: string | undefined,
-  name: string, opts: DeleteOptions,
+  name: string, opts: DeleteOptions, attempt = 0,
 ): Promise<DeleteOutcome> {
   const { obj: current, kv } = await readObject(deps, r, namespace, name);
   checkPreconditions(r, current, opts);
@@ -78,7 +78,13 @@ export async function deleteObject(
       return { obj: gone, gone: true };
     } catch (e) {
       if (isKdpError(e, 'KDP_NOT_FOUND')) throw notFound(r, name);
-      if (isKdpError(e, 'KDP_CONFLICT')) return deleteObject(deps, ctx, r, namespace, name, opts);
+      // A write to this object is still being committed: wait for it (a timer, so the commit's
+      // I/O can land — an immediate retry would spin on microtasks and starve it), at most ~1 s.
+      if (isKdpError(e, 'KDP_CONFLICT') && attempt < 10) {
+        await new Promise((res) => setTimeout(res, Math.min(2 ** attempt, 200)));
+        return deleteObject(deps, ctx, r, namespace, name, opts, attempt + 1);
+      }
+      if (isKdpError(e, 'KDP_CONFLICT')) throw conflict(r, name);
       throw e;
     }
   }

@@ -122,6 +122,8 @@ export async function guaranteedUpdate(
     } catch (e) {
       if (!isKdpError(e, 'KDP_CONFLICT') || e.details.causes) throw e;
       if (pinned || attempt >= 4) throw conflict(r, name);
+      // Let a write still being committed land before reading again (see deleteObject).
+      await new Promise((res) => setTimeout(res, 2 ** attempt));
     }
   }
 }
