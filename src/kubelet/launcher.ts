@@ -10,9 +10,8 @@
 // live in recorded pod namespaces, so `kdp down` still finds them. If the helper dies, its
 // workloads are reported exited (SIGKILL) and the next start launches a new helper.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { createInterface } from 'node:readline';
+import { isRunning, startHelperProcess, type HelperProcess } from '../host/helper-process.js';
 
 const HELPER_SOURCE = `
 const { spawn } = require('node:child_process');
@@ -45,9 +44,6 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
   c.on('exit', (code, sig) => exit(code, sig));
 }).on('close', () => process.exit(0));
 `;
-
-/** Small V8 heaps: the helper holds a few pipes. */
-const NODE_FLAGS = ['--max-semi-space-size=1', '--max-old-space-size=32', '--v8-pool-size=0'];
 
 export interface LaunchSpec {
   readonly file: string;
@@ -98,29 +94,14 @@ interface HelperMessage {
 }
 
 export function buildHelperLauncher(o: LauncherOptions = {}): Launcher {
-  let helper: ChildProcess | undefined;
+  let helper: HelperProcess | undefined;
   let nextId = 1;
   const running = new Map<number, HelperWorkload>();
 
-  /** The helper keeps kdp alive only while it runs workloads (as their own processes did). */
-  function hold(c: ChildProcess, on: boolean): void {
-    for (const h of [c, c.stdin, c.stdout] as Array<{ ref(): void; unref(): void } | null>) {
-      if (on) h?.ref(); else h?.unref();
-    }
-  }
-
-  function ensure(): ChildProcess {
-    if (helper && helper.exitCode === null && helper.signalCode === null) return helper;
-    // Its own process group: Ctrl-C reaches kdp, which stops the workloads in order.
-    const c = spawn(process.execPath, [...NODE_FLAGS, '-e', HELPER_SOURCE], {
-      stdio: ['pipe', 'pipe', 'ignore'], detached: true,
-    });
-    const pid = c.pid;
-    if (pid) o.onSpawn?.(pid);
-    c.stdin!.on('error', () => undefined);
-    createInterface({ input: c.stdout! }).on('line', (l) => {
-      let m: HelperMessage;
-      try { m = JSON.parse(l) as HelperMessage; } catch { return; }
+  // The helper keeps kdp alive only while it runs workloads (as their own processes did).
+  function ensure(): HelperProcess {
+    if (helper && isRunning(helper.child)) return helper;
+    const h = startHelperProcess<HelperMessage>(HELPER_SOURCE, (m) => {
       const w = running.get(m.id ?? -1);
       if (!w) return;
       if (m.pid !== undefined) {
@@ -130,43 +111,44 @@ export function buildHelperLauncher(o: LauncherOptions = {}): Launcher {
       if (m.d !== undefined) w.emit('data', m.d);
       if ('exit' in m) {
         running.delete(m.id!);
-        if (running.size === 0) hold(c, false);
+        if (running.size === 0) h.hold(false);
         w.finish(m.exit ?? null, m.sig ?? null);
       }
     });
-    c.on('exit', () => {
+    const pid = h.child.pid;
+    if (pid) o.onSpawn?.(pid);
+    h.child.on('exit', () => {
       if (pid) o.onExit?.(pid);
-      if (helper === c) helper = undefined;
+      if (helper === h) helper = undefined;
       for (const [id, w] of running) {
-        if (owner.get(id) !== c) continue;
+        if (owner.get(id) !== h) continue;
         running.delete(id);
         w.finish(null, 'SIGKILL');
       }
     });
-    helper = c;
-    return c;
+    helper = h;
+    return h;
   }
-  const owner = new Map<number, ChildProcess>();
+  const owner = new Map<number, HelperProcess>();
 
   return {
     launch(spec) {
       const id = nextId++;
       const h = ensure();
       const w = new HelperWorkload((sig) => {
-        if (owner.get(id) === h) h.stdin!.write(`${JSON.stringify({ op: 'kill', id, sig })}\n`);
+        if (owner.get(id) === h) h.send({ op: 'kill', id, sig });
       });
       w.on('exit', () => owner.delete(id));
       running.set(id, w);
       owner.set(id, h);
-      hold(h, true);
-      const msg = { op: 'spawn', id, file: spec.file, args: spec.args, env: spec.env };
-      h.stdin!.write(`${JSON.stringify(msg)}\n`);
+      h.hold(true);
+      h.send({ op: 'spawn', id, file: spec.file, args: spec.args, env: spec.env });
       return w;
     },
     async close() {
-      const c = helper;
+      const c = helper?.child;
       helper = undefined;
-      if (!c || c.exitCode !== null || c.signalCode !== null) return;
+      if (!isRunning(c)) return;
       await new Promise<void>((resolve) => {
         c.once('exit', () => resolve());
         c.stdin!.end();

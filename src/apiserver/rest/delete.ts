@@ -8,7 +8,7 @@ import type { DeleteOptions, KubeObject } from '../../client/types.js';
 import type { ServedResource } from '../resource-types.js';
 import { runAdmission } from './admission.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
-import { conflict, notFound } from './errors.js';
+import { conflict, conflictBackoff, notFound } from './errors.js';
 import { deleteNow } from './finalize.js';
 import { objectKey } from './keys.js';
 import { timestamp } from './prepare.js';
@@ -78,10 +78,8 @@ export async function deleteObject(
       return { obj: gone, gone: true };
     } catch (e) {
       if (isKdpError(e, 'KDP_NOT_FOUND')) throw notFound(r, name);
-      // A write to this object is still being committed: wait for it (a timer, so the commit's
-      // I/O can land — an immediate retry would spin on microtasks and starve it), at most ~1 s.
       if (isKdpError(e, 'KDP_CONFLICT') && attempt < 10) {
-        await new Promise((res) => setTimeout(res, Math.min(2 ** attempt, 200)));
+        await conflictBackoff(attempt);
         return deleteObject(deps, ctx, r, namespace, name, opts, attempt + 1);
       }
       if (isKdpError(e, 'KDP_CONFLICT')) throw conflict(r, name);

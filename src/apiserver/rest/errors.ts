@@ -18,6 +18,15 @@ export function alreadyExists(r: ServedResource, name: string): KdpError {
     det(r, name));
 }
 
+/**
+ * Before retrying a store conflict: a write to the object may still be committing (reads see
+ * committed state, conditional writes check pending ones). A timer — not a microtask — lets the
+ * commit's I/O land; an immediate retry can spin forever and starve it.
+ */
+export function conflictBackoff(attempt: number): Promise<void> {
+  return new Promise((res) => setTimeout(res, Math.min(2 ** attempt, 200)));
+}
+
 export function conflict(r: ServedResource, name: string, why?: string): KdpError {
   const tail = why ?? 'the object has been modified; please apply your changes to the latest ' +
     'version and try again';

@@ -10,7 +10,7 @@ import type { ServedResource } from '../resource-types.js';
 import { runAdmission } from './admission.js';
 import { clone, encodeObject, forgetEncoding, servedJson, withEncoding } from './codec.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
-import { alreadyExists, badRequest, conflict, invalid, notFound } from './errors.js';
+import { alreadyExists, badRequest, conflict, conflictBackoff, invalid, notFound } from './errors.js';
 import { objectKey } from './keys.js';
 import { prepareForCreate, prepareForUpdate, unchanged } from './prepare.js';
 import { readObject } from './read.js';
@@ -122,8 +122,7 @@ export async function guaranteedUpdate(
     } catch (e) {
       if (!isKdpError(e, 'KDP_CONFLICT') || e.details.causes) throw e;
       if (pinned || attempt >= 4) throw conflict(r, name);
-      // Let a write still being committed land before reading again (see deleteObject).
-      await new Promise((res) => setTimeout(res, 2 ** attempt));
+      await conflictBackoff(attempt);
     }
   }
 }
