@@ -53,6 +53,7 @@ export async function startNetnsLab(count = 2): Promise<NetnsLab> {
     exec, topo, dir, statePath, nodes,
     async close() {
       for (const n of nodes) await n.runtime.close();
+      await state.settled(); // the coalesced state write must land before cleanup reads it
       await cleanupHost(exec, statePath, topo.prefix);
       rmSync(dir, { recursive: true, force: true });
     },
