@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { register } from 'tsx/esm/api';
+import { importBundled } from './bundle-cache.js';
 
-register();
-const { main } = await import('../src/cni/main.ts');
+const { main } = await importBundled('src/cni/main.ts', 'kdp-cni');
 process.exitCode = await main();

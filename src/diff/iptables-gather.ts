@@ -58,10 +58,12 @@ export function dirtyChains(sides: readonly [string, string], regions: readonly 
 }
 
 /**
- * Only the wanted chains' rule runs and declarations (`table\tchain` keys), read with one slice
- * per run of rules; undefined for input with counters.
+ * The wanted chains' rule runs and declarations (`table\tchain` keys; every chain without
+ * `wanted`), read with one slice per run of rules: rules of one chain are consecutive in save
+ * output, so each chain's rules are one slice of the text (no copy, no per-line string) unless a
+ * chain's rules are split, when they are joined. Undefined for input with counters.
  */
-export function gather(text: string, wanted: ReadonlySet<string>): Bucketed | undefined {
+export function gather(text: string, wanted?: ReadonlySet<string>): Bucketed | undefined {
   const rules = new Map<string, string>();
   const decls = new Map<string, string>();
   const tables: string[] = [];
@@ -97,7 +99,7 @@ export function gather(text: string, wanted: ReadonlySet<string>): Bucketed | un
         close();
         runChain = text.slice(pos + 3, wordEnd(text, pos + 3, nl));
         runKey = prefix + runChain;
-        keepRun = wanted.has(runKey);
+        keepRun = !wanted || wanted.has(runKey);
         if (keepRun) spanStart = pos;
       }
       if (keepRun) spanEnd = nl;
@@ -113,7 +115,7 @@ export function gather(text: string, wanted: ReadonlySet<string>): Bucketed | un
       } else if (c === 58 /* : */) {
         const end = wordEnd(text, pos + 1, nl);
         const key = prefix + text.slice(pos + 1, end);
-        if (wanted.has(key)) {
+        if (!wanted || wanted.has(key)) {
           const policy = end < nl ? text.slice(end + 1, wordEnd(text, end + 1, nl)) : '-';
           decls.set(key, `${text.slice(pos, end)} ${policy}`);
         }

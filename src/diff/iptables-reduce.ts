@@ -19,79 +19,11 @@ import { differingRegions } from './text-align.js';
 const SERVICE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|SEP)-/;
 
 
-/**
- * Buckets a dump by chain. Rules of one chain are consecutive in save output, so each chain's
- * rules are one slice of the text (no copy, no per-line string) unless lines carry counters or
- * a chain's rules are split, when lines are joined per chain instead.
- */
-function bucket(text: string): Bucketed | undefined {
-  const rules = new Map<string, string>();
-  const decls = new Map<string, string>();
-  const tables: string[] = [];
-  const split = new Map<string, string[]>();
-  let table = '';
-  let chain = '';
-  let spanStart = -1;
-  let spanEnd = -1;
-  const close = () => {
-    if (spanStart < 0) return;
-    const key = `${table}\t${chain}`;
-    const body = text.slice(spanStart, spanEnd);
-    const prev = rules.get(key);
-    if (prev === undefined) rules.set(key, body);
-    else {
-      const parts = split.get(key);
-      if (parts) parts.push(body);
-      else split.set(key, [prev, body]);
-    }
-    spanStart = -1;
-  };
-  let pos = 0;
-  while (pos < text.length) {
-    let nl = text.indexOf('\n', pos);
-    if (nl < 0) nl = text.length;
-    const c = text.charCodeAt(pos);
-    if (c === 45 /* - */ && text.startsWith('-A ', pos)) {
-      const sp = text.indexOf(' ', pos + 3);
-      const end = sp < 0 || sp > nl ? nl : sp;
-      const sameChain = end - pos - 3 === chain.length && text.startsWith(chain, pos + 3);
-      if (!sameChain || spanStart < 0) {
-        close();
-        chain = text.slice(pos + 3, end);
-        spanStart = pos;
-      }
-      spanEnd = nl;
-    } else if (c === 91 /* [ */) {
-      return undefined;
-    } else {
-      close();
-      const line = text.slice(pos, nl);
-      if (line === '' || line.startsWith('#') || line === 'COMMIT') {
-        // nothing
-      } else if (line.startsWith('*')) {
-        table = line.slice(1);
-        tables.push(table);
-      } else if (line.startsWith(':')) {
-        const sp = line.indexOf(' ');
-        const name = line.slice(1, sp < 0 ? undefined : sp);
-        const policy = sp < 0 ? '-' : line.slice(sp + 1).split(' ')[0]!;
-        decls.set(`${table}\t${name}`, `:${name} ${policy}`);
-      } else {
-        return undefined;
-      }
-    }
-    pos = nl + 1;
-  }
-  close();
-  for (const [key, parts] of split) rules.set(key, parts.join('\n'));
-  return { rules, decls, tables };
-}
-
 /** Lines with counters (`[p:b] -A …`, iptables-save -c): the slower per-line bucketing. */
 function bucketLines(text: string): Bucketed | undefined {
   const stripped = text.split('\n')
     .map((l) => (l.startsWith('[') ? l.slice(l.indexOf(' ') + 1) : l));
-  return bucket(stripped.join('\n'));
+  return gather(stripped.join('\n'));
 }
 
 
@@ -237,8 +169,8 @@ export function reduceIptablesPair(a: string, b: string): [string, string] | und
   const dirty = regions && dirtyChains([a, b], regions);
   const fast = dirty && reduceDirty(a, b, dirty);
   if (fast) return fast;
-  const ba = bucket(a) ?? bucketLines(a);
-  const bb = bucket(b) ?? bucketLines(b);
+  const ba = gather(a) ?? bucketLines(a);
+  const bb = gather(b) ?? bucketLines(b);
   if (!ba || !bb) return undefined;
   const [ka, kb] = keep(ba, bb);
   return [render(ba, ka!), render(bb, kb!)];
