@@ -6,6 +6,8 @@
 // mtime, recorded beside it), written to a temporary name and renamed, so concurrent starts never
 // read half a file. Packages stay external (resolved from node_modules as usual). If the cache
 // cannot be read or written, or esbuild is missing, the entry runs through tsx as before.
+// `import.meta.url` (and `.dirname`/`.filename`) keep meaning each source file's own location, so
+// paths made relative to a module (helper scripts, data files) resolve as they do unbundled.
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,11 +33,28 @@ function fresh(metaPath) {
   }
 }
 
+/** esbuild plugin: `import.meta.*` of each bundled source file becomes that file's own value. */
+const ownImportMeta = {
+  name: 'own-import-meta',
+  setup(b) {
+    b.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes('import.meta')) return { contents: text, loader: 'ts' };
+      const contents = text
+        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
+        .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)))
+        .replaceAll('import.meta.filename', JSON.stringify(args.path));
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
 async function build(entry, outPath, metaPath) {
   const { build: esbuild } = await import('esbuild');
   const r = await esbuild({
     absWorkingDir: ROOT, entryPoints: [entry], bundle: true, platform: 'node', format: 'esm',
     target: 'node20', packages: 'external', metafile: true, write: false, logLevel: 'silent',
+    plugins: [ownImportMeta],
   });
   // Stamps are taken after the build: a file edited during it makes the next start rebuild.
   const inputs = {};

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { register } from 'tsx/esm/api';
+import { importBundled } from './bundle-cache.js';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const { main } = await importBundled('src/cli/main.ts', 'kdp');
 process.exitCode = await main(process.argv.slice(2));

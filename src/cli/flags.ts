@@ -29,8 +29,14 @@ export const COMMON_FLAGS: readonly FlagSpec[] = [
   { name: 'help', type: 'boolean', short: 'h', help: 'show this help' },
 ];
 
+/**
+ * A command may give a common flag a meaning of its own (`rules compile --config` is the
+ * KubeProxyConfiguration, as upstream's `kube-proxy --config`): its spec wins, and then no flag
+ * file is read.
+ */
 export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]): ParsedArgs {
-  const all = [...COMMON_FLAGS, ...specs];
+  const common = COMMON_FLAGS.filter((c) => !specs.some((s) => s.name === c.name));
+  const all = [...common, ...specs];
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> =
     {};
   for (const s of all) {
@@ -46,7 +52,8 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
   } catch (e) {
     throw kdpError('KDP_CONFIG', (e as Error).message);
   }
-  const fromFile = typeof parsed.values.config === 'string' ? readConfigFile(parsed.values.config) : {};
+  const flagFile = common.some((c) => c.name === 'config') && typeof parsed.values.config === 'string';
+  const fromFile = flagFile ? readConfigFile(parsed.values.config as string) : {};
   const flags: FlagValues = {};
   for (const s of all) {
     const raw = parsed.values[s.name] ?? fromFile[s.name] ?? s.default;

@@ -10,8 +10,6 @@
 // families the output is the IPv4 text then the IPv6 text, each preceded by a `# IPv4` /
 // `# IPv6` line (comments every restore/nft reader skips).
 
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseCIDR } from '../api/net.js';
 import type { EndpointSlice, KubeObject, Node, Service, ServiceCIDR } from '../api/types.js';
 import { kdpError } from '../errors.js';
@@ -31,15 +29,20 @@ export interface BackendModule {
 
 export type BackendLoader = (mode: ProxyMode) => Promise<BackendModule>;
 
-/** Loads `./<mode>/proxier.js`; a backend that does not exist yet is a clear KDP_CONFIG. */
+// Static import specifiers, so a bundler (bin/bundle-cache.js) sees every backend.
+const BACKENDS: Readonly<Record<string, () => Promise<Partial<BackendModule>>>> = {
+  iptables: () => import('./iptables/proxier.js'),
+  nftables: () => import('./nftables/proxier.js'),
+  ipvs: () => import('./ipvs/proxier.js'),
+};
+
+/** Loads `./<mode>/proxier.ts`; an unknown mode is a clear KDP_CONFIG. */
 export const loadBackend: BackendLoader = async (mode) => {
-  const dir = new URL(`./${mode}/`, import.meta.url);
-  const file = ['proxier.js', 'proxier.ts'].map((f) => new URL(f, dir))
-    .find((u) => existsSync(fileURLToPath(u)));
-  if (!/^[a-z]+$/.test(mode) || file === undefined) {
+  const load = Object.hasOwn(BACKENDS, mode) ? BACKENDS[mode] : undefined;
+  if (load === undefined) {
     throw kdpError('KDP_CONFIG', `proxy mode ${mode}: no backend (src/proxy/${mode}/proxier.ts)`);
   }
-  const mod = (await import(new URL('proxier.js', dir).href)) as Partial<BackendModule>;
+  const mod = await load();
   if (typeof mod.buildProxier !== 'function') {
     throw kdpError('KDP_CONFIG', `proxy mode ${mode}: backend does not export buildProxier`);
   }

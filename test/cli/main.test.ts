@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import { captureIO } from '../helpers/cli.js';
 
@@ -25,5 +28,30 @@ describe('kdp CLI', () => {
     const io = captureIO();
     expect(await main(['version', '-o', 'json'], io)).toBe(0);
     expect(JSON.parse(io.stdout)).toHaveProperty('kdp');
+  });
+
+  it('takes `rules compile --config` as the KubeProxyConfiguration, as kube-proxy --config', async () => {
+    const dir = 'rules/01-clusterip/';
+    const io = captureIO();
+    const argv = ['rules', 'compile', '-f', `${dir}objects.yaml`, '--config', `${dir}config.yaml`,
+      '--node-name', 'node-a', '--node-ip', '172.18.0.2', '--canonical'];
+    expect(await main(argv, io)).toBe(0);
+    expect(io.stdout).toBe(readFileSync(`${dir}iptables.golden`, 'utf8'));
+  });
+
+  it('reads flags from --config on other commands, naming an unknown key', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'kdp-cfg-'));
+    try {
+      writeFileSync(join(tmp, 'c.yaml'), 'output: json\n');
+      const io = captureIO();
+      expect(await main(['version', '--config', join(tmp, 'c.yaml')], io)).toBe(0);
+      expect(JSON.parse(io.stdout)).toHaveProperty('kdp');
+      writeFileSync(join(tmp, 'c.yaml'), 'kind: KubeProxyConfiguration\n');
+      const bad = captureIO();
+      expect(await main(['version', '--config', join(tmp, 'c.yaml')], bad)).toBe(2);
+      expect(bad.stderr).toContain('config file: unknown key "kind"');
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

@@ -51,7 +51,8 @@ export const rulesCompileCommand: Command = {
   flags: [
     { name: 'filename', short: 'f', type: 'strings', help: 'manifest file or directory (- for stdin); repeatable' },
     { name: 'mode', type: 'string', help: 'iptables | nftables | ipvs (default: the config\'s mode, else iptables)' },
-    { name: 'kube-proxy-config', type: 'string', help: 'a KubeProxyConfiguration (kubeproxy.config.k8s.io/v1alpha1) file' },
+    { name: 'config', type: 'string', help: 'a KubeProxyConfiguration (kubeproxy.config.k8s.io/v1alpha1) file' },
+    { name: 'kube-proxy-config', type: 'string', help: 'the same as --config' },
     { name: 'node-name', type: 'string', default: 'node-a', help: 'the node this kube-proxy runs on' },
     { name: 'node-ip', type: 'strings', help: 'the node\'s IPs (repeatable; one proxier per family)' },
     { name: 'pod-cidr', type: 'strings', help: 'the node\'s pod CIDRs (for detectLocalMode NodeCIDR)' },
@@ -63,8 +64,9 @@ export const rulesCompileCommand: Command = {
     const mode = parseMode(args.flags.mode);
     const files = (args.flags.filename as string[] | undefined) ?? [];
     if (files.length === 0) throw kdpError('KDP_CONFIG', '-f: at least one manifest file is required');
-    const configText = args.flags['kube-proxy-config']
-      ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config')
+    const configFlag = args.flags.config ? 'config' : 'kube-proxy-config';
+    const configText = args.flags[configFlag]
+      ? await readInput(args.flags[configFlag] as string, `--${configFlag}`)
       : undefined;
     const text = await compileOffline({
       objects: await loadManifests(files),
