@@ -32,7 +32,7 @@ export function bootstrapObjects(o: BootstrapOptions): KubeObject[] {
     { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
       metadata: { name: 'kubernetes', namespace: 'default',
         labels: { 'kubernetes.io/service-name': 'kubernetes' } },
-      addressType: 'IPv4',
+      addressType: o.endpointIP.includes(':') ? 'IPv6' : 'IPv4',
       endpoints: [{ addresses: [o.endpointIP], conditions: { ready: true } }],
       ports: [{ name: 'https', port: o.endpointPort, protocol: 'TCP' }] },
   ] : [];

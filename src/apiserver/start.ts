@@ -2,8 +2,7 @@
 // the cluster's initial objects, and listens (HTTPS by default; plain HTTP only when asked, in
 // which case every request runs as the admin, as the old insecure port did).
 
-import { Address4 } from 'ip-address';
-import { kdpError } from '../errors.js';
+import { apiServiceIP, parseServiceCIDRs } from '../api/service-cidr.js';
 import { buildEmbeddedStore } from '../store/index.js';
 import type { StoreBackend } from '../store/types.js';
 import { buildAuthenticator } from './authn/index.js';
@@ -48,14 +47,9 @@ export interface RunningApiServer {
   close(): Promise<void>;
 }
 
+/** The `kubernetes` Service IP: first usable address of the primary range (IPv4 or IPv6). */
 function firstServiceIP(cidr: string): string {
-  const first = cidr.split(',')[0]!.trim();
-  if (!Address4.isValid(first) || !first.includes('/')) {
-    throw kdpError('KDP_CONFIG', `invalid service CIDR ${JSON.stringify(cidr)}`);
-  }
-  const a = new Address4(first);
-  const n = a.bigInt() + 1n;
-  return Address4.fromBigInt(n).correctForm();
+  return apiServiceIP(parseServiceCIDRs(cidr));
 }
 
 export async function startApiServer(o: StartApiServerOptions): Promise<RunningApiServer> {

@@ -17,6 +17,10 @@ export interface ClusterInfo {
   readonly kubeconfig: string;
   readonly startedAt: string;
   readonly timeScale: number;
+  /** Absent in files of older kdp versions (IPv4: 10.244.0.0/16, 10.96.0.0/12). */
+  readonly ipFamily?: 'ipv4' | 'ipv6' | 'dual';
+  readonly clusterCIDRs?: readonly string[];
+  readonly serviceCIDRs?: readonly string[];
 }
 
 export function writeClusterInfo(paths: DataDirPaths, info: ClusterInfo): void {

@@ -12,10 +12,13 @@ import { buildHelperHostExec } from '../host/exec-helper.js';
 import { buildKernelApplier } from '../host/rule-applier.js';
 import { recordProcess } from '../host/process.js';
 import { HostStateFile } from '../host/state.js';
-import { buildTopology, clusterId, clusterPrefix, type Topology } from '../host/topology.js';
+import {
+  buildTopology, clusterId, clusterPrefix, type Topology, type TopologyNode,
+} from '../host/topology.js';
 import { resolveEchoCommand, type EchoCommand } from '../kubelet/echo-command.js';
 import { buildHelperLauncher } from '../kubelet/launcher.js';
 import { buildNetnsRuntime, ipamDirFor } from '../kubelet/runtime-netns.js';
+import { buildSandboxNetns } from '../kubelet/sandbox-netns.js';
 import type { Runtime } from '../kubelet/runtime.js';
 import type { RuleApplier } from '../proxy/applier.js';
 import type { ProxyMode } from '../proxy/backend.js';
@@ -26,7 +29,7 @@ export interface NetnsDataPlane {
   /** The program every pod's containers run (the native echo, or the JS one and why). */
   readonly echo: EchoCommand;
   /** Creates the node's namespace; returns its runtime and kube-proxy applier. */
-  startNode(node: { name: string; ip: string }, mode: ProxyMode, opts?: { timeScale?: number }):
+  startNode(node: TopologyNode, mode: ProxyMode, opts?: { timeScale?: number }):
     Promise<{ runtime: Runtime; applier: RuleApplier }>;
   /** Keeps every node's host-gw routes in step with the Node objects. */
   watchRoutes(informers: InformerFactory, onError: (e: unknown) => void): void;
@@ -37,6 +40,8 @@ export interface NetnsDataPlane {
 export interface CniNetworkOptions {
   readonly confDir?: string;
   readonly binDirs?: readonly string[];
+  /** The cluster's pod CIDRs (masquerade exclusion; an IPv6 one turns on the IPv6 underlay). */
+  readonly clusterCIDRs?: readonly string[];
 }
 
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
@@ -53,15 +58,20 @@ export async function startNetnsDataPlane(
   // What a crashed run of this data dir left behind goes first.
   await cleanupHost(exec, paths.hostState, prefix);
   const state = new HostStateFile(paths.hostState, prefix);
-  const topo = buildTopology({ exec, state, id: clusterId(paths.root) });
+  const topo = buildTopology({
+    exec, state, id: clusterId(paths.root), clusterCIDRs: cni.clusterCIDRs,
+  });
   await topo.ensureUnderlay();
   const echo = await resolveEchoCommand(join(paths.root, 'bin'));
   const started = new Set<string>();
   // One workload launcher for every node: kdp's own process never forks a pod's process.
   const launcher = buildHelperLauncher({
+    warm: true,
     onSpawn: (pid) => { void state.addProcess(recordProcess(pid)); },
     onExit: (pid) => { void state.removeProcess(pid); },
   });
+  // Pod namespaces of every node come from the same ip sessions (sandbox-netns.ts).
+  const sandboxNetns = buildSandboxNetns({ warm: true });
   // Per node, kept across `kdp node stop/start`: the restarted kubelet finds its pods running
   // (like a real kubelet restart) instead of wiring them a second time.
   const planes = new Map<string, { runtime: Runtime; applier: RuleApplier }>();
@@ -79,7 +89,7 @@ export async function startNetnsDataPlane(
       started.add(node.name);
       const runtime = buildNetnsRuntime({
         exec, state, prefix, nodeNetns: topo.nodeNetns(node.name), ipamDir: ipamDirFor(paths.root, node.name),
-        cniConfDir: cni.confDir, cniBinDirs: cni.binDirs, echo, launcher,
+        cniConfDir: cni.confDir, cniBinDirs: cni.binDirs, echo, launcher, sandboxNetns,
         timeScale: opts.timeScale,
       });
       planes.set(node.name, { runtime, applier });
@@ -87,15 +97,27 @@ export async function startNetnsDataPlane(
     },
     watchRoutes(informers, onError) {
       const inf = informers.informerFor<Node>(NODES);
+      const synced = new Map<string, string>();
       const sync = () => {
         chain = chain.then(async () => {
           if (stopped) return;
           const peers = inf.cache.list().map((n) => ({
             name: n.metadata.name!,
             ip: n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '',
+            ips: (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP')
+              .map((a) => a.address),
             podCIDRs: n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []),
           })).filter((p) => p.ip);
-          for (const name of started) await topo.syncRoutes(name, peers.filter((p) => p.name !== name));
+          // Nodes side by side (their routes are independent): while nodes join, one at a time
+          // lagged seconds behind. Node heartbeats and status updates change nothing here: only
+          // a new set of peers costs the two `ip` runs of a sync.
+          await Promise.all([...started].map(async (name) => {
+            const mine = peers.filter((p) => p.name !== name);
+            const key = JSON.stringify(mine);
+            if (synced.get(name) === key) return;
+            await topo.syncRoutes(name, mine);
+            synced.set(name, key);
+          }));
         }).catch(onError);
       };
       inf.addEventHandler({ onAdd: sync, onUpdate: sync, onDelete: sync });
@@ -105,6 +127,7 @@ export async function startNetnsDataPlane(
       await chain;
       for (const p of planes.values()) await p.runtime.close().catch(() => undefined);
       await launcher.close().catch(() => undefined);
+      sandboxNetns.close();
       await state.settled().catch(() => undefined); // cleanup reads the file
       await cleanupHost(exec, paths.hostState, prefix);
     },

@@ -14,10 +14,22 @@ import { RuleHistory, rulesDir } from '../proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../proxy/proxy-server.js';
 import { kdpError } from '../errors.js';
 import type { NetnsDataPlane } from './data-plane-netns.js';
+import type { IPFamily } from '../api/net.js';
+import { loadTopology, nodeIP, nodeIP6, type TopologySpec } from '../host/topology.js';
 
 export interface NodeSpec {
   readonly name: string;
+  /** The IPv4 underlay address (172.18.0.x; eth0 in netns mode). */
   readonly ip: string;
+  /** IPv6 underlay address (IPv6 and dual-stack clusters). */
+  readonly ip6?: string;
+  /** The node's InternalIPs, primary family first (the cluster CIDR order); default [ip]. */
+  readonly ips?: readonly string[];
+}
+
+/** The node's InternalIPs (kubelet --node-ip, kube-proxy's node IPs). */
+export function nodeIPsOf(n: NodeSpec): readonly string[] {
+  return n.ips?.length ? n.ips : [n.ip];
 }
 
 export interface NodeSetOptions {
@@ -47,12 +59,23 @@ export interface NodeSet {
   stopAll(): Promise<void>;
 }
 
-/** Node i (0-based) of a kdp cluster: `n<i+1>` at 172.18.0.(i+2) (DESIGN.md §4). */
-export function nodeSpecs(count: number): NodeSpec[] {
+/**
+ * Node i (0-based) of a kdp cluster: `n<i+1>` at 172.18.0.(i+2) (DESIGN.md §4); with IPv6 in
+ * `families` also at <underlay cidr6>::(i+2), and InternalIPs in `families` order.
+ */
+export function nodeSpecs(
+  count: number, families: readonly IPFamily[] = ['IPv4'], spec: TopologySpec = loadTopology(),
+): NodeSpec[] {
   if (!Number.isInteger(count) || count < 1 || count > 250) {
     throw kdpError('KDP_CONFIG', `--nodes: ${count} is not between 1 and 250`);
   }
-  return Array.from({ length: count }, (_, i) => ({ name: `n${i + 1}`, ip: `172.18.0.${i + 2}` }));
+  return Array.from({ length: count }, (_, i) => {
+    const ip = nodeIP(spec, i);
+    if (!families.includes('IPv6')) return { name: `n${i + 1}`, ip };
+    const ip6 = nodeIP6(spec, i);
+    if (!ip6) throw kdpError('KDP_CONFIG', 'an IPv6 cluster needs underlay.cidr6 in the topology');
+    return { name: `n${i + 1}`, ip, ip6, ips: families.map((f) => (f === 'IPv6' ? ip6 : ip)) };
+  });
 }
 
 export function buildNodeSet(o: NodeSetOptions): NodeSet {
@@ -66,12 +89,12 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       const agent = buildNodeAgent({
         client: o.client, nodeName: node.name,
         runtime: plane.runtime,
-        options: { nodeIP: node.ip, timeScale: o.timeScale },
+        options: { nodeIPs: nodeIPsOf(node), timeScale: o.timeScale },
       });
       await agent.start();
       o.router.register(agent);
       const proxy = await buildKubeProxy({
-        client: o.client, nodeName: node.name, nodeIPs: [node.ip], mode: o.proxyMode,
+        client: o.client, nodeName: node.name, nodeIPs: nodeIPsOf(node), mode: o.proxyMode,
         configText: o.kubeProxyConfig, applier: plane.applier,
         history: new RuleHistory(rulesDir(o.dataDir, node.name)), informers: o.informers,
         timeScale: o.timeScale, onError: (e) => o.onError(`kube-proxy ${node.name}`, e), log: o.log,

@@ -19,7 +19,10 @@ import { buildScheduler, type Scheduler } from '../scheduler/scheduler.js';
 import { writeClusterInfo } from './cluster-file.js';
 import type { DataDirPaths } from './data-dir.js';
 import { writePidFile } from './daemon.js';
-import { buildNodeSet, nodeSpecs, type NodeSet, type NodeSpec } from './node-set.js';
+import { buildNodeSet, nodeIPsOf, nodeSpecs, type NodeSet, type NodeSpec } from './node-set.js';
+import { resolveClusterNetwork, type ClusterNetwork } from './network.js';
+import type { ControllerOptions } from '../controllers/options.js';
+import { loadTopology } from '../host/topology.js';
 import { superviseAgents } from './agent-supervisor.js';
 import { startNetnsDataPlane, type CniNetworkOptions, type NetnsDataPlane } from './data-plane-netns.js';
 import { assertKernelMode } from '../host/rule-applier.js';
@@ -37,6 +40,9 @@ export interface UpOptions {
   readonly dataPlane?: 'virtual' | 'netns';
   /** netns mode: the pods' CNI network (`--cni-conf-dir`, `--cni-bin-dir`). */
   readonly cni?: CniNetworkOptions;
+  /** IP families and ranges (`--ip-family`, `--cluster-cidr`, `--service-cidr`); default IPv4
+   *  10.244.0.0/16 and 10.96.0.0/12. */
+  readonly network?: ClusterNetwork;
 }
 
 export interface RunningCluster {
@@ -62,12 +68,15 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
   // Components take a multiplier (their durations × timeScale); the flag is a speed-up.
   const factor = 1 / o.timeScale;
   const mode = o.dataPlane ?? 'virtual';
+  const net = o.network ?? resolveClusterNetwork();
+  const topoSpec = loadTopology();
   try {
     if (mode === 'netns') assertKernelMode(o.proxyMode);
     let netns: NetnsDataPlane | undefined;
     if (mode === 'netns') {
       o.progress('netns data plane: underlay namespace and bridge');
-      netns = await startNetnsDataPlane(o.paths, undefined, o.cni);
+      netns = await startNetnsDataPlane(o.paths, undefined,
+        { ...o.cni, clusterCIDRs: net.clusterCIDRs });
       o.progress(netns.echo.native ? `workload: native kdp/echo (${netns.echo.file})`
         : `workload: JS kdp/echo (${netns.echo.reason ?? 'native build unavailable'})`);
       const plane = netns;
@@ -75,25 +84,33 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       o.progress(`netns data plane: namespaces ${plane.topo.prefix}-*`);
     }
     o.progress(`starting API server (data dir ${o.paths.root})`);
-    // The `kubernetes` Service points at the underlay gateway, where the host (and so the API
-    // server) sits for the nodes (DESIGN.md §4).
+    // The `kubernetes` Service points at the underlay gateway (of the primary service family),
+    // where the host (and so the API server) sits for the nodes (DESIGN.md §4).
+    const under = topoSpec.underlay;
+    const v6Primary = net.serviceCIDRs[0]!.includes(':');
     const api: RunningApiServer = await startApiServer({
-      dataDir: o.paths.root, port: o.port, logProvider: router, advertiseAddress: '172.18.0.1',
+      dataDir: o.paths.root, port: o.port, logProvider: router,
+      serviceCIDR: net.serviceCIDRs.join(','),
+      advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
     });
     closers.push(() => api.close());
     const client = buildInProcessClient(api.server.service, ADMIN_USER);
     const informers = buildInformerFactory(client);
     closers.push(() => informers.stop());
-    const manager: ControllerManager = buildControllerManager({ client, informers, options: { timeScale: factor } });
+    const manager: ControllerManager = buildControllerManager({ client, informers, options: {
+      timeScale: factor, clusterCIDR: net.clusterCIDRs.join(','),
+      serviceCIDR: net.serviceCIDRs.join(','), ...nodeMaskOptions(net),
+    } });
     await manager.start();
     closers.push(() => manager.stop());
     const scheduler: Scheduler = buildScheduler({ client, options: { timeScale: factor } });
     await scheduler.start();
     closers.push(() => scheduler.stop());
     o.progress('control plane running: controller-manager, scheduler');
-    const nodes = nodeSpecs(o.nodes);
+    const nodes = nodeSpecs(o.nodes, net.families, topoSpec);
     const nodeSet = buildNodeSet({
-      client, dataDir: o.paths.root, proxyMode: o.proxyMode, kubeProxyConfig: o.kubeProxyConfig,
+      client, dataDir: o.paths.root, proxyMode: o.proxyMode,
+      kubeProxyConfig: o.kubeProxyConfig ?? defaultKubeProxyConfig(net.clusterCIDRs),
       timeScale: factor, router, informers,
       onError: (where, e) => o.progress(`${where}: ${(e as Error).message}`), log: o.progress, netns,
     });
@@ -102,7 +119,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     informers.start();
     for (const n of nodes) {
       await nodeSet.start(n);
-      o.progress(`node ${n.name} (${n.ip}) registered`);
+      o.progress(`node ${n.name} (${nodeIPsOf(n).join(', ')}) registered`);
     }
     const supervisor = superviseAgents(informers, nodeSet, nodes, o.progress);
     closers.push(() => supervisor.stop());
@@ -112,12 +129,19 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     writeClusterInfo(o.paths, {
       url: api.url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
       startedAt: new Date().toISOString(), timeScale: o.timeScale,
+      ipFamily: net.ipFamily, clusterCIDRs: net.clusterCIDRs, serviceCIDRs: net.serviceCIDRs,
     });
     return { url: api.url, client, nodes, nodeSet, close };
   } catch (e) {
     await close();
     throw e;
   }
+}
+
+/** The per-family node mask flags for the controller manager. */
+function nodeMaskOptions(net: ClusterNetwork): ControllerOptions {
+  const at = (f: string) => net.nodeCIDRMaskSizes[net.families.indexOf(f as 'IPv4' | 'IPv6')];
+  return { nodeCIDRMaskSizeIPv4: at('IPv4'), nodeCIDRMaskSizeIPv6: at('IPv6') };
 }
 
 async function waitForReady(client: Client, nodes: readonly NodeSpec[], progress: (l: string) => void): Promise<void> {
@@ -128,10 +152,22 @@ async function waitForReady(client: Client, nodes: readonly NodeSpec[], progress
       const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
       if (ready && !seen.has(n.metadata.name!)) {
         seen.add(n.metadata.name!);
-        progress(`node ${n.metadata.name} Ready (podCIDR ${n.spec?.podCIDR ?? 'pending'})`);
+        const cidrs = n.spec?.podCIDRs?.join(', ') ?? n.spec?.podCIDR ?? 'pending';
+        const s = n.spec?.podCIDRs?.length === 2 ? 's' : '';
+        progress(`node ${n.metadata.name} Ready (podCIDR${s} ${cidrs})`);
       }
     }
     if (nodes.every((n) => seen.has(n.name))) return;
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * The KubeProxyConfiguration every node gets when none is given: as kind writes it, with the
+ * cluster's pod CIDRs as `clusterCIDR`, so detectLocalMode ClusterCIDR can tell traffic from
+ * outside the cluster (upstream kube-proxy without it masquerades nothing for ClusterIPs).
+ */
+export function defaultKubeProxyConfig(clusterCIDRs: readonly string[]): string {
+  return 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n'
+    + `clusterCIDR: "${clusterCIDRs.join(',')}"\n`;
 }

@@ -5,6 +5,7 @@
 import type { InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
 import type { EventRecorder } from './events.js';
+import { parseClusterCIDRs } from './nodeipam/cluster-cidrs.js';
 
 export interface ControllerOptions {
   /** Multiplies every duration below. Default 1. */
@@ -14,9 +15,16 @@ export interface ControllerOptions {
   /** Controllers to run; default all (`replicaset`, `deployment`, `endpointslice`, `endpoints`,
    * `nodeipam`, `nodelifecycle`, `taint-eviction`, `job`, `namespace`, `gc`). */
   readonly controllers?: readonly string[];
+  /** `--cluster-cidr`: one CIDR, or two of different families (dual stack), comma-separated;
+   *  nodes' podCIDRs follow this order. Default 10.244.0.0/16. */
   readonly clusterCIDR?: string;
+  /** Single stack only (upstream rejects it with two cluster CIDRs). */
   readonly nodeCIDRMaskSize?: number;
-  /** Kept out of node CIDRs (upstream occupies it when it overlaps the cluster CIDR). */
+  /** Defaults /24 and /64. */
+  readonly nodeCIDRMaskSizeIPv4?: number;
+  readonly nodeCIDRMaskSizeIPv6?: number;
+  /** Kept out of node CIDRs (upstream occupies each service CIDR in every cluster CIDR it
+   *  overlaps). One CIDR or a comma-separated pair. */
   readonly serviceCIDR?: string;
   readonly nodeMonitorPeriodMs?: number;
   readonly nodeMonitorGracePeriodMs?: number;
@@ -34,9 +42,11 @@ export interface ResolvedControllerOptions {
   readonly timeScale: number;
   readonly workers: number;
   readonly controllers: ReadonlySet<string>;
-  readonly clusterCIDR: string;
-  readonly nodeCIDRMaskSize: number;
-  readonly serviceCIDR: string;
+  /** Canonical, in flag order. */
+  readonly clusterCIDRs: readonly string[];
+  /** Node mask size per cluster CIDR, same order. */
+  readonly nodeCIDRMaskSizes: readonly number[];
+  readonly serviceCIDRs: readonly string[];
   readonly nodeMonitorPeriodMs: number;
   readonly nodeMonitorGracePeriodMs: number;
   readonly burstReplicas: number;
@@ -53,13 +63,14 @@ export const ALL_CONTROLLERS = ['replicaset', 'deployment', 'endpointslice', 'en
 
 export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedControllerOptions {
   const timeScale = o.timeScale ?? 1;
+  const cidrs = parseClusterCIDRs(o.clusterCIDR ?? '10.244.0.0/16', o);
   return {
     timeScale,
     workers: o.workers ?? 4,
     controllers: new Set(o.controllers ?? ALL_CONTROLLERS),
-    clusterCIDR: o.clusterCIDR ?? '10.244.0.0/16',
-    nodeCIDRMaskSize: o.nodeCIDRMaskSize ?? 24,
-    serviceCIDR: o.serviceCIDR ?? '10.96.0.0/12',
+    clusterCIDRs: cidrs.cidrs,
+    nodeCIDRMaskSizes: cidrs.nodeMasks,
+    serviceCIDRs: (o.serviceCIDR ?? '10.96.0.0/12').split(',').map((s) => s.trim()).filter(Boolean),
     nodeMonitorPeriodMs: (o.nodeMonitorPeriodMs ?? 5_000) * timeScale,
     nodeMonitorGracePeriodMs: (o.nodeMonitorGracePeriodMs ?? 50_000) * timeScale,
     burstReplicas: o.burstReplicas ?? 500,

@@ -1,7 +1,9 @@
 // The netns-mode lab (DESIGN.md §4, cni.md §8.5): an underlay namespace holding a bridge, one
 // namespace per node joined to it by a veth pair (`eth0` in the node holds the node IP), host-gw
 // routes between nodes (`<peer podCIDR> via <peer nodeIP>`, no NAT between pods) and a per-node
-// masquerade that excludes the cluster CIDR. The shape is data (`netns/topology.yaml`); this
+// masquerade that excludes the cluster CIDR. IPv6 (IPv6-only or dual-stack clusters): the underlay
+// bridge and every eth0 also hold an address of `underlay.cidr6`, and routes, forwarding and
+// masquerade are kept per family. The shape is data (`netns/topology.yaml`); this
 // module only builds it. Every namespace is recorded in the host state file before it is made,
 // and carries the cluster prefix `kdp-<id>`, so cleanup is exact. The host is never touched.
 
@@ -9,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { nthAddress } from '../api/net.js';
 import { kdpError } from '../errors.js';
 import type { HostExec } from './exec.js';
 import { ensureNetns, ipBatch, setSysctl } from './netns.js';
@@ -18,6 +21,8 @@ import type { HostStateFile } from './state.js';
 export interface TopologySpec {
   readonly underlay: {
     namespace: string; bridge: string; cidr: string; gateway?: string; firstNodeHost: number;
+    /** IPv6 subnet of the underlay (used when the cluster has IPv6 pod CIDRs). */
+    cidr6?: string; gateway6?: string;
   };
   readonly node: { uplink: string; podBridge: string };
   readonly clusterCIDR: string;
@@ -25,11 +30,16 @@ export interface TopologySpec {
 
 export interface TopologyNode {
   readonly name: string;
+  /** The IPv4 underlay address (eth0). */
   readonly ip: string;
+  /** The IPv6 underlay address (eth0), on IPv6 and dual-stack clusters. */
+  readonly ip6?: string;
 }
 
 export interface RoutePeer {
   readonly ip: string;
+  /** All of the peer's node IPs (InternalIPs); each pod CIDR goes via the one of its family. */
+  readonly ips?: readonly string[];
   readonly podCIDRs: readonly string[];
 }
 
@@ -61,6 +71,13 @@ export function nodeIP(spec: TopologySpec, index: number): string {
   return [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
 }
 
+/** IPv6 node IP of node index i from `underlay.cidr6` (fc00:f853:ccd:e793::2, ...); undefined
+ *  when the topology has no IPv6 underlay. */
+export function nodeIP6(spec: TopologySpec, index: number): string | undefined {
+  const c = spec.underlay.cidr6;
+  return c ? nthAddress(c, spec.underlay.firstNodeHost + index) : undefined;
+}
+
 export interface Topology {
   readonly spec: TopologySpec;
   readonly prefix: string;
@@ -77,6 +94,9 @@ export interface TopologyDeps {
   readonly state: HostStateFile;
   readonly id: string;
   readonly spec?: TopologySpec;
+  /** The cluster's pod CIDRs (`kdp up --cluster-cidr`); default the spec's `clusterCIDR`. An
+   *  IPv6 one turns on the IPv6 underlay, forwarding and ip6tables masquerade. */
+  readonly clusterCIDRs?: readonly string[];
 }
 
 export function buildTopology(d: TopologyDeps): Topology {
@@ -85,6 +105,11 @@ export function buildTopology(d: TopologyDeps): Topology {
   const underlayNetns = `${prefix}-${spec.underlay.namespace}`;
   const prefixLen = spec.underlay.cidr.split('/')[1];
   const nodeNetns = (node: string) => `${prefix}-${node}`;
+  const clusterCIDRs = d.clusterCIDRs ?? spec.clusterCIDR.split(',').map((c) => c.trim());
+  const v4CIDRs = clusterCIDRs.filter((c) => !c.includes(':'));
+  const v6CIDRs = clusterCIDRs.filter((c) => c.includes(':'));
+  const v6 = v6CIDRs.length > 0 && spec.underlay.cidr6 !== undefined;
+  const prefixLen6 = spec.underlay.cidr6?.split('/')[1];
 
   async function recordAndEnsure(ns: string): Promise<void> {
     await d.state.addNetns(ns);
@@ -100,8 +125,11 @@ export function buildTopology(d: TopologyDeps): Topology {
         await ipBatch(d.exec, underlayNetns, [`link add ${br} type bridge`]);
       }
       const gw = spec.underlay.gateway;
+      const gw6 = v6 ? spec.underlay.gateway6 : undefined;
       await ipBatch(d.exec, underlayNetns, [
-        ...(gw ? [`addr replace ${gw}/${prefixLen} dev ${br}`] : []), `link set ${br} up`]);
+        ...(gw ? [`addr replace ${gw}/${prefixLen} dev ${br}`] : []),
+        ...(gw6 ? [`addr replace ${gw6}/${prefixLen6} dev ${br} nodad`] : []),
+        `link set ${br} up`]);
     },
     async ensureNodeNetns(node) {
       const ns = nodeNetns(node.name);
@@ -114,19 +142,37 @@ export function buildTopology(d: TopologyDeps): Topology {
       await ipBatch(d.exec, underlayNetns, [`link set ${peer} master ${spec.underlay.bridge} up`]);
       // A default route (as on a real node), so node → ClusterIP has a route before DNAT.
       const gw = spec.underlay.gateway;
-      await ipBatch(d.exec, ns, [`addr replace ${node.ip}/${prefixLen} dev ${up}`, `link set ${up} up`,
-        ...(gw ? [`route replace default via ${gw} dev ${up}`] : [])]);
+      const ip6 = v6 ? node.ip6 : undefined;
+      const gw6 = spec.underlay.gateway6;
+      // No DAD: the address is usable at once (a tentative one drops the first packets).
+      await ipBatch(d.exec, ns, [`addr replace ${node.ip}/${prefixLen} dev ${up}`,
+        ...(ip6 ? [`addr replace ${ip6}/${prefixLen6} dev ${up} nodad`] : []), `link set ${up} up`,
+        ...(gw ? [`route replace default via ${gw} dev ${up}`] : []),
+        ...(ip6 && gw6 ? [`route replace default via ${gw6} dev ${up}`] : [])]);
       await setSysctl(d.exec, ns, 'net.ipv4.ip_forward', '1');
+      if (ip6) await setSysctl(d.exec, ns, 'net.ipv6.conf.all.forwarding', '1');
       // Pod → ClusterIP → pod on the same bridge needs bridged replies to see conntrack (un-DNAT).
       // Best effort: without br_netfilter the key is missing and only that case breaks.
       await setSysctl(d.exec, ns, 'net.bridge.bridge-nf-call-iptables', '1').catch(() => undefined);
-      await ensureMasquerade(d.exec, ns, spec.clusterCIDR);
+      if (ip6) {
+        await setSysctl(d.exec, ns, 'net.bridge.bridge-nf-call-ip6tables', '1')
+          .catch(() => undefined);
+      }
+      if (v4CIDRs.length) await ensureMasquerade(d.exec, ns, v4CIDRs, false);
+      if (ip6) await ensureMasquerade(d.exec, ns, v6CIDRs, true);
     },
     async syncRoutes(node, peers) {
       const ns = nodeNetns(node);
       const want = new Map<string, string>();
-      for (const p of peers) for (const c of p.podCIDRs) if (!c.includes(':')) want.set(c, p.ip);
-      const have = await gatewayRoutes(d.exec, ns);
+      for (const p of peers) {
+        const ips = [p.ip, ...(p.ips ?? [])];
+        for (const c of p.podCIDRs) {
+          const via = ips.find((ip) => ip.includes(':') === c.includes(':'));
+          if (via) want.set(c, via);
+        }
+      }
+      const have = new Map([...await gatewayRoutes(d.exec, ns, '-4'),
+        ...(v6 ? await gatewayRoutes(d.exec, ns, '-6') : [])]);
       const lines: string[] = [];
       for (const [dst, via] of have) if (!want.has(dst)) lines.push(`route del ${dst} via ${via}`);
       for (const [dst, via] of want) {
@@ -142,9 +188,11 @@ async function linkExists(exec: HostExec, ns: string, name: string): Promise<boo
   return stdout.split('\n').some((l) => l.split(':')[1]?.trim().split('@')[0] === name);
 }
 
-/** IPv4 routes with a gateway: kdp's host-gw routes (pods' own subnet route has none). */
-async function gatewayRoutes(exec: HostExec, ns: string): Promise<Map<string, string>> {
-  const { stdout } = await exec.run('ip', ['-n', ns, '-4', '-j', 'route', 'show']);
+/** Routes of a family with a gateway: kdp's host-gw routes (pods' own subnet route has none). */
+async function gatewayRoutes(
+  exec: HostExec, ns: string, family: '-4' | '-6',
+): Promise<Map<string, string>> {
+  const { stdout } = await exec.run('ip', ['-n', ns, family, '-j', 'route', 'show']);
   const out = new Map<string, string>();
   for (const r of JSON.parse(stdout || '[]') as Array<{ dst: string; gateway?: string }>) {
     if (r.gateway && r.dst !== 'default') out.set(r.dst, r.gateway);
@@ -155,18 +203,24 @@ async function gatewayRoutes(exec: HostExec, ns: string): Promise<Map<string, st
 export const MASQ_CHAIN = 'KDP-MASQ';
 
 /**
- * cni.md §8.5 (4): POSTROUTING (non-LOCAL destinations) → KDP-MASQ: RETURN for the cluster CIDR,
- * then MASQUERADE. The chain is rewritten atomically; the jump is added once.
+ * cni.md §8.5 (4), per family: POSTROUTING (non-LOCAL destinations) → KDP-MASQ: RETURN for each
+ * cluster CIDR of the family, then MASQUERADE. The chain is rewritten atomically; the jump is
+ * added once.
  */
-async function ensureMasquerade(exec: HostExec, ns: string, clusterCIDR: string): Promise<void> {
+async function ensureMasquerade(
+  exec: HostExec, ns: string, clusterCIDRs: readonly string[], v6: boolean,
+): Promise<void> {
   const jump = `-A POSTROUTING -m addrtype ! --dst-type LOCAL -m comment --comment "kdp: masquerade traffic leaving the cluster" -j ${MASQ_CHAIN}`;
-  const { stdout } = await exec.run('iptables-save', ['-t', 'nat'], { netns: ns });
+  const tool = v6 ? 'ip6tables' : 'iptables';
+  const { stdout } = await exec.run(`${tool}-save`, ['-t', 'nat'], { netns: ns });
   const lines = ['*nat', `:${MASQ_CHAIN} - [0:0]`,
-    `-A ${MASQ_CHAIN} -d ${clusterCIDR} -m comment --comment "kdp: pod to pod is not NATed" -j RETURN`,
+    ...clusterCIDRs.map((c) =>
+      `-A ${MASQ_CHAIN} -d ${c} -m comment --comment "kdp: pod to pod is not NATed" -j RETURN`),
     `-A ${MASQ_CHAIN} -j MASQUERADE`];
   if (!stdout.split('\n').some((l) => l.startsWith('-A POSTROUTING') && l.includes(`-j ${MASQ_CHAIN}`))) {
     lines.push(jump);
   }
   lines.push('COMMIT');
-  await exec.run('iptables-restore', ['-w', '5', '--noflush'], { netns: ns, input: `${lines.join('\n')}\n` });
+  await exec.run(`${tool}-restore`, ['-w', '5', '--noflush'],
+    { netns: ns, input: `${lines.join('\n')}\n` });
 }

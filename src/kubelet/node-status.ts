@@ -6,6 +6,8 @@ import type { Node, NodeCondition, Taint } from '../api/types.js';
 export interface NodeShape {
   readonly nodeName: string;
   readonly nodeIP: string;
+  /** Dual stack: both InternalIPs, primary first (default [nodeIP]). */
+  readonly nodeIPs?: readonly string[];
   readonly cpu: string;
   readonly memory: string;
   readonly pods: number;
@@ -51,7 +53,7 @@ export function buildNodeObject(s: NodeShape, now: string): Node {
       capacity: resources,
       allocatable: { ...resources },
       conditions: nodeConditions(now),
-      addresses: [{ type: 'InternalIP', address: s.nodeIP },
+      addresses: [...(s.nodeIPs ?? [s.nodeIP]).map((address) => ({ type: 'InternalIP' as const, address })),
         { type: 'Hostname', address: s.nodeName }],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: {

@@ -39,8 +39,11 @@ function containerStatus(c: RuntimeContainerStatus, image: string): ContainerSta
 }
 
 export function buildPodStatus(
-  pod: Pod, rt: RuntimePodStatus | undefined, hostIP: string, now: string,
+  pod: Pod, rt: RuntimePodStatus | undefined, hostIPs: string | readonly string[], now: string,
 ): PodStatus {
+  // Dual-stack nodes report both node IPs, primary first (upstream status.hostIPs).
+  const hosts = typeof hostIPs === 'string' ? [hostIPs] : hostIPs;
+  const hostIP = hosts[0]!;
   const cs = rt?.containers ?? [];
   const phase = podPhase(pod, cs);
   const allReady = cs.length > 0 && cs.every((c) => c.ready);
@@ -71,7 +74,7 @@ export function buildPodStatus(
   return {
     phase,
     conditions,
-    hostIP, hostIPs: [{ ip: hostIP }],
+    hostIP, hostIPs: hosts.map((ip) => ({ ip })),
     ...(ips.length ? { podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) } : {}),
     startTime: pod.status?.startTime ?? now,
     containerStatuses: cs.map((c) => containerStatus(c, images.get(c.name) ?? '')),

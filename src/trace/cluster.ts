@@ -5,13 +5,13 @@
 import type { Node, Pod, Service } from '../api/types.js';
 import { nthAddress } from '../api/net.js';
 import type { Client } from '../client/types.js';
-import { kdpError } from '../errors.js';
+import { isKdpError, kdpError } from '../errors.js';
 import { readSnapshot, rulesDir } from '../proxy/history.js';
 import { buildFilter, type TraceMode } from './offline.js';
 import { DEFAULT_SPORT, endpointString, parseHostPort, type Packet, type TraceProtocol } from './packet.js';
 import { foldArrivals, type TraceResult } from './result.js';
 import { walk } from './walk.js';
-import type { Topology, TraceNodeInfo, TracePodInfo } from './topology.js';
+import type { NodeFilter, Topology, TraceNodeInfo, TracePodInfo } from './topology.js';
 import type { TraceEntry } from './walk.js';
 
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
@@ -23,7 +23,6 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
   const pods = (await client.list<Pod>(PODS)).items;
   const infos: TraceNodeInfo[] = nodes.map((n) => {
     const name = n.metadata.name!;
-    const snap = readSnapshot(rulesDir(dataDir, name), '@latest');
     const podCIDRs = n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []);
     return {
       name,
@@ -32,13 +31,45 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
       bridge: 'cni0',
       gatewayIPs: podCIDRs.map((c) => nthAddress(c, 1)),
       underlayIface: 'eth0',
-      filter: buildFilter(mode, snap.text, new Map(Object.entries(snap.origins))),
+      filter: familyFilter(mode, rulesDir(dataDir, name)),
     };
   });
+  // A dual-stack pod is listed once per IP (primary first): lookups by IP find either, by name
+  // the primary; sources and destinations pick the entry of the packet's family.
   const podInfos: TracePodInfo[] = pods
     .filter((p) => p.status?.podIP && p.spec?.nodeName && !p.spec?.hostNetwork)
-    .map((p) => ({ name: `${p.metadata.namespace}/${p.metadata.name}`, ip: p.status!.podIP!, node: p.spec!.nodeName! }));
+    .flatMap((p) => (p.status!.podIPs?.length ? p.status!.podIPs.map((x) => x.ip) : [p.status!.podIP!])
+      .map((ip) => ({ name: `${p.metadata.namespace}/${p.metadata.name}`, ip, node: p.spec!.nodeName! })));
   return { nodes: infos, pods: podInfos };
+}
+
+/** The node's filter for each family it has rules of; a packet runs through its own family's. */
+function familyFilter(mode: TraceMode, dir: string): NodeFilter {
+  const load = (family: 'IPv4' | 'IPv6') => {
+    let snap;
+    try {
+      snap = readSnapshot(dir, '@latest', family);
+    } catch (e) {
+      if (isKdpError(e, 'KDP_NOT_FOUND')) return undefined;
+      throw e;
+    }
+    return buildFilter(mode, snap.text, new Map(Object.entries(snap.origins)));
+  };
+  const v4 = load('IPv4');
+  const v6 = load('IPv6');
+  if (!v4 || !v6) return v4 ?? v6 ?? buildFilter(mode, readSnapshot(dir, '@latest').text);
+  return {
+    mode: v4.mode,
+    isLocal: (ip) => ((ip.includes(':') ? v6 : v4).isLocal?.(ip) ?? false),
+    // A packet keeps its family through every NAT, so one trace's worlds share a family.
+    runHook: (hook, worlds, env) =>
+      (worlds[0]?.pkt.dst.includes(':') ? v6 : v4).runHook(hook, worlds, env),
+  };
+}
+
+/** The address of `family` among `ips` (a pod's or node's), else the first. */
+function ofFamily(ips: readonly string[], v6: boolean | undefined): string {
+  return (v6 === undefined ? undefined : ips.find((ip) => ip.includes(':') === v6)) ?? ips[0]!;
 }
 
 export interface ResolvedSource {
@@ -47,12 +78,21 @@ export interface ResolvedSource {
   readonly label: string;
 }
 
-/** SRC: a pod (`ns/name` or its IP), a node (name or IP), or an outside address. */
-export function resolveSource(topo: Topology, text: string, towardsNode?: string): ResolvedSource {
-  const pod = topo.pods.find((p) => p.name === text || p.ip === text || p.name === `default/${text}`);
+/** SRC: a pod (`ns/name` or its IP), a node (name or IP), or an outside address. A pod or node
+ *  named by name sends from its address of the destination's family (`towardsIP`). */
+export function resolveSource(
+  topo: Topology, text: string, towardsNode?: string, towardsIP?: string,
+): ResolvedSource {
+  const v6 = towardsIP === undefined ? undefined : towardsIP.includes(':');
+  const byIP = topo.pods.find((p) => p.ip === text);
+  const named = topo.pods.filter((p) => p.name === text || p.name === `default/${text}`);
+  const pod = byIP ?? named.find((p) => v6 === undefined || p.ip.includes(':') === v6) ?? named[0];
   if (pod) return { ip: pod.ip, entry: { kind: 'pod', pod: pod.name, node: pod.node }, label: `pod ${pod.name}` };
   const node = topo.nodes.find((n) => n.name === text || n.nodeIPs.includes(text));
-  if (node) return { ip: node.nodeIPs[0]!, entry: { kind: 'node', node: node.name }, label: `node ${node.name}` };
+  if (node) {
+    const ip = node.nodeIPs.includes(text) ? text : ofFamily(node.nodeIPs, v6);
+    return { ip, entry: { kind: 'node', node: node.name }, label: `node ${node.name}` };
+  }
   const ip = parseHostPort(text, 'SRC').ip;
   const via = topo.nodes.find((n) => n.name === towardsNode) ?? topo.nodes[0];
   if (!via) throw kdpError('KDP_TRACE', 'the cluster has no nodes');

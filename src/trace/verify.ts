@@ -34,6 +34,9 @@ export interface VerifyInput {
 }
 
 const OUTSIDE = '203.0.113.10';
+/** The IPv6 outside client (documentation range) for NodePorts of IPv6 nodes. */
+const OUTSIDE6 = '2001:db8::10';
+const isV6 = (ip: string) => ip.includes(':');
 
 /** A bulk probe: traced without hops; `explain` traces it again with hops for a failure. */
 interface Probe extends ClusterTrace {
@@ -94,10 +97,12 @@ function podSource(p: TracePodInfo) {
 
 function checkPodToPod(topo: Topology): VerifyCheck {
   const c = check('every pod reaches every pod with its own IP (no NAT)');
+  // One receiver and sender per node and family (a dual-stack pod is listed once per IP; pods
+  // reach each other within a family).
   const reps = new Map<string, TracePodInfo>();
-  for (const p of topo.pods) if (!reps.has(p.node)) reps.set(p.node, p);
+  for (const p of topo.pods) if (!reps.has(`${p.node}/${isV6(p.ip)}`)) reps.set(`${p.node}/${isV6(p.ip)}`, p);
   const probe = (from: TracePodInfo, to: TracePodInfo) => {
-    if (from.ip === to.ip) return;
+    if (from.ip === to.ip || isV6(from.ip) !== isV6(to.ip)) return;
     const t = fastTrace(topo, podSource(from), { ip: to.ip, port: 8080, label: `pod ${to.name}`, pod: to.name }, 'tcp');
     if (!t.natFree) {
       const d = t.result.destinations[0];
@@ -113,8 +118,9 @@ function checkPodToPod(topo: Topology): VerifyCheck {
       probe(r, p);
     }
   }
-  const n = topo.pods.length;
-  c.cases = n * (n - 1);
+  const v6 = topo.pods.filter((p) => isV6(p.ip)).length;
+  const v4 = topo.pods.length - v6;
+  c.cases = v4 * Math.max(0, v4 - 1) + v6 * Math.max(0, v6 - 1);
   return c;
 }
 
@@ -124,13 +130,14 @@ interface PortEndpoints {
   readonly hinted: boolean;
 }
 
-function endpointsOf(svc: Service, portName: string, slices: readonly EndpointSlice[]): PortEndpoints {
+function endpointsOf(svc: Service, portName: string, slices: readonly EndpointSlice[], v6 = false): PortEndpoints {
   const all: string[] = [];
   const byNode = new Map<string, string[]>();
   let hinted = false;
   for (const s of slices) {
     if (s.metadata.namespace !== svc.metadata.namespace ||
       s.metadata.labels?.['kubernetes.io/service-name'] !== svc.metadata.name) continue;
+    if (s.addressType !== (v6 ? 'IPv6' : 'IPv4')) continue;
     const port = (s.ports ?? []).find((p) => (p.name ?? '') === portName);
     if (!port?.port) continue;
     for (const e of s.endpoints ?? []) {
@@ -165,43 +172,60 @@ function checkClusterIPs(input: VerifyInput): VerifyCheck {
   const c = check('every ClusterIP reaches exactly its ready endpoints, from every node and pod');
   const { topo } = input;
   for (const svc of input.services) {
-    const ip = svc.spec?.clusterIP;
-    if (!ip || ip === 'None' || svc.spec?.type === 'ExternalName') continue;
-    for (const port of svc.spec?.ports ?? []) {
-      const eps = endpointsOf(svc, port.name ?? '', input.slices);
-      if (eps.hinted) continue;
-      const proto = (port.protocol ?? 'TCP').toLowerCase() as 'tcp' | 'udp' | 'sctp';
-      const dst = { ip, port: port.port, label: `service ${svc.metadata.namespace}/${svc.metadata.name}:${port.name || port.port}` };
-      for (const node of topo.nodes) {
-        const local = svc.spec?.internalTrafficPolicy === 'Local';
-        const expected = local ? (eps.byNode.get(node.name) ?? []) : eps.all;
-        const pod = topo.pods.find((p) => p.node === node.name && !eps.all.some((e) => e.startsWith(`${p.ip}:`)));
-        const sources = [
-          { ip: node.nodeIPs[0]!, entry: { kind: 'node' as const, node: node.name }, label: `node ${node.name}` },
-          ...(pod ? [podSource(pod)] : []),
-        ];
-        for (const src of sources) {
-          compare(c, `${src.label} → ${dst.label}`, fastTrace(topo, src, dst, proto), expected);
-        }
-      }
+    const primary = svc.spec?.clusterIP;
+    if (!primary || primary === 'None' || svc.spec?.type === 'ExternalName') continue;
+    for (const ip of svc.spec?.clusterIPs?.length ? svc.spec.clusterIPs : [primary]) {
+      checkClusterIP(c, input, svc, ip);
     }
   }
   return c;
 }
 
+/** One ClusterIP (a dual-stack Service has one per family) from every node and a pod of each. */
+function checkClusterIP(c: VerifyCheck, input: VerifyInput, svc: Service, ip: string): void {
+  const { topo } = input;
+  const v6 = isV6(ip);
+  for (const port of svc.spec?.ports ?? []) {
+    const eps = endpointsOf(svc, port.name ?? '', input.slices, v6);
+    if (eps.hinted) continue;
+    const proto = (port.protocol ?? 'TCP').toLowerCase() as 'tcp' | 'udp' | 'sctp';
+    const dst = { ip, port: port.port, label: `service ${svc.metadata.namespace}/${svc.metadata.name}:${port.name || port.port}` };
+    for (const node of topo.nodes) {
+      const local = svc.spec?.internalTrafficPolicy === 'Local';
+      const expected = local ? (eps.byNode.get(node.name) ?? []) : eps.all;
+      const pod = topo.pods.find((p) => p.node === node.name && isV6(p.ip) === v6 &&
+        !eps.all.some((e) => e.startsWith(`${p.ip}:`) || e.startsWith(`[${p.ip}]:`)));
+      const nodeIP = node.nodeIPs.find((x) => isV6(x) === v6);
+      const sources = [
+        ...(nodeIP ? [{ ip: nodeIP, entry: { kind: 'node' as const, node: node.name }, label: `node ${node.name}` }] : []),
+        ...(pod ? [podSource(pod)] : []),
+      ];
+      for (const src of sources) {
+        compare(c, `${src.label} → ${dst.label}`, fastTrace(topo, src, dst, proto), expected);
+      }
+    }
+  }
+}
+
 function checkNodePorts(input: VerifyInput): VerifyCheck {
   const c = check('NodePorts on every node (eTP Local keeps the client IP, drops without a local endpoint)');
   const { topo } = input;
-  const client = input.outsideClient ?? OUTSIDE;
   for (const svc of input.services) {
     for (const port of svc.spec?.ports ?? []) {
       if (!port.nodePort) continue;
-      const eps = endpointsOf(svc, port.name ?? '', input.slices);
-      if (eps.hinted) continue;
       const local = svc.spec?.externalTrafficPolicy === 'Local';
       const proto = (port.protocol ?? 'TCP').toLowerCase() as 'tcp' | 'udp' | 'sctp';
       for (const node of topo.nodes) {
-        const dst = { ip: node.nodeIPs[0]!, port: port.nodePort, label: `${node.name}:${port.nodePort}`, node: node.name };
+        // The node's first IP of a family the Service has, from an outside client of that
+        // family, to the endpoints of that family.
+        const fams = (svc.spec?.clusterIPs ?? [svc.spec?.clusterIP ?? '']).filter(Boolean).map(isV6);
+        const nodeIP = node.nodeIPs.find((x) => !fams.length || fams.includes(isV6(x)));
+        if (!nodeIP) continue;
+        const dst = { ip: nodeIP, port: port.nodePort, label: `${node.name}:${port.nodePort}`, node: node.name };
+        const v6 = isV6(dst.ip);
+        const eps = endpointsOf(svc, port.name ?? '', input.slices, v6);
+        if (eps.hinted) continue;
+        const client = input.outsideClient ?? (v6 ? OUTSIDE6 : OUTSIDE);
         const src = { ip: client, entry: { kind: 'external' as const, node: node.name }, label: `outside ${client}` };
         const t = fastTrace(topo, src, dst, proto);
         const expected = local ? (eps.byNode.get(node.name) ?? []) : eps.all;

@@ -48,6 +48,39 @@ PACKET: 2 86879e18 IN=cni0 OUT=cni0 SRC=10.244.1.3 DST=10.244.1.2 LEN=52 TOS=0x0
  TRACE: 2 86879e18 filter:KUBE-FORWARD:rule:0x6c:ACCEPT  -4 -t filter -A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
 `;
 
+// Captured from `nft -a monitor trace` on a dual-stack node: pod → pod on another node over IPv6.
+// The SYN gets a new trace id after routing and, IPv6 having no IP ID, is known by its flow label,
+// length and TCP flags; the ACK that follows reuses trace ids.
+const NFT_SAMPLE_V6 = `trace id 8500ad82 inet kdp-trace prerouting packet: iif "cni0" ether saddr 0e:7a:10:37:d7:7c ether daddr 6a:70:b9:99:d5:38 ip6 saddr fd00:10:244::2 ip6 daddr fd00:10:244:1::2 ip6 dscp cs0 ip6 ecn not-ect ip6 hoplimit 64 ip6 flowlabel 875666 ip6 nexthdr tcp ip6 length 40 tcp sport 39806 tcp dport 8080 tcp flags == syn tcp window 64800 
+trace id 8500ad82 inet kdp-trace prerouting rule tcp sport 39806 meta nftrace set 1 # handle 3 (verdict continue)
+trace id 8500ad82 inet kdp-trace prerouting policy accept 
+trace id 8500ad82 ip6 kube-proxy filter-prerouting-pre-dnat packet: iif "cni0" ether saddr 0e:7a:10:37:d7:7c ether daddr 6a:70:b9:99:d5:38 ip6 saddr fd00:10:244::2 ip6 daddr fd00:10:244:1::2 ip6 dscp cs0 ip6 ecn not-ect ip6 hoplimit 64 ip6 flowlabel 875666 ip6 length 40 tcp sport 39806 tcp dport 8080 tcp flags == syn tcp window 64800 
+trace id 8500ad82 ip6 kube-proxy filter-prerouting-pre-dnat rule ct state new jump firewall-check # handle 24 (verdict jump firewall-check)
+trace id 8500ad82 ip6 kube-proxy filter-prerouting-pre-dnat policy accept 
+trace id 8500ad82 ip6 kube-proxy nat-prerouting packet: iif "cni0" ether saddr 0e:7a:10:37:d7:7c ether daddr 6a:70:b9:99:d5:38 ip6 saddr fd00:10:244::2 ip6 daddr fd00:10:244:1::2 ip6 dscp cs0 ip6 ecn not-ect ip6 hoplimit 64 ip6 flowlabel 875666 ip6 length 40 tcp sport 39806 tcp dport 8080 tcp flags == syn tcp window 64800 
+trace id 8500ad82 ip6 kube-proxy nat-prerouting rule jump services # handle 28 (verdict jump services)
+trace id 8500ad82 ip6 kube-proxy nat-prerouting policy accept 
+trace id b56468c6 ip6 kube-proxy filter-forward packet: iif "cni0" oif "eth0" ether saddr 0e:7a:10:37:d7:7c ether daddr 6a:70:b9:99:d5:38 ip6 saddr fd00:10:244::2 ip6 daddr fd00:10:244:1::2 ip6 dscp cs0 ip6 ecn not-ect ip6 hoplimit 63 ip6 flowlabel 875666 ip6 length 40 tcp sport 39806 tcp dport 8080 tcp flags == syn tcp window 64800 
+trace id b56468c6 ip6 kube-proxy filter-forward rule ct state new jump service-endpoints-check # handle 21 (verdict jump service-endpoints-check)
+trace id b56468c6 ip6 kube-proxy filter-forward rule ct state new jump cluster-ips-check # handle 32 (verdict jump cluster-ips-check)
+trace id b56468c6 ip6 kube-proxy filter-forward policy accept 
+trace id b56468c6 ip6 kube-proxy nat-postrouting packet: iif "cni0" oif "eth0" ether saddr 0e:7a:10:37:d7:7c ether daddr 6a:70:b9:99:d5:38 ip6 saddr fd00:10:244::2 ip6 daddr fd00:10:244:1::2 ip6 dscp cs0 ip6 ecn not-ect ip6 hoplimit 63 ip6 flowlabel 875666 ip6 length 40 tcp sport 39806 tcp dport 8080 tcp flags == syn tcp window 64800 
+trace id b56468c6 ip6 kube-proxy nat-postrouting rule jump masquerading # handle 30 (verdict jump masquerading)
+trace id b56468c6 ip6 kube-proxy masquerading rule meta mark & 0x00004000 == 0x00000000 return # handle 36 (verdict return)
+trace id b56468c6 ip6 kube-proxy nat-postrouting policy accept 
+trace id b56468c6 ip6 nat POSTROUTING packet: iif "cni0" oif "eth0" ether saddr 0e:7a:10:37:d7:7c ether daddr 6a:70:b9:99:d5:38 ip6 saddr fd00:10:244::2 ip6 daddr fd00:10:244:1::2 ip6 dscp cs0 ip6 ecn not-ect ip6 hoplimit 63 ip6 flowlabel 875666 ip6 length 40 tcp sport 39806 tcp dport 8080 tcp flags == syn tcp window 64800 
+trace id b56468c6 ip6 nat POSTROUTING rule fib daddr type != local  counter packets 0 bytes 0 jump KDP-MASQ # handle 5 (verdict jump KDP-MASQ)
+trace id b56468c6 ip6 nat KDP-MASQ rule ip6 daddr fd00:10:244::/56  counter packets 0 bytes 0 return # handle 2 (verdict return)
+trace id b56468c6 ip6 nat POSTROUTING policy accept 
+trace id 0d105969 inet kdp-trace prerouting packet: iif "cni0" ether saddr 0e:7a:10:37:d7:7c ether daddr 6a:70:b9:99:d5:38 ip6 saddr fd00:10:244::2 ip6 daddr fd00:10:244:1::2 ip6 dscp cs0 ip6 ecn not-ect ip6 hoplimit 64 ip6 flowlabel 875666 ip6 nexthdr tcp ip6 length 32 tcp sport 39806 tcp dport 8080 tcp flags == ack tcp window 64 
+trace id 0d105969 inet kdp-trace prerouting rule tcp sport 39806 meta nftrace set 1 # handle 3 (verdict continue)
+trace id 0d105969 inet kdp-trace prerouting policy accept 
+trace id 0d105969 ip6 kube-proxy filter-prerouting-pre-dnat packet: iif "cni0" ether saddr 0e:7a:10:37:d7:7c ether daddr 6a:70:b9:99:d5:38 ip6 saddr fd00:10:244::2 ip6 daddr fd00:10:244:1::2 ip6 dscp cs0 ip6 ecn not-ect ip6 hoplimit 64 ip6 flowlabel 875666 ip6 length 32 tcp sport 39806 tcp dport 8080 tcp flags == ack tcp window 64 
+trace id 0d105969 ip6 kube-proxy filter-prerouting-pre-dnat policy accept 
+trace id ea259ada ip6 kube-proxy filter-forward packet: iif "cni0" oif "eth0" ether saddr 0e:7a:10:37:d7:7c ether daddr 6a:70:b9:99:d5:38 ip6 saddr fd00:10:244::2 ip6 daddr fd00:10:244:1::2 ip6 dscp cs0 ip6 ecn not-ect ip6 hoplimit 63 ip6 flowlabel 875666 ip6 length 32 tcp sport 39806 tcp dport 8080 tcp flags == ack tcp window 64 
+trace id ea259ada ip6 kube-proxy filter-forward policy accept 
+`;
+
 describe('nft monitor trace parser', () => {
   const events = parseNftTrace(NFT_SAMPLE);
 
@@ -68,6 +101,22 @@ describe('nft monitor trace parser', () => {
       ['ip kube-proxy services', 'accept'],
     ]);
     expect(countPackets(events)).toBe(2);
+  });
+
+  it('follows an IPv6 packet across its new trace id after routing, by flow label', () => {
+    const v6 = parseNftTrace(NFT_SAMPLE_V6);
+    const rules = firstPacketRules(v6, (e) => e.table === 'inet kdp-trace');
+    expect(rules.map((r) => [r.stage, r.verdict])).toEqual([
+      ['ip6 kube-proxy filter-prerouting-pre-dnat', 'jump firewall-check'],
+      ['ip6 kube-proxy nat-prerouting', 'jump services'],
+      ['ip6 kube-proxy filter-forward', 'jump service-endpoints-check'],
+      ['ip6 kube-proxy filter-forward', 'jump cluster-ips-check'],
+      ['ip6 kube-proxy nat-postrouting', 'jump masquerading'],
+      ['ip6 kube-proxy masquerading', 'return'],
+      ['ip6 nat POSTROUTING', 'jump KDP-MASQ'],
+      ['ip6 nat KDP-MASQ', 'return'],
+    ]);
+    expect(countPackets(v6)).toBe(2);
   });
 
   it('skips lines that are not trace events', () => {

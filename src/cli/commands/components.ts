@@ -39,10 +39,21 @@ function connect(flags: FlagValues, env: Readonly<Record<string, string | undefi
 export const controllerManagerCommand: Command = {
   name: 'controller-manager',
   summary: 'run the controllers (deployment, replicaset, endpointslice, node IPAM and lifecycle, ...) against an API server',
-  flags: COMMON,
+  flags: [...COMMON,
+    { name: 'cluster-cidr', type: 'string', default: '10.244.0.0/16', help: 'pod network: one CIDR or a dual-stack pair, primary first' },
+    { name: 'service-cluster-ip-range', type: 'string', default: '10.96.0.0/12', help: 'kept out of node CIDRs' },
+    { name: 'node-cidr-mask-size', type: 'number', help: 'single stack (default /24 IPv4, /64 IPv6)' },
+    { name: 'node-cidr-mask-size-ipv4', type: 'number', help: 'dual stack (default 24)' },
+    { name: 'node-cidr-mask-size-ipv6', type: 'number', help: 'dual stack (default 64)' }],
   async run(args, io) {
     const { client, factor } = connect(args.flags, io.env);
-    const manager = buildControllerManager({ client, options: { timeScale: factor } });
+    const manager = buildControllerManager({ client, options: {
+      timeScale: factor, clusterCIDR: args.flags['cluster-cidr'] as string,
+      serviceCIDR: args.flags['service-cluster-ip-range'] as string,
+      nodeCIDRMaskSize: args.flags['node-cidr-mask-size'] as number | undefined,
+      nodeCIDRMaskSizeIPv4: args.flags['node-cidr-mask-size-ipv4'] as number | undefined,
+      nodeCIDRMaskSizeIPv6: args.flags['node-cidr-mask-size-ipv6'] as number | undefined,
+    } });
     await manager.start();
     io.err('kdp controller-manager running\n');
     await io.interrupted;
@@ -71,7 +82,7 @@ export const nodeAgentCommand: Command = {
   summary: 'run one node agent (kubelet with the virtual runtime + kube-proxy) against an API server',
   flags: [
     { name: 'name', type: 'string', help: 'node name (required)' },
-    { name: 'node-ip', type: 'string', default: '172.18.0.2', help: 'the node\'s InternalIP' },
+    { name: 'node-ip', type: 'string', default: '172.18.0.2', help: 'the node\'s InternalIP (dual stack: a comma-separated pair, primary first)' },
     { name: 'mode', type: 'string', default: 'iptables', help: 'kube-proxy mode: iptables | nftables | ipvs' },
     { name: 'kube-proxy-config', type: 'string', help: 'a KubeProxyConfiguration file' },
     ...COMMON,
@@ -81,11 +92,12 @@ export const nodeAgentCommand: Command = {
     if (!name) throw kdpError('KDP_CONFIG', '--name: the node name is required');
     const mode = parseMode(args.flags.mode)!;
     const { client, factor, dataDir } = connect(args.flags, io.env);
-    const nodeIP = args.flags['node-ip'] as string;
-    const agent = buildNodeAgent({ client, nodeName: name, runtime: buildVirtualRuntime({ timeScale: factor }), options: { nodeIP, timeScale: factor } });
+    const nodeIPs = (args.flags['node-ip'] as string).split(',').map((s) => s.trim()).filter(Boolean);
+    const nodeIP = nodeIPs.join(', ');
+    const agent = buildNodeAgent({ client, nodeName: name, runtime: buildVirtualRuntime({ timeScale: factor }), options: { nodeIPs, timeScale: factor } });
     await agent.start();
     const proxy = await buildKubeProxy({
-      client, nodeName: name, nodeIPs: [nodeIP], mode, applier: buildMemoryApplier(mode),
+      client, nodeName: name, nodeIPs, mode, applier: buildMemoryApplier(mode),
       configText: args.flags['kube-proxy-config'] ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
       history: new RuleHistory(rulesDir(dataDir, name)), timeScale: factor,
       onError: (e) => io.err(`kube-proxy: ${(e as Error).message}\n`),

@@ -10,7 +10,7 @@ import type { Command } from '../command.js';
 import { DATA_DIR_FLAG } from './up.js';
 
 const NODE_FLAG = { name: 'node', type: 'string', help: 'node name (default: the first node)' } as const;
-const FAMILY_FLAG = { name: 'family', type: 'string', default: 'IPv4', help: 'IPv4 | IPv6' } as const;
+const FAMILY_FLAG = { name: 'family', type: 'string', help: 'IPv4 | IPv6 (default: the cluster\'s primary family)' } as const;
 
 function nodeDir(args: { flags: Record<string, unknown> }, env: Readonly<Record<string, string | undefined>>) {
   const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, env));
@@ -28,8 +28,9 @@ export const rulesShowCommand: Command = {
   args: '[@N|@latest]',
   flags: [NODE_FLAG, FAMILY_FLAG, { name: 'output', short: 'o', type: 'string', help: 'json: with the origin of every chain' }, DATA_DIR_FLAG],
   async run(args, io) {
-    const { dir, node } = nodeDir(args, io.env);
-    const family = args.flags.family as 'IPv4' | 'IPv6';
+    const { dir, node, info } = nodeDir(args, io.env);
+    const family = (args.flags.family as 'IPv4' | 'IPv6' | undefined)
+      ?? (info.clusterCIDRs?.[0]?.includes(':') ? 'IPv6' : 'IPv4');
     const snap = readSnapshot(dir, args.positionals[0] ?? '@latest', family);
     const drift = readDriftStatus(dir).find((d) => d.family === family);
     if (drift && !drift.inSync) {

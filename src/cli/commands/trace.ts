@@ -75,7 +75,7 @@ async function traceCluster(
   const client = buildHttpClient(loadKubeconfig(info.kubeconfig));
   const topo = await loadTopology(client, paths.root, info.proxyMode);
   const dst = await resolveDestination(client, topo, dstText);
-  const src = resolveSource(topo, srcText, dst.node);
+  const src = resolveSource(topo, srcText, dst.node, dst.ip);
   if (flags.live) return traceLive({ paths, info, client, topo, src, dst, proto, flags, io });
   const t = traceResolved(topo, src, dst, proto, flags.sport as number | undefined);
   if (flags.output === 'json') {

@@ -7,6 +7,8 @@ import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir, type DataDirPaths } from '../../cluster/data-dir.js';
 import { livePid, spawnDetached } from '../../cluster/daemon.js';
 import { startCluster } from '../../cluster/up.js';
+import { resolveClusterNetwork, type ClusterNetwork } from '../../cluster/network.js';
+import { apiServiceIP } from '../../api/service-cidr.js';
 import { assertKernelMode } from '../../host/rule-applier.js';
 import type { Command, CliIO } from '../command.js';
 import { readInput } from '../read-input.js';
@@ -16,6 +18,18 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { isAlive, recordProcess } from '../../host/process.js';
 
 export const DATA_DIR_FLAG = { name: 'data-dir', type: 'string', help: 'cluster data directory (default $KDP_DATA_DIR or ~/.kdp)' } as const;
+
+const NETWORK_FLAGS = [
+  { name: 'ip-family', type: 'string', help: 'ipv4 | ipv6 | dual (default: from --cluster-cidr, else ipv4)' },
+  { name: 'cluster-cidr', type: 'string',
+    help: 'pod network: one CIDR or a pair, primary first (default 10.244.0.0/16; IPv6 fd00:10:244::/56)' },
+  { name: 'service-cidr', type: 'string',
+    help: 'Service ClusterIP range(s), one or a pair (default 10.96.0.0/12; IPv6 fd00:10:96::/112)' },
+  { name: 'node-cidr-mask-size', type: 'number',
+    help: 'single stack: each node\'s podCIDR size (default /24 IPv4, /64 IPv6)' },
+  { name: 'node-cidr-mask-size-ipv4', type: 'number', help: 'dual stack: IPv4 podCIDR size (default 24)' },
+  { name: 'node-cidr-mask-size-ipv6', type: 'number', help: 'dual stack: IPv6 podCIDR size (default 64)' },
+] as const;
 
 export const upCommand: Command = {
   name: 'up',
@@ -30,6 +44,7 @@ export const upCommand: Command = {
     { name: 'detach', short: 'd', type: 'boolean', default: false, help: 'start in the background; return when every node is Ready' },
     { name: 'cni-conf-dir', type: 'string', help: 'netns mode: pods\' CNI network from this dir (first *.conflist/*.conf by name)' },
     { name: 'cni-bin-dir', type: 'string', help: 'netns mode: CNI plugin dirs, comma-separated (default /usr/lib/cni)' },
+    ...NETWORK_FLAGS,
     DATA_DIR_FLAG,
   ],
   async run(args, io) {
@@ -37,6 +52,7 @@ export const upCommand: Command = {
     const proxyMode = parseMode(args.flags.mode)!;
     const timeScale = args.flags['time-scale'] as number;
     if (!(timeScale > 0)) throw kdpError('KDP_CONFIG', '--time-scale: must be greater than 0');
+    const network = networkFlags(args.flags);
     if (livePid(paths.pidFile) !== undefined) {
       throw kdpError('KDP_CONFIG', `a cluster is already running in ${paths.root} (kdp down, or --data-dir)`);
     }
@@ -54,9 +70,9 @@ export const upCommand: Command = {
       kubeProxyConfig: args.flags['kube-proxy-config']
         ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
       progress: (l) => io.err(`  ${l}\n`),
-      cni: cniFlags(args.flags),
+      cni: cniFlags(args.flags), network,
     });
-    io.out(readyMessage(cluster.url, paths.kubeconfig, paths.root));
+    io.out(readyMessage(cluster.url, paths.kubeconfig, paths.root, network.serviceCIDRs));
     await io.interrupted;
     io.err('kdp: shutting down\n');
     // Shutdown waits on helper processes that do not hold the event loop open (they are unref'd
@@ -80,14 +96,31 @@ function cniFlags(flags: Record<string, unknown>): { confDir?: string; binDirs?:
   };
 }
 
-export function readyMessage(url: string, kubeconfig: string, dataDir: string): string {
+/** The cluster's families and ranges from the flags, validated before anything starts. */
+function networkFlags(flags: Record<string, unknown>): ClusterNetwork {
+  return resolveClusterNetwork({
+    ipFamily: flags['ip-family'] as string | undefined,
+    clusterCIDR: flags['cluster-cidr'] as string | undefined,
+    serviceCIDR: flags['service-cidr'] as string | undefined,
+    nodeCIDRMaskSize: flags['node-cidr-mask-size'] as number | undefined,
+    nodeCIDRMaskSizeIPv4: flags['node-cidr-mask-size-ipv4'] as number | undefined,
+    nodeCIDRMaskSizeIPv6: flags['node-cidr-mask-size-ipv6'] as number | undefined,
+  });
+}
+
+export function readyMessage(
+  url: string, kubeconfig: string, dataDir: string,
+  serviceCIDRs: readonly string[] = ['10.96.0.0/12'],
+): string {
+  const api = apiServiceIP(serviceCIDRs);
+  const apiText = api.includes(':') ? `[${api}]:443` : `${api}:443`;
   return [
     `kdp cluster ready at ${url}`,
     '',
     `  export KUBECONFIG=${kubeconfig}`,
     '  kubectl get nodes',
     '  kdp rules --node n1          # the rules n1\'s kube-proxy holds',
-    '  kdp trace 10.244.0.5 10.96.0.1:443',
+    `  kdp trace n1 ${apiText}`,
     '',
     `Stop with Ctrl-C (or \`kdp down --data-dir ${dataDir}\`).`,
     '',
@@ -103,7 +136,7 @@ async function detach(paths: DataDirPaths, io: CliIO): Promise<number> {
   for (let waited = 0; waited < 120_000; waited += 200) {
     try {
       const info = readClusterInfo(paths);
-      io.out(readyMessage(info.url, info.kubeconfig, paths.root));
+      io.out(readyMessage(info.url, info.kubeconfig, paths.root, info.serviceCIDRs));
       return 0;
     } catch {
       // not up yet

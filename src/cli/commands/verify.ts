@@ -51,7 +51,9 @@ export const verifyCommand: Command = {
         ...(liveTraces ? { live: liveTraces } : {}) }, null, 2)}\n`);
     } else {
       const ms = Date.now() - started;
-      io.out(renderSummary(checks, topo.pods.length, topo.nodes.length, ms, args.flags.show as number, io.isTTY));
+      // A dual-stack pod is in the topology once per IP: count pods by name.
+      const pods = new Set(topo.pods.map((p) => p.name)).size;
+      io.out(renderSummary(checks, pods, topo.nodes.length, ms, args.flags.show as number, io.isTTY));
     }
     return failed === 0 ? 0 : 1;
   },

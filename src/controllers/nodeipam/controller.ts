@@ -1,11 +1,12 @@
 // The node IPAM controller (upstream RangeAllocator): gives every node without
-// `spec.podCIDRs` the next free block of the cluster CIDR (one /24 of 10.244.0.0/16 by default,
-// in node order), never changing CIDRs a node already has. When the range is exhausted the node
-// gets no podCIDR and a `CIDRNotAvailable` event. Deleted nodes return their block.
+// `spec.podCIDRs` the next free block of each cluster CIDR (one /24 of 10.244.0.0/16 by default,
+// in node order; dual stack: one block per family, `podCIDRs` ordered like the cluster CIDRs and
+// `podCIDR` = the first), never changing CIDRs a node already has. When a range is exhausted the
+// node gets no podCIDR and a `CIDRNotAvailable` event. Deleted nodes return their blocks.
 
 import type { Node } from '../../api/types.js';
 import { cidrsOverlap } from '../../api/net.js';
-import { isKdpError } from '../../errors.js';
+import { isKdpError, kdpError } from '../../errors.js';
 import type { ControllerContext } from '../options.js';
 import { NODES } from '../refs.js';
 import { buildQueueController } from '../runner.js';
@@ -16,10 +17,16 @@ export function buildNodeIpamController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
   const nodeInf = ctx.informers.informerFor<Node>(NODES);
   const recorder = ctx.recorder('cidrAllocator');
-  const set = buildCidrSet(options.clusterCIDR, options.nodeCIDRMaskSize);
-  if (cidrsOverlap(options.serviceCIDR, options.clusterCIDR)) {
-    try { set.occupy(options.serviceCIDR); } catch { /* larger than the cluster CIDR */ }
-  }
+  const sets = options.clusterCIDRs.map((cidr, i) => {
+    const set = buildCidrSet(cidr, options.nodeCIDRMaskSizes[i]!);
+    for (const svc of options.serviceCIDRs) {
+      if (!cidrsOverlap(svc, cidr)) continue;
+      try { set.occupy(svc); } catch { /* larger than the cluster CIDR */ }
+    }
+    return { cidr, set };
+  });
+  /** The set a CIDR of a node belongs to (by containment, so a node's order does not matter). */
+  const setFor = (x: string) => sets.find((s) => cidrsOverlap(s.cidr, x))?.set;
   const assigned = new Map<string, string[]>(); // node → CIDRs we hold for it
   let primed = false;
   const c = buildQueueController('nodeipam', 1, sync);
@@ -36,7 +43,7 @@ export function buildNodeIpamController(ctx: ControllerContext): Controller {
   function occupy(n: Node): void {
     const cidrs = cidrsOf(n);
     if (!cidrs.length || assigned.has(n.metadata.name!)) return;
-    try { for (const x of cidrs) set.occupy(x); } catch { return; }
+    try { for (const x of cidrs) setFor(x)?.occupy(x); } catch { return; }
     assigned.set(n.metadata.name!, [...cidrs]);
   }
 
@@ -46,7 +53,7 @@ export function buildNodeIpamController(ctx: ControllerContext): Controller {
     onDelete: (n) => {
       const held = assigned.get(n.metadata.name!);
       assigned.delete(n.metadata.name!);
-      for (const x of held ?? []) { try { set.release(x); } catch { /* ignore */ } }
+      for (const x of held ?? []) { try { setFor(x)?.release(x); } catch { /* ignore */ } }
     },
   });
 
@@ -56,29 +63,40 @@ export function buildNodeIpamController(ctx: ControllerContext): Controller {
     const node = nodeInf.cache.get(name);
     if (!node) return;
     if (cidrsOf(node).length) { occupy(node); return; }
-    let cidr = assigned.get(name)?.[0];
-    if (!cidr) {
-      try {
-        cidr = set.allocateNext();
-      } catch (e) {
-        recorder.event(withKind(node), 'Normal', 'CIDRNotAvailable',
-          `Node ${name} status is now: CIDRNotAvailable`);
-        throw e;
-      }
-      assigned.set(name, [cidr]);
+    let cidrs = assigned.get(name);
+    if (!cidrs) {
+      cidrs = allocate(node);
+      assigned.set(name, cidrs);
     }
     try {
-      await client.patch(NODES, name, 'merge', { spec: { podCIDR: cidr, podCIDRs: [cidr] } });
+      await client.patch(NODES, name, 'merge', { spec: { podCIDR: cidrs[0], podCIDRs: cidrs } });
     } catch (e) {
       if (isKdpError(e, 'KDP_NOT_FOUND')) {
         assigned.delete(name);
-        set.release(cidr);
+        for (const x of cidrs) setFor(x)?.release(x);
         return;
       }
       recorder.event(withKind(node), 'Normal', 'CIDRAssignmentFailed',
         `Node ${name} status is now: CIDRAssignmentFailed`);
       throw e;
     }
+  }
+
+  /** One block from each set, in cluster-CIDR order; all or nothing. */
+  function allocate(node: Node): string[] {
+    const got: string[] = [];
+    for (const [idx, s] of sets.entries()) {
+      try {
+        got.push(s.set.allocateNext());
+      } catch (e) {
+        for (const x of got) setFor(x)?.release(x);
+        recorder.event(withKind(node), 'Normal', 'CIDRNotAvailable',
+          `Node ${node.metadata.name} status is now: CIDRNotAvailable`);
+        throw kdpError('KDP_CONFLICT',
+          `failed to allocate cidr from cluster cidr at idx:${idx}: ${(e as Error).message}`);
+      }
+    }
+    return got;
   }
 
   return { name: 'nodeipam', start: c.start, stop: c.stop };

@@ -38,7 +38,10 @@ export function sampleLiveCases(o: {
   if (pods.length >= 2) {
     for (let i = 0; i < o.n; i++) {
       const a = pick(pods);
-      const b = pick(pods.filter((p) => p !== a));
+      // Another pod, at its address of a's family (a dual-stack pod is listed once per IP).
+      const others = pods.filter((p) => p.name !== a.name && p.ip.includes(':') === a.ip.includes(':'));
+      if (others.length === 0) continue;
+      const b = pick(others);
       out.push({
         kind: 'pod', src: podSource(a), proto: 'tcp',
         dst: { ip: b.ip, port: podPort(o.pods, b.name), label: `pod ${b.name}`, pod: b.name },
@@ -57,8 +60,10 @@ export function sampleLiveCases(o: {
     for (let i = 0; i < o.n; i++) {
       const { s, p, ip } = pick(targets);
       const name = `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`;
+      const family = pods.filter((x) => x.ip.includes(':') === ip.includes(':'));
+      if (family.length === 0) continue;
       out.push({
-        kind: 'service', src: podSource(pick(pods)),
+        kind: 'service', src: podSource(pick(family)),
         proto: (p.protocol ?? 'TCP') === 'UDP' ? 'udp' : 'tcp',
         dst: { ip, port: p.port, label: `service ${name}:${p.name || p.port}` },
       });

@@ -51,8 +51,8 @@ export interface KernelTrace {
 /**
  * The rules matched by the first traced packet, in order (tracing's own rule left out). The
  * kernel gives one packet a new trace id on its way (after routing) and reuses ids for later
- * packets, so an event belongs to the packet last described under its id, known by its IP ID
- * (`ID=` / `ip id`) where the description has one.
+ * packets, so an event belongs to the packet last described under its id, known by what the
+ * description says of it (packetIdentity) where it says enough.
  */
 export function firstPacketRules(
   events: readonly KernelTraceEvent[], isOwn: (e: KernelTraceEvent) => boolean,
@@ -80,12 +80,24 @@ export function firstPacketRules(
 function packetKeys(events: readonly KernelTraceEvent[]): KeyedEvent[] {
   const current = new Map<string, string>();
   return events.map((e) => {
-    if (e.kind === 'packet') {
-      const ipId = /(?:\bID=|\bip id )(\d+)/.exec(e.text ?? '')?.[1];
-      current.set(e.id, ipId === undefined ? `trace ${e.id}` : `ip id ${ipId}`);
-    }
+    if (e.kind === 'packet') current.set(e.id, packetIdentity(e.text ?? '') ?? `trace ${e.id}`);
     return { e, key: current.get(e.id) ?? `trace ${e.id}` };
   });
+}
+
+/**
+ * What stays the same for one packet across hooks and NAT: the IPv4 ID; IPv6 has none, so its
+ * flow label with the payload length and the TCP flags / ICMPv6 sequence (nft) or TCP sequence
+ * number (xtables-monitor), which tells a flow's packets apart.
+ */
+function packetIdentity(text: string): string | undefined {
+  const ipId = /(?:\bID=|\bip id )(\d+)/.exec(text)?.[1];
+  if (ipId !== undefined && !/\bFLOWLBL=/.test(text)) return `ip id ${ipId}`;
+  const label = /(?:\bFLOWLBL=|\bip6 flowlabel )(\d+)/.exec(text)?.[1];
+  if (label === undefined) return undefined;
+  const len = /(?:\bLEN=|\bip6 length )(\d+)/.exec(text)?.[1] ?? '';
+  const more = /(?:\btcp flags == |\bicmpv6 sequence |\bSEQ=)(\S+)/.exec(text)?.[1] ?? '';
+  return `flow ${label} len ${len} ${more}`;
 }
 
 interface KeyedEvent {

@@ -1,0 +1,166 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Node, Pod, Service } from '../../src/api/types.js';
+import { hostPrefixFor } from '../../src/cluster/data-plane-netns.js';
+import { dataDirPaths } from '../../src/cluster/data-dir.js';
+import { resolveClusterNetwork } from '../../src/cluster/network.js';
+import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
+import { cleanupHost } from '../../src/host/cleanup.js';
+import { buildHostExec } from '../../src/host/exec.js';
+import { listNetns } from '../../src/host/netns.js';
+import { podNetnsName } from '../../src/kubelet/runtime-netns.js';
+import { waitFor } from '../helpers/cluster.js';
+import { probe, seenPod } from '../helpers/netns-probe.js';
+import { canUseNetns } from '../helpers/root.js';
+
+const exec = buildHostExec();
+const PODS = { group: '', version: 'v1', resource: 'pods', namespace: 'default' } as const;
+const SVC = { group: '', version: 'v1', resource: 'services', namespace: 'default' } as const;
+const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
+
+/** The source address an echo answer saw (`from=<ip>:<port>`, IPv6 bare or bracketed). */
+function seenFrom(answer: string): string | undefined {
+  const tok = /from=(\S+)/.exec(answer)?.[1];
+  if (!tok) return undefined;
+  const m = /^\[(.+)\]:\d+$/.exec(tok);
+  return m ? m[1] : tok.slice(0, tok.lastIndexOf(':'));
+}
+
+function webPod(name: string, node: string): Pod {
+  return {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: 'web' } },
+    spec: { nodeName: node, containers: [{ name: 'echo', image: 'kdp/echo', ports: [{ containerPort: 8080 }] }] },
+  } as Pod;
+}
+
+const v6Of = (p: Pod) => p.status!.podIPs!.map((x) => x.ip).find((ip) => ip.includes(':'))!;
+
+const MODES = ['nftables', 'iptables'] as const;
+
+describe.runIf(canUseNetns(['ip', 'iptables-restore', 'ip6tables-restore', 'nft', 'nsenter'])).each(MODES)(
+  'kdp up --ip-family dual in netns mode (%s)', (mode) => {
+    const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-dsn-')));
+    const prefix = hostPrefixFor(paths);
+    let cluster: RunningCluster | undefined;
+    const client = () => cluster!.client;
+    let pods: Pod[] = [];
+
+    beforeAll(async () => {
+      cluster = await startCluster({
+        paths, nodes: 2, port: 0, proxyMode: mode, timeScale: 5, dataPlane: 'netns',
+        progress: () => {}, network: resolveClusterNetwork({ ipFamily: 'dual' }),
+      });
+      await client().create(PODS, webPod('web-1', 'n1'));
+      await client().create(PODS, webPod('web-2', 'n2'));
+      await client().create(SVC, {
+        apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' },
+        spec: { selector: { app: 'web' }, ipFamilyPolicy: 'RequireDualStack',
+          ports: [{ port: 80, targetPort: 8080 }] },
+      });
+      pods = await waitFor(async () => {
+        const ps = (await client().list<Pod>(PODS)).items;
+        return ps.length === 2 && ps.every((p) => p.status?.podIPs?.length === 2 &&
+          p.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True') ? ps : undefined;
+      }, 45_000, 'two dual-stack pods Ready');
+    }, 90_000);
+
+    afterAll(async () => {
+      await cluster?.close();
+      cluster = undefined;
+      await cleanupHost(exec, paths.hostState, prefix);
+    }, 30_000);
+
+    it('nodes hold an IPv6 underlay address, IPv6 host-gw routes, forwarding and masquerade', async () => {
+      const nodes = (await client().list<Node>(NODES)).items;
+      const n2 = nodes.find((n) => n.metadata.name === 'n2')!;
+      expect(n2.status?.addresses?.filter((a) => a.type === 'InternalIP').map((a) => a.address))
+        .toEqual(['172.18.0.3', 'fc00:f853:ccd:e793::3']);
+      const ns = `${prefix}-n1`;
+      const addrs = (await exec.run('ip', ['-n', ns, '-6', 'addr', 'show', 'dev', 'eth0'])).stdout;
+      expect(addrs).toContain('fc00:f853:ccd:e793::2/64');
+      const routes = await waitFor(async () => {
+        const r = (await exec.run('ip', ['-n', ns, '-6', 'route', 'show'])).stdout;
+        return r.includes('fd00:10:244:1::/64 via fc00:f853:ccd:e793::3') ? r : undefined;
+      }, 20_000, 'the IPv6 route to n2\'s pods');
+      expect(routes).not.toMatch(/fd00:10:244::\/64 via/);
+      const fwd = (await exec.run('sysctl', ['-n', 'net.ipv6.conf.all.forwarding'], { netns: ns })).stdout;
+      expect(fwd.trim()).toBe('1');
+      const nat6 = (await exec.run('ip6tables-save', ['-t', 'nat'], { netns: ns })).stdout;
+      expect(nat6).toMatch(/-A KDP-MASQ -d fd00:10:244::\/56 .*-j RETURN\n-A KDP-MASQ -j MASQUERADE/);
+    });
+
+    it('a pod reaches a pod on the other node over IPv6 with its own IPv6 source (no NAT)', async () => {
+      const [a, b] = ['web-1', 'web-2'].map((n) => pods.find((p) => p.metadata.name === n)!);
+      const answer = await waitFor(async () =>
+        (await probe(exec, podNetnsName(prefix, a!.metadata.uid!), 'tcp', v6Of(b!), 8080).catch(() => ''))
+        || undefined, 20_000, 'web-2 to answer over IPv6');
+      expect(seenPod(answer)).toBe('web-2');
+      expect(seenFrom(answer)).toBe(v6Of(a!));
+    });
+
+    it('a pod reaches the IPv6 ClusterIP of a dual-stack Service through the IPv6 kernel rules', async () => {
+      const svc = await client().get<Service>(SVC, 'web');
+      const ip6 = svc.spec!.clusterIPs!.find((ip) => ip.includes(':'))!;
+      const a = pods.find((p) => p.metadata.name === 'web-1')!;
+      const table = mode === 'nftables'
+        ? (await exec.run('nft', ['list', 'table', 'ip6', 'kube-proxy'], { netns: `${prefix}-n1` })).stdout
+        : (await exec.run('ip6tables-save', ['-t', 'nat'], { netns: `${prefix}-n1` })).stdout;
+      expect(table).toContain(ip6);
+      const seen = new Set<string>();
+      await waitFor(async () => {
+        const ans = await probe(exec, podNetnsName(prefix, a.metadata.uid!), 'tcp', ip6, 80).catch(() => '');
+        const who = seenPod(ans);
+        if (who) seen.add(who);
+        return seen.size === 2 || undefined;
+      }, 30_000, 'both pods behind the IPv6 ClusterIP');
+      expect([...seen].sort()).toEqual(['web-1', 'web-2']);
+    });
+  });
+
+describe.runIf(canUseNetns(['ip', 'ip6tables-restore', 'nft', 'nsenter']))(
+  'kdp up --ip-family ipv6 in netns mode (nftables)', () => {
+    const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-v6n-')));
+    const prefix = hostPrefixFor(paths);
+    let cluster: RunningCluster | undefined;
+    const client = () => cluster!.client;
+
+    beforeAll(async () => {
+      cluster = await startCluster({
+        paths, nodes: 2, port: 0, proxyMode: 'nftables', timeScale: 5, dataPlane: 'netns',
+        progress: () => {}, network: resolveClusterNetwork({ ipFamily: 'ipv6' }),
+      });
+    }, 90_000);
+
+    afterAll(async () => {
+      await cluster?.close();
+      cluster = undefined;
+      await cleanupHost(exec, paths.hostState, prefix);
+    }, 30_000);
+
+    it('IPv6-only pods reach each other NAT-free and through an IPv6 ClusterIP', async () => {
+      await client().create(PODS, webPod('web-1', 'n1'));
+      await client().create(PODS, webPod('web-2', 'n2'));
+      await client().create(SVC, {
+        apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' },
+        spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] },
+      });
+      const pods = await waitFor(async () => {
+        const ps = (await client().list<Pod>(PODS)).items;
+        return ps.length === 2 && ps.every((p) =>
+          p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') ? ps : undefined;
+      }, 45_000, 'two pods Ready');
+      const [a, b] = ['web-1', 'web-2'].map((n) => pods.find((p) => p.metadata.name === n)!);
+      expect(a!.status!.podIPs!.map((x) => x.ip.includes(':'))).toEqual([true]);
+      const answer = await waitFor(async () =>
+        (await probe(exec, podNetnsName(prefix, a!.metadata.uid!), 'tcp', b!.status!.podIP!, 8080)
+          .catch(() => '')) || undefined, 20_000, 'web-2 to answer');
+      expect(seenFrom(answer)).toBe(a!.status!.podIP);
+      const svc = await client().get<Service>(SVC, 'web');
+      expect(svc.spec?.clusterIP).toMatch(/^fd00:10:96::/);
+      const seen = await waitFor(async () => seenPod(await probe(exec, podNetnsName(prefix, a!.metadata.uid!),
+        'tcp', svc.spec!.clusterIP!, 80).catch(() => '')), 30_000, 'the IPv6 ClusterIP to answer');
+      expect(['web-1', 'web-2']).toContain(seen);
+    }, 90_000);
+  });
