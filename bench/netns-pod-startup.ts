@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '../src/api/types.js';
 import { dataDirPaths } from '../src/cluster/data-dir.js';
+import { hostPrefixFor } from '../src/cluster/data-plane-netns.js';
 import { startCluster } from '../src/cluster/up.js';
 import { buildHostExec } from '../src/host/exec.js';
 import { listNetns } from '../src/host/netns.js';
@@ -32,6 +33,7 @@ function childCpuMs(): number {
  * of what they waited for, by pid. */
 function helperCpuMs(): Map<number, number> {
   const out = new Map<number, number>();
+  helperKind.clear();
   for (const task of readdirSync('/proc/self/task')) {
     const kids = readFileSync(`/proc/self/task/${task}/children`, 'utf8').trim().split(' ');
     for (const pid of kids.filter(Boolean).map(Number)) {
@@ -39,10 +41,41 @@ function helperCpuMs(): Map<number, number> {
         const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
         const x = f.slice(f.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number);
         out.set(pid, (x[0]! + x[1]! + x[2]! + x[3]!) * 10);
+        helperKind.set(pid, kindOf(pid));
       } catch { /* exited meanwhile */ }
     }
   }
   return out;
+}
+
+const helperKind = new Map<number, string>();
+
+/** CPU time (ms) of the live children of `pid` (the launcher's workloads). */
+function childrenCpuMs(pid: number): number {
+  let ms = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const kids = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(' ');
+    for (const k of kids.filter(Boolean)) {
+      try {
+        const f = readFileSync(`/proc/${k}/stat`, 'utf8');
+        const x = f.slice(f.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number);
+        ms += (x[0]! + x[1]!) * 10;
+      } catch { /* exited meanwhile */ }
+    }
+  }
+  return ms;
+}
+
+/** What a helper is, for the breakdown: its program and the first words that tell them apart. */
+function kindOf(pid: number): string {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  if (argv[0] === process.execPath || argv[0]?.endsWith('/node')) {
+    const src = argv[argv.indexOf('-e') + 1] ?? argv[argv.length - 1] ?? '';
+    if (src.includes('kids.get')) return 'launcher helper';
+    if (src.includes('execFile')) return 'exec helper';
+    return `node ${argv.slice(-1)[0]?.split('/').pop()?.slice(0, 30)}`;
+  }
+  return argv.slice(0, 3).map((a) => a.split('/').pop()).join(' ');
 }
 
 if (process.getuid?.() !== 0) {
@@ -51,6 +84,7 @@ if (process.getuid?.() !== 0) {
 }
 const dir = mkdtempSync(join(tmpdir(), 'kdp-bench-netns-'));
 const paths = dataDirPaths(dir);
+const prefix = hostPrefixFor(paths);
 const cluster = await startCluster({
   paths, nodes: NODES, port: 0, proxyMode: 'iptables', timeScale: 1, dataPlane: 'netns', progress: () => {},
 });
@@ -117,12 +151,25 @@ try {
   console.log(`  CPU per pod: ${(ownMs / COUNT).toFixed(0)} ms in this process, ` +
     `${((ownMs + exitedMs + helpersMs) / COUNT).toFixed(0)} ms with exited children and live ` +
     `helpers (${helpersMs.toFixed(0)} ms in helpers)`);
+  const byKind = new Map<string, number>();
+  let workloadsMs = 0;
+  for (const [pid, ms] of helperCpuMs()) {
+    if (helperKind.get(pid) === 'launcher helper') workloadsMs += childrenCpuMs(pid);
+    const k = helperKind.get(pid) ?? '?';
+    byKind.set(k, (byKind.get(k) ?? 0) + ms - (helpers0.get(pid) ?? 0));
+  }
+  console.log(`  helpers (incl. what they ran): ${[...byKind].sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ')}`);
+  console.log(`  workload processes so far (nsenter, then the echo: start, bind, print ready): ` +
+    `${workloadsMs.toFixed(0)} ms`);
   report('netns pod startup CPU per pod (kdp process)', ownMs / COUNT, 'ms');
   report('netns pod startup CPU per pod (kdp + tools + helpers)', (ownMs + exitedMs + helpersMs) / COUNT, 'ms');
+  report('netns pod startup CPU per pod (all of it, with the workloads)',
+    (ownMs + exitedMs + helpersMs + workloadsMs) / COUNT, 'ms');
   report('netns pod creation→Ready p50', percentile(ms, 50), 'ms');
   report(`netns pod creation→Ready p99 (${COUNT} at once on ${NODES} nodes)`, percentile(ms, 99), 'ms', { op: '<=', value: 2000 });
   const exec = buildHostExec();
-  const podNs = (await listNetns(exec)).find((n) => n.includes('-p-'))!;
+  const podNs = (await listNetns(exec)).find((n) => n.startsWith(`${prefix}-p-`))!;
   const pid = Number((await exec.run('ip', ['netns', 'pids', podNs])).stdout.trim().split('\n')[0]);
   const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
   report('echo workload RSS', mib(rss), 'MiB', { op: '<=', value: 30 });
@@ -132,4 +179,6 @@ try {
 } finally {
   await cluster.close();
   rmSync(dir, { recursive: true, force: true });
+  const left = (await listNetns(buildHostExec())).filter((n) => n.startsWith(`${prefix}-`));
+  if (left.length) console.log(`LEFT BEHIND after close: ${left.length} namespaces (${left[0]}, ...)`);
 }

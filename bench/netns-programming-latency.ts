@@ -1,15 +1,20 @@
 // Network programming latency (root): an EndpointSlice change → the new endpoint present in the
 // kernel rules of every node. 3 nodes, kube-proxy with the kernel applier in each node
-// namespace, 20 changes per mode, spaced beyond the default minSyncPeriod (1 s, burst 2, as
-// upstream: each change finds a token and syncs at once). Target p99 ≤ 500 ms. Per stage, from
-// kube-proxy's own timings: watch delivery + runner (update → sync start), compile, apply
-// (`nft -f` / `iptables-restore` in the node namespace), read-back + drift check; then the
-// bench's own read of the kernel confirms it. Wall time. Seeded (the changes are deterministic).
+// namespace (tools run by the exec helper, as in `kdp up`), 20 changes per mode, spaced beyond
+// the default minSyncPeriod (1 s, burst 2, as upstream: each change finds a token and syncs at
+// once). Target p99 ≤ 500 ms. Per stage, from kube-proxy's own timings: watch delivery + runner
+// (update → sync start), compile, apply (`nft -f` / `iptables-restore` in the node namespace),
+// read-back + drift check. A change counts as programmed in a node when the apply of the first
+// sync that began after it returned (the tool exits after the kernel committed) AND a read of
+// the kernel after that shows the endpoint; if it does not, the bench polls the kernel and takes
+// the time it saw it. (Polling from the start would load the 2 cores it measures.) Wall time.
+// Seeded (the changes are deterministic).
 
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '../src/client/types.js';
+import { buildHelperHostExec } from '../src/host/exec-helper.js';
 import { buildKernelApplier } from '../src/host/rule-applier.js';
 import { iptablesSave, nftList } from '../src/host/rules.js';
 import { RuleHistory } from '../src/proxy/history.js';
@@ -35,6 +40,7 @@ if (process.getuid?.() !== 0) {
   process.exit(0);
 }
 
+const exec = buildHelperHostExec();
 for (const mode of ['iptables', 'nftables'] as const) {
   const lab = await startNetnsLab(3);
   const api = await startApi();
@@ -47,15 +53,25 @@ for (const mode of ['iptables', 'nftables'] as const) {
     for (const node of lab.nodes) {
       timings.set(node.name, []);
       const p = await buildKubeProxy({ client: api.client, nodeName: node.name, nodeIPs: [node.ip], mode,
-        applier: buildKernelApplier(lab.exec, lab.topo.nodeNetns(node.name), mode),
+        applier: buildKernelApplier(exec, lab.topo.nodeNetns(node.name), mode),
         history: new RuleHistory(join(mkdtempSync(join(tmpdir(), 'kdp-lat-')), 'rules')),
         onSyncTiming: (t) => timings.get(node.name)!.push(t) });
       await p.start();
       await p.synced();
       proxies.push(p);
     }
-    const dump = (ns: string) => (mode === 'nftables' ? nftList(lab.exec, ns) : iptablesSave(lab.exec, ns, 'ipv4', 'nat'));
+    const dump = (ns: string) => (mode === 'nftables' ? nftList(exec, ns) : iptablesSave(exec, ns, 'ipv4', 'nat'));
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    /** The first sync of a node that began at or after t0, once it is there. */
+    const syncAfter = async (node: string, t0: number) => {
+      for (;;) {
+        const t = timings.get(node)!.find((x) => x.start >= t0);
+        if (t) return t;
+        await sleep(2);
+      }
+    };
     const samples: number[] = [];
+    let unconfirmed = 0;
     const stages = { deliver: [] as number[], compile: [] as number[], apply: [] as number[],
       check: [] as number[], applied: [] as number[] };
     for (let k = 2; k <= 21; k++) {
@@ -66,10 +82,17 @@ for (const mode of ['iptables', 'nftables'] as const) {
       const t0 = performance.now();
       await api.client.update(EPS, { ...cur, ...slice(k) });
       const want = `10.244.${(k - 1) % 3}.${100 + k - 1}`;
-      for (const node of lab.nodes) {
-        while (!(await dump(lab.topo.nodeNetns(node.name))).includes(want)) await new Promise((r) => setTimeout(r, 5));
-      }
-      samples.push(performance.now() - t0);
+      const at = await Promise.all(lab.nodes.map(async (node) => {
+        const t = await syncAfter(node.name, t0);
+        const ns = lab.topo.nodeNetns(node.name);
+        if ((await dump(ns)).includes(want)) return t.applied;
+        unconfirmed++;
+        for (;;) {
+          if ((await dump(ns)).includes(want)) return performance.now();
+          await sleep(5);
+        }
+      }));
+      samples.push(Math.max(...at) - t0);
       // The first sync of each node that began after the update carried it.
       const per = lab.nodes.map((n) => timings.get(n.name)!.find((t) => t.start >= t0)).filter((t) => t);
       for (const t of per) {
@@ -88,6 +111,7 @@ for (const mode of ['iptables', 'nftables'] as const) {
       percentile([...stages.applied].sort((a, b) => a - b), 99), 'ms', { op: '<=', value: 500 });
     for (const p of proxies) p.stop();
     samples.sort((x, y) => x - y);
+    if (unconfirmed) console.log(`${mode}: ${unconfirmed} syncs did not carry the change; polled`);
     report(`${mode}: endpoint change → rules in all 3 nodes' kernels, p50`, percentile(samples, 50), 'ms');
     report(`${mode}: endpoint change → rules in all 3 nodes' kernels, p99`, percentile(samples, 99), 'ms', { op: '<=', value: 500 });
   } finally {

@@ -1,9 +1,10 @@
-// Long-lived `ip -batch -` processes in a node's namespace, for a long-lived caller (the node
-// agent): an ADD's batch is written to a running ip instead of starting one, which saves a process
-// spawn per call — the largest cost of a CNI ADD. A request ends with `link show dev lo`, whose
-// (line-buffered, via stdbuf) output marks completion; ip without -force exits at the first
-// failing line, reporting `Command failed -:N`, and the session respawns on the next request.
-// If the caller dies, the pipe closes and ip exits on end of input.
+// Long-lived `ip -batch -` processes in a node's namespace (or in kdp's own, where the runtime
+// makes pod namespaces), for a long-lived caller (the node agent): an ADD's batch is written to a
+// running ip instead of starting one, which saves a process spawn per call — the largest cost of
+// a CNI ADD. A request ends with `link show dev lo`, whose (line-buffered, via stdbuf) output
+// marks completion; ip without -force exits at the first failing line, reporting
+// `Command failed -:N`, and the session respawns on the next request. If the caller dies, the
+// pipe closes and ip exits on end of input.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { BatchOutcome } from './netns-target.js';
@@ -35,7 +36,10 @@ interface Proc {
 
 const MARKER = 'link show dev lo';
 
-export function buildIpSessionPool(netns: string, o: IpSessionOptions = {}): IpSessionPool {
+/** `netns` undefined: the sessions run in kdp's own namespace (and mount namespace). */
+export function buildIpSessionPool(
+  netns: string | undefined, o: IpSessionOptions = {},
+): IpSessionPool {
   const sessions = Array.from({ length: o.size ?? 2 }, () => buildSession(netns, o));
   if (o.warm) sessions.forEach((s) => s.warm());
   return {
@@ -47,7 +51,7 @@ export function buildIpSessionPool(netns: string, o: IpSessionOptions = {}): IpS
   };
 }
 
-function buildSession(netns: string, o: IpSessionOptions) {
+function buildSession(netns: string | undefined, o: IpSessionOptions) {
   let proc: Proc | undefined;
   let chain: Promise<unknown> = Promise.resolve();
   let pending = 0;
@@ -55,7 +59,8 @@ function buildSession(netns: string, o: IpSessionOptions) {
 
   function start(): Proc {
     // Its own process group, so a terminal's Ctrl-C does not cut it off mid-shutdown.
-    const child = spawn('stdbuf', ['-oL', 'ip', '-n', netns, '-batch', '-'], {
+    const where = netns ? ['-n', netns] : [];
+    const child = spawn('stdbuf', ['-oL', 'ip', ...where, '-batch', '-'], {
       stdio: ['pipe', 'pipe', 'pipe'], detached: true,
     });
     const p: Proc = { child, sent: 0, out: '', err: '', exited: false };

@@ -1,10 +1,11 @@
 // Running the kernel tools from a small helper process. Node's spawn() forks the calling process
 // and waits until the child has exec'd; forking kdp (an API server, a store and every controller,
 // hundreds of MiB mapped) costs far more CPU than forking a 40 MiB helper, and blocks the caller's
-// loop meanwhile (helper-process.ts). The
-// helper (`node -e`) takes one JSON line per run and answers one line; it exits when its stdin
-// closes, so it dies with kdp. Same contract as the direct HostExec (execFile, argument arrays,
-// KDP_HOST_EXEC on failure). While no run is pending the helper does not keep kdp alive.
+// loop meanwhile (helper-process.ts). A helper (`node -e`) takes one JSON line per run and
+// answers one line; it exits when its stdin closes, so it dies with kdp. A small pool of them
+// (started on demand) lets concurrent runs fork side by side. Same contract as the direct
+// HostExec (execFile, argument arrays, KDP_HOST_EXEC on failure). While no run is pending a
+// helper does not keep kdp alive.
 
 import { kdpError } from '../errors.js';
 import { describe, wrapForNetns, type HostExec } from './exec.js';
@@ -39,7 +40,23 @@ interface Reply {
   readonly message?: string;
 }
 
-export function buildHelperHostExec(): HostExec {
+export interface HelperHostExecOptions {
+  /** Helper processes; a run goes to the one with the fewest runs pending (a spawn blocks its
+   * helper until the child has exec'd, so nodes applying at once fork side by side). Default 2. */
+  readonly helpers?: number;
+}
+
+export function buildHelperHostExec(o: HelperHostExecOptions = {}): HostExec {
+  const pool = Array.from({ length: Math.max(1, o.helpers ?? 2) }, () => buildOneHelper());
+  return {
+    run(file, args, opts = {}) {
+      const h = pool.reduce((a, b) => (b.pending() < a.pending() ? b : a));
+      return h.run(file, args, opts);
+    },
+  };
+}
+
+function buildOneHelper(): HostExec & { pending(): number } {
   let helper: HelperProcess | undefined;
   const waiting = new Map<number, (r: Reply) => void>();
   let nextId = 1;
@@ -66,6 +83,7 @@ export function buildHelperHostExec(): HostExec {
   }
 
   return {
+    pending: () => waiting.size,
     run(file, args, opts = {}) {
       const [cmd, argv] = wrapForNetns(file, args, opts);
       const id = nextId++;

@@ -264,6 +264,7 @@ export interface PodNetworkTarget {
 }
 
 export interface PodNetwork {
+  /** The pod's whole network: its loopback up, then ADD through the list; the final result. */
   attach(pod: PodNetworkTarget): Promise<Record<string, unknown>>;
   detach(pod: PodNetworkTarget): Promise<void>;
   close(): void;
@@ -284,13 +285,35 @@ export function buildPodNetwork(o: PodNetworkOptions): PodNetwork {
     }
     return forNode(list, pod.podCIDRs, o.ipamDir);
   };
+  // Until one ADD of this node has succeeded, ADDs go one at a time: the first makes the node's
+  // bridge (and kdp-cni learns it, bridge-state.ts); at once, every pod of a burst would ask the
+  // kernel for it, race to create it and retry. Later ADDs run side by side.
+  let warmed = false;
+  let first: Promise<unknown> | undefined;
+  async function firstAlone<T>(add: () => Promise<T>): Promise<T> {
+    while (!warmed && first) await first.catch(() => undefined);
+    if (warmed) return add();
+    const p = add();
+    first = p;
+    p.then(() => { warmed = true; }, () => { if (first === p) first = undefined; });
+    return p;
+  }
   const attachment = (pod: PodNetworkTarget): CniAttachment => ({
     containerID: pod.uid, netns: `/run/netns/${pod.netns}`, ifname: 'eth0',
     args: [['IgnoreUnknown', '1'], ['K8S_POD_NAMESPACE', pod.namespace], ['K8S_POD_NAME', pod.name],
       ['K8S_POD_INFRA_CONTAINER_ID', pod.uid], ['K8S_POD_UID', pod.uid]],
   });
   return {
-    attach: (pod) => caller.add(listFor(pod), attachment(pod)),
+    async attach(pod) {
+      const list = listFor(pod);
+      // The pod's loopback, as containerd's setup does before the network: kdp-cni brings it up
+      // in its own pod-side batch (bridge-plan.ts), which saves a process per pod; any other
+      // list gets it here.
+      if (!list.plugins.some((p) => p.type === 'kdp-cni')) {
+        await o.exec.run('ip', ['-n', pod.netns, 'link', 'set', 'lo', 'up']);
+      }
+      return firstAlone(() => caller.add(list, attachment(pod)));
+    },
     // DEL runs the config cached at ADD; the current one only matters when there is no cache.
     detach: (pod) => {
       let list: NetworkConfigList;
@@ -305,15 +328,17 @@ export function buildPodNetwork(o: PodNetworkOptions): PodNetwork {
   };
 }
 
-/** kdp's own network: kdp-cni bridge, isGateway, no ipMasq, host-local over the v4 podCIDR. */
+/** kdp's own network: kdp-cni bridge, isGateway, no ipMasq, host-local with one range set per
+ *  podCIDR (dual stack: both, in the Node's order) and a default route per family. */
 function builtinList(o: PodNetworkOptions, podCIDRs: readonly string[]): NetworkConfigList {
+  const routes = [...new Set(podCIDRs.map((c) => (c.includes(':') ? '::/0' : '0.0.0.0/0')))];
   return {
     cniVersion: '1.0.0', name: 'kdp', disableCheck: false, disableGC: false, source: 'inline',
     plugins: [{
       type: 'kdp-cni', bridge: o.podBridge ?? 'cni0', isGateway: true, ipMasq: false, hairpinMode: true,
       ipam: {
-        type: 'host-local', dataDir: o.ipamDir, routes: [{ dst: '0.0.0.0/0' }],
-        ranges: podCIDRs.filter((c) => !c.includes(':')).map((subnet) => [{ subnet }]),
+        type: 'host-local', dataDir: o.ipamDir, routes: routes.map((dst) => ({ dst })),
+        ranges: podCIDRs.map((subnet) => [{ subnet }]),
       },
     }],
   };

@@ -68,6 +68,10 @@ export interface Launcher {
 }
 
 export interface LauncherOptions {
+  /** Helper processes, used in turn (a burst of pods forks from several at once). Default 2. */
+  readonly helpers?: number;
+  /** Start the helpers now rather than with the first workload (a spawn blocks kdp's loop). */
+  readonly warm?: boolean;
   /** Called with the helper's pid when it starts (the host state file records it). */
   readonly onSpawn?: (pid: number) => void;
   readonly onExit?: (pid: number) => void;
@@ -94,24 +98,36 @@ interface HelperMessage {
 }
 
 export function buildHelperLauncher(o: LauncherOptions = {}): Launcher {
-  let helper: HelperProcess | undefined;
-  let nextId = 1;
+  const size = Math.max(1, o.helpers ?? 2);
+  const helpers: Array<HelperProcess | undefined> = Array.from({ length: size }, () => undefined);
+  /** Workloads per helper: a helper keeps kdp alive only while it runs some (as their own
+   * processes did). */
+  const load = new Map<HelperProcess, number>();
   const running = new Map<number, HelperWorkload>();
+  const owner = new Map<number, HelperProcess>();
+  let nextId = 1;
 
-  // The helper keeps kdp alive only while it runs workloads (as their own processes did).
-  function ensure(): HelperProcess {
-    if (helper && isRunning(helper.child)) return helper;
+  function release(h: HelperProcess): void {
+    const n = (load.get(h) ?? 1) - 1;
+    load.set(h, n);
+    if (n === 0) h.hold(false);
+  }
+
+  function ensure(i: number): HelperProcess {
+    const have = helpers[i];
+    if (have && isRunning(have.child)) return have;
     const h = startHelperProcess<HelperMessage>(HELPER_SOURCE, (m) => {
-      const w = running.get(m.id ?? -1);
-      if (!w) return;
+      const id = m.id ?? -1;
+      const w = running.get(id);
+      if (!w || owner.get(id) !== h) return;
       if (m.pid !== undefined) {
         w.pid = m.pid;
         w.emit('spawn', m.pid);
       }
       if (m.d !== undefined) w.emit('data', m.d);
       if ('exit' in m) {
-        running.delete(m.id!);
-        if (running.size === 0) h.hold(false);
+        running.delete(id);
+        release(h);
         w.finish(m.exit ?? null, m.sig ?? null);
       }
     });
@@ -119,41 +135,48 @@ export function buildHelperLauncher(o: LauncherOptions = {}): Launcher {
     if (pid) o.onSpawn?.(pid);
     h.child.on('exit', () => {
       if (pid) o.onExit?.(pid);
-      if (helper === h) helper = undefined;
+      if (helpers[i] === h) helpers[i] = undefined;
+      load.delete(h);
       for (const [id, w] of running) {
         if (owner.get(id) !== h) continue;
         running.delete(id);
         w.finish(null, 'SIGKILL');
       }
     });
-    helper = h;
+    helpers[i] = h;
     return h;
   }
-  const owner = new Map<number, HelperProcess>();
+
+  // Started, but not holding kdp: that is for helpers with workloads.
+  if (o.warm) helpers.forEach((_, i) => ensure(i).hold(false));
 
   return {
     launch(spec) {
       const id = nextId++;
-      const h = ensure();
+      // Round robin: the spawns of a burst fork from several helpers at once.
+      const h = ensure(id % size);
       const w = new HelperWorkload((sig) => {
         if (owner.get(id) === h) h.send({ op: 'kill', id, sig });
       });
       w.on('exit', () => owner.delete(id));
       running.set(id, w);
       owner.set(id, h);
+      load.set(h, (load.get(h) ?? 0) + 1);
       h.hold(true);
       h.send({ op: 'spawn', id, file: spec.file, args: spec.args, env: spec.env });
       return w;
     },
     async close() {
-      const c = helper?.child;
-      helper = undefined;
-      if (!isRunning(c)) return;
-      await new Promise<void>((resolve) => {
-        c.once('exit', () => resolve());
-        c.stdin!.end();
-        setTimeout(() => c.kill('SIGKILL'), 1000).unref();
-      });
+      const live = helpers.splice(0, size, ...Array.from({ length: size }, () => undefined))
+        .filter((h): h is HelperProcess => !!h && isRunning(h.child));
+      await Promise.all(live.map((h) => new Promise<void>((resolve) => {
+        // Held until it has exited: a helper without workloads is not held, and with nothing
+        // else pending the caller's process would end in the middle of its cleanup.
+        h.hold(true);
+        h.child.once('exit', () => resolve());
+        h.child.stdin!.end();
+        setTimeout(() => h.child.kill('SIGKILL'), 1000).unref();
+      })));
     },
   };
 }

@@ -20,6 +20,8 @@ import { buildOwnSources, type NodeAgentSources } from './sources.js';
 
 export interface NodeAgentOptions {
   readonly nodeIP?: string;
+  /** Every InternalIP, primary family first (dual stack: one per family); default [nodeIP]. */
+  readonly nodeIPs?: readonly string[];
   readonly cpu?: string;
   readonly memory?: string;
   readonly maxPods?: number;
@@ -33,7 +35,10 @@ export interface NodeAgentOptions {
   readonly nodeStatusUpdateMs?: number;
   /** A status is posted at least this often even when nothing changed. Default 5 min. */
   readonly nodeStatusReportMs?: number;
-  /** Pod workers (syncs in flight at once; CNI ADD runs inside one). Default 8. */
+  /**
+   * Pod workers (syncs in flight at once; CNI ADD runs inside one). Default 32: upstream has a
+   * worker per pod; too few, and a pod that turned ready waits behind others' network setup.
+   */
   readonly workers?: number;
   /** Shared informers (in-process pools of nodes); default: the agent's own. */
   readonly sources?: NodeAgentSources;
@@ -64,7 +69,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const o = deps.options ?? {};
   const scale = o.timeScale ?? 1;
   const now = o.now ?? Date.now;
-  const nodeIP = o.nodeIP ?? '172.18.0.2';
+  const nodeIP = o.nodeIPs?.[0] ?? o.nodeIP ?? '172.18.0.2';
   const sources = o.sources ?? buildOwnSources(client, nodeName);
   const iso = () => new Date(now()).toISOString().replace(/\.\d+Z$/, 'Z');
   let node: Node | undefined;
@@ -80,7 +85,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
 
   async function register(): Promise<void> {
     const obj = buildNodeObject({
-      nodeName, nodeIP, cpu: o.cpu ?? '4', memory: o.memory ?? '8Gi', pods: o.maxPods ?? 110,
+      nodeName, nodeIP, nodeIPs: o.nodeIPs, cpu: o.cpu ?? '4', memory: o.memory ?? '8Gi', pods: o.maxPods ?? 110,
       labels: o.labels, taints: o.taints, kubeletVersion: o.kubeletVersion ?? 'v1.33.0',
     }, iso());
     try {
@@ -131,7 +136,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       if (!cidrs.length) return; // requeued when the node gets its podCIDR
       rt = await runtime.runPod(pod, { podCIDRs: cidrs });
     }
-    const status = buildPodStatus(pod, rt, nodeIP, iso());
+    const status = buildPodStatus(pod, rt, o.nodeIPs?.length ? o.nodeIPs : nodeIP, iso());
     if (!sameStatus(pod, status)) {
       await client.patch({ ...PODS, namespace: pod.metadata.namespace }, pod.metadata.name!,
         'merge', { status }, { subresource: 'status' });
@@ -208,7 +213,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       await lease.renew().catch(() => undefined);
       every((o.leaseRenewIntervalMs ?? 10_000) * scale, () => lease.renew());
       every((o.nodeStatusUpdateMs ?? 10_000) * scale, () => postStatus(false));
-      void runWorkers(queue, o.workers ?? 8, syncPod);
+      void runWorkers(queue, o.workers ?? 32, syncPod);
       await sources.pods.waitForSync();
       for (const p of sources.pods.list(nodeName)) queue.add(objectKey(p));
     },

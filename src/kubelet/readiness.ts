@@ -3,8 +3,10 @@
 // started) are skipped; the result flips only after failureThreshold consecutive failures or
 // successThreshold consecutive successes; until the first flip the container is not ready.
 // `trigger()` runs a probe now (upstream's manual trigger on a status update: here when the
-// workload reports it is listening). tcpSocket and httpGet go through the node's Prober; grpc is
-// checked as a TCP connect; exec has no command to run in the echo workload and succeeds.
+// workload reports it is listening); one that comes while a probe is in flight runs right after
+// it (that probe may have been answered before the workload listened). tcpSocket and httpGet go
+// through the node's Prober; grpc is checked as a TCP connect; exec has no command to run in the
+// echo workload and succeeds.
 
 import type { Container, Probe } from '../api/types.js';
 import type { Prober, ProbeRequest } from './prober.js';
@@ -64,10 +66,23 @@ export function startReadinessWorker(o: ReadinessWorkerOptions): ReadinessWorker
   let last: boolean | undefined;
   let run = 0;
   let inFlight = false;
+  let again = false;
   let stopped = false;
 
   async function once(): Promise<void> {
     if (stopped || inFlight || now() - started < delayMs) return;
+    try {
+      await probeOnce();
+    } finally {
+      inFlight = false;
+    }
+    if (again && !stopped) {
+      again = false;
+      void once();
+    }
+  }
+
+  async function probeOnce(): Promise<void> {
     inFlight = true;
     const ip = o.podIP() ?? '';
     const req = probeRequest(o.probe, o.container, ip);
@@ -76,7 +91,6 @@ export function startReadinessWorker(o: ReadinessWorkerOptions): ReadinessWorker
     if (!req) [ok, message] = [false, 'probe port does not name a container port'];
     else if ('fixed' in req) ok = req.fixed;
     else ({ ok, message } = await o.prober.probe(req));
-    inFlight = false;
     if (stopped) return;
     if (!ok) o.onFailure?.(message ?? 'probe failed');
     run = last === ok ? run + 1 : 1;
@@ -91,7 +105,10 @@ export function startReadinessWorker(o: ReadinessWorkerOptions): ReadinessWorker
   void once();
   return {
     get ready() { return ready; },
-    trigger: () => void once(),
+    trigger() {
+      if (inFlight) again = true;
+      else void once();
+    },
     stop() { stopped = true; clearInterval(tick); },
   };
 }

@@ -1,13 +1,14 @@
-// The netns runtime: a pod sandbox is a network namespace (`<prefix>-p-<hash of uid>`) wired by
-// the CNI plugin, called in-process with the node's namespace as the plugin's own (bridge `cni0`,
-// isGateway, no ipMasq, host-local over the node's podCIDR); containers are processes started in
-// the pod namespace with `nsenter --net`, forked by a small launcher helper (launcher.ts), not
-// by kdp. Every image runs the `kdp/echo` workload
-// (bin/kdp-echo.js) on the container's declared ports, with the container's literal env. A
-// container without a readiness probe turns ready once it prints `ready`; with one, when the
-// probe says so (readiness.ts, run from the node namespace by the node's Prober). A container
-// that exits is restarted per restartPolicy with upstream's back-off (backoff.ts). Stop =
-// SIGTERM, SIGKILL after the grace period; then CNI DEL and the namespace goes.
+// The netns runtime: a pod sandbox is a network namespace (`<prefix>-p-<hash of uid>`, made by a
+// line to a running `ip -batch`, sandbox-netns.ts) wired by the CNI plugin, called in-process
+// with the node's namespace as the plugin's own (bridge `cni0`, isGateway, no ipMasq, host-local
+// over the node's podCIDR); containers are processes started in the pod namespace with
+// `nsenter --net`, forked by small launcher helpers (launcher.ts), not by kdp. Every image runs
+// the `kdp/echo` workload (bin/kdp-echo.js) on the container's declared ports, with the
+// container's literal env. A container without a readiness probe turns ready once it prints
+// `ready`; with one, when the probe says so (readiness.ts, run from the node namespace by the
+// node's Prober). A container that exits is restarted per restartPolicy with upstream's
+// back-off (backoff.ts). Stop = SIGTERM, SIGKILL after the grace period; then CNI DEL and the
+// namespace goes.
 // Namespaces and processes are recorded in the host state file (before creation for namespaces)
 // so `kdp down` can remove them after a crash.
 
@@ -17,7 +18,6 @@ import type { Pod } from '../api/types.js';
 import { jsEchoCommand, type EchoCommand } from './echo-command.js';
 import { kdpError } from '../errors.js';
 import type { HostExec } from '../host/exec.js';
-import { deleteNetns, ensureNetns } from '../host/netns.js';
 import { recordProcess } from '../host/process.js';
 import type { HostStateFile } from '../host/state.js';
 import type { NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus } from './runtime.js';
@@ -27,6 +27,7 @@ import { buildPodNetwork } from './cni-caller.js';
 import { buildHelperProber, type Prober } from './prober.js';
 import { buildHelperLauncher, type Launcher, type Workload } from './launcher.js';
 import { startReadinessWorker, type ReadinessWorker } from './readiness.js';
+import { buildSandboxNetns, type SandboxNetns } from './sandbox-netns.js';
 
 export interface NetnsRuntimeOptions {
   readonly exec: HostExec;
@@ -50,6 +51,8 @@ export interface NetnsRuntimeOptions {
   readonly prober?: Prober;
   /** Starts workload processes; default a helper launcher of this runtime's own (launcher.ts). */
   readonly launcher?: Launcher;
+  /** Makes and removes pod namespaces; default ip sessions of this runtime's own. */
+  readonly sandboxNetns?: SandboxNetns;
   /** Multiplies probe periods and restart back-off (the agent's timeScale). Default 1. */
   readonly timeScale?: number;
 }
@@ -95,6 +98,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     onSpawn: (pid) => o.state.addProcess(recordProcess(pid)),
     onExit: (pid) => o.state.removeProcess(pid),
   });
+  const netnses = o.sandboxNetns ?? buildSandboxNetns();
 
   function status(sb: Sandbox): RuntimePodStatus {
     return { uid: sb.uid, podIPs: [...sb.podIPs], containers: [...sb.containers.values()].map((c) => ({ ...c.status })) };
@@ -204,13 +208,14 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     if (net.podCIDRs.length === 0) throw kdpError('KDP_UNAVAILABLE', 'node has no podCIDR yet');
     const netns = podNetnsName(o.prefix, uid);
     await o.state.addNetns(netns);
-    await ensureNetns(o.exec, netns);
     let result: { ips?: Array<{ address: string }> };
     try {
+      await netnses.ensure(netns);
       result = JSON.parse(await cni('ADD', pod, netns, net));
     } catch (e) {
-      await deleteNetns(o.exec, netns);
-      await o.state.removeNetns(netns);
+      // The record stays while the namespace may: `kdp down` removes what this could not.
+      const gone = await netnses.remove(netns).then(() => true, () => false);
+      if (gone) await o.state.removeNetns(netns);
       throw e;
     }
     const sb: Sandbox = {
@@ -269,8 +274,9 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       sandboxes.delete(uid);
       await stopProcesses(sb);
       await cni('DEL', sb.pod, sb.netns, sb.net).catch(() => undefined);
-      await deleteNetns(o.exec, sb.netns);
-      await o.state.removeNetns(sb.netns);
+      // A namespace that could not go stays recorded: host cleanup (close, `kdp down`) removes it.
+      const gone = await netnses.remove(sb.netns).then(() => true, () => false);
+      if (gone) await o.state.removeNetns(sb.netns);
     },
     podStatus: (uid) => {
       const sb = sandboxes.get(uid);
@@ -283,6 +289,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       for (const sb of sandboxes.values()) await stopProcesses(sb);
       if (!o.prober) await prober.close();
       if (!o.launcher) await launcher.close();
+      if (!o.sandboxNetns) netnses.close();
       podNetwork.close();
     },
   };

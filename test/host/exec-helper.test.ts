@@ -17,4 +17,14 @@ describe('host exec from a helper process', () => {
     const missing = await exec.run('kdp-no-such-program', []).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: 'KDP_HOST_EXEC' });
   });
+
+  it('runs side by side from two helpers when runs overlap, one when they do not', async () => {
+    const exec = buildHelperHostExec({ helpers: 2 });
+    const parent = async () => (await exec.run('sh', ['-c', 'sleep 0.3; echo $PPID'])).stdout.trim();
+    const overlapping = await Promise.all([parent(), parent()]);
+    expect(new Set(overlapping).size).toBe(2);
+    const one = await parent();
+    const two = await parent();
+    expect(one).toBe(two);
+  });
 });

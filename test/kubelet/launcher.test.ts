@@ -1,5 +1,14 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { buildHelperLauncher, type Workload } from '../../src/kubelet/launcher.js';
+
+const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
+const LAUNCHER = fileURLToPath(new URL('../../src/kubelet/launcher.ts', import.meta.url));
 
 const exited = (w: Workload) => new Promise<[number | null, string | null]>((r) =>
   w.once('exit', (code: number | null, sig: string | null) => r([code, sig])));
@@ -47,4 +56,38 @@ describe('workload launcher helper', () => {
       await l.close();
     }
   });
+
+  it('spreads a burst over its helpers in turn, and close ends all of them', async () => {
+    const spawned: number[] = [];
+    const exitedHelpers: number[] = [];
+    const l = buildHelperLauncher({
+      helpers: 2, onSpawn: (pid) => spawned.push(pid), onExit: (pid) => exitedHelpers.push(pid),
+    });
+    const ws = Array.from({ length: 4 }, (_, i) => l.launch({ file: 'sh', args: ['-c', `exit ${i}`], env: {} }));
+    expect((await Promise.all(ws.map(exited))).map(([code]) => code)).toEqual([0, 1, 2, 3]);
+    expect(new Set(spawned).size).toBe(2);
+    await l.close();
+    expect(exitedHelpers.sort()).toEqual([...spawned].sort());
+  });
+
+  it('close keeps the caller alive until its helper has gone, with nothing else pending', async () => {
+    // Once its workloads have exited a helper no longer holds the caller's event loop; close()
+    // must hold it again, or a caller with nothing else to do ends in the middle of its cleanup.
+    const dir = mkdtempSync(join(tmpdir(), 'kdp-launcher-'));
+    try {
+      const script = join(dir, 'close.mts');
+      writeFileSync(script, [
+        `import { buildHelperLauncher } from ${JSON.stringify(LAUNCHER)};`,
+        'const l = buildHelperLauncher();',
+        "const w = l.launch({ file: 'true', args: [], env: {} });",
+        "await new Promise((r) => w.once('exit', r));",
+        'await l.close();',
+        "console.log('closed');",
+      ].join('\n'));
+      const { stdout } = await promisify(execFile)(process.execPath, [RUN_TS, script], { timeout: 20_000 });
+      expect(stdout.trim()).toBe('closed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

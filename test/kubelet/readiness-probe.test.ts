@@ -48,6 +48,27 @@ describe('readiness worker', () => {
     expect(w.ready).toBe(false);
   });
 
+  it('a trigger while a probe is in flight probes again once it ends (not a period later)', async () => {
+    const answers: Array<(ok: boolean) => void> = [];
+    const prober: Prober = {
+      probe: () => new Promise((r) => answers.push((ok) => r({ ok }))),
+      async close() {},
+    };
+    const flips: boolean[] = [];
+    const w = startReadinessWorker({
+      probe: { tcpSocket: { port: 8080 }, periodSeconds: 3600 }, container, podIP: () => '10.0.0.5',
+      prober, onChange: (r) => flips.push(r),
+    });
+    expect(answers).toHaveLength(1); // the first probe, at start: the workload is not listening yet
+    w.trigger(); // the workload says it listens now
+    answers[0]!(false);
+    await waitFor(() => answers.length === 2 || undefined, 2000, 'a second probe');
+    answers[1]!(true);
+    await waitFor(() => flips.length === 1 || undefined, 2000, 'ready');
+    w.stop();
+    expect(flips).toEqual([true]);
+  });
+
   it('does not probe before initialDelaySeconds', async () => {
     const { w, flips, prober } = run({ tcpSocket: { port: 8080 }, periodSeconds: 1, initialDelaySeconds: 100 }, [true]);
     await new Promise((r) => setTimeout(r, 30));

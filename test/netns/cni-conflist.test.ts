@@ -87,6 +87,9 @@ describe.runIf(haveRef && canUseNetns(['ip', 'iptables-restore', 'nsenter']))(
       // The reference bridge made the node's bridge and the pod's eth0.
       expect((await listLinks(exec, `${prefix}-n1`)).some((l) => l.ifname === 'cni0' && l.linkKind === 'bridge')).toBe(true);
       const aNs = podNetnsName(prefix, a!.metadata.uid!);
+      // The reference bridge leaves lo alone: the runtime's loopback step brought it up.
+      const lo = JSON.parse((await exec.run('ip', ['-n', aNs, '-j', 'link', 'show', 'lo'])).stdout);
+      expect(lo[0].flags).toContain('UP');
       const ans = await probe(exec, aNs, 'tcp', b!.status!.podIP!, 8080);
       expect(seenPod(ans)).toBe('b');
       expect(seenSource(ans)).toBe(a!.status!.podIP);

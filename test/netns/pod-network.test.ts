@@ -33,6 +33,14 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('pods in netn
     expect(clientIP).toMatch(/^10\.244\.0\.\d+$/);
   });
 
+  it('brings each pod\'s loopback up (kdp-cni does it in the pod\'s own batch)', async () => {
+    for (const pod of [server, client]) {
+      const ns = podNetnsName(lab.topo.prefix, pod.metadata.uid!);
+      const lo = JSON.parse((await lab.exec.run('ip', ['-n', ns, '-j', 'link', 'show', 'lo'])).stdout);
+      expect(lo[0].flags).toContain('UP');
+    }
+  });
+
   it('pod to pod across nodes over TCP: the server sees the client pod IP (no NAT)', async () => {
     const ans = await probe(lab.exec, podNetnsName(lab.topo.prefix, client.metadata.uid!), 'tcp', serverIP, 8080);
     expect(seenPod(ans)).toBe('server');
