@@ -7,7 +7,6 @@ import { canonicalIP, compareIPs } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
 import { compileAddress } from '../packet.js';
 import type { World } from '../world.js';
-import type { NftChainIR } from './interpreter.js';
 
 /** What a field reads besides the world (packet, mark, conntrack): the hook's surroundings. */
 export interface FieldEnv {
@@ -33,8 +32,7 @@ export function exprNames(e: Expr): readonly string[] {
 
 export type Verdict =
   | { kind: 'accept' } | { kind: 'drop' } | { kind: 'reject' } | { kind: 'return' } | { kind: 'continue' }
-  /** `ref`: the target chain, resolved once the table is compiled (saves a lookup per jump). */
-  | { kind: 'jump'; chain: string; ref?: NftChainIR } | { kind: 'goto'; chain: string; ref?: NftChainIR };
+  | { kind: 'jump'; chain: string } | { kind: 'goto'; chain: string };
 
 export type Stmt =
   | { kind: 'match'; expr: Expr; mask?: number; negate: boolean; value: ValueRef;

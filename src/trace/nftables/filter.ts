@@ -1,6 +1,7 @@
 // The nftables NodeFilter: reads any nft form kdp knows (the `nft -f` transaction kube-proxy
 // writes, `nft list ruleset` text, `nft -j list ruleset` JSON) into the shared model, compiles
-// every rule once, and runs hooks over it.
+// every rule once (strictly: an unknown statement fails here, naming its rule), lays each
+// table's chains out as one program (program.ts), and runs hooks over it.
 
 import type { RuleOrigin } from '../../proxy/backend.js';
 import { applyTransaction } from '../../ruleset/nftables/fake.js';
@@ -12,9 +13,11 @@ import type { FilterEnv, NodeFilter } from '../topology.js';
 import type { HopOrigin } from '../world.js';
 import { hookEnvCache } from '../iptables/filter.js';
 import { compileNftRule } from './compile.js';
+import type { Hook } from '../iptables/interpreter.js';
 import {
-  hookBases, runNftHook, type HookBases, type NftChainIR, type NftTableIR,
+  hookBases, runNftHook, type HookBases, type NftChainIR, type NftHookEnv, type NftTableIR,
 } from './interpreter.js';
+import { buildProgram } from './program.js';
 
 /** Detects the form: JSON, listing (`table ...{`), or transaction (`add ...`). */
 export function parseNftAny(text: string): NftRuleset {
@@ -26,28 +29,24 @@ export function parseNftAny(text: string): NftRuleset {
 
 export function compileNftRuleset(rs: NftRuleset): NftTableIR[] {
   return [...rs.tables.values()].map((t) => {
+    const compiled = [...t.chains.values()].map((c) => ({
+      c, rules: c.rules.map((r, i) => compileNftRule(c.name, i + 1, r.tokens, r.comment)),
+    }));
+    const named = compiled.map(({ c, rules }) => ({ name: c.name, rules }));
+    const { program, starts } = buildProgram(named);
     const chains = new Map<string, NftChainIR>();
-    for (const c of t.chains.values()) {
+    for (const { c, rules } of compiled) {
       chains.set(c.name, {
-        table: `${t.family} ${t.name}`, name: c.name, hook: c.hook, type: c.type, priority: c.priority ?? 0,
-        policy: c.policy ?? 'accept',
-        rules: c.rules.map((r, i) => compileNftRule(c.name, i + 1, r.tokens, r.comment)),
+        table: `${t.family} ${t.name}`, name: c.name, hook: c.hook, type: c.type,
+        priority: c.priority ?? 0, policy: c.policy ?? 'accept', rules, start: starts.get(c.name)!,
       });
-    }
-    for (const c of chains.values()) {
-      for (const r of c.rules) {
-        for (const st of r.stmts) {
-          const v = st.kind === 'verdict' ? st.verdict : undefined;
-          if (v?.kind === 'jump' || v?.kind === 'goto') v.ref = chains.get(v.chain);
-        }
-      }
     }
     const sets = new Map<string, { key: readonly string[]; value?: readonly string[] }[]>();
     for (const s of t.sets.values()) sets.set(s.name, [...s.elements.values()]);
     const baseChains = [...chains.values()].filter((c) => c.hook !== undefined);
     return {
       key: `${t.family} ${t.name}`, family: t.family, chains, sets, indexes: new Map(), baseChains,
-      verdicts: new WeakMap(), setElements: (name: string) => sets.get(name) ?? [],
+      verdicts: new WeakMap(), setElements: (name: string) => sets.get(name) ?? [], program, starts,
     };
   });
 }
@@ -63,20 +62,31 @@ export function originFromNftChain(chain: string): HopOrigin | undefined {
   };
 }
 
-export function buildNftFilter(text: string, origins?: ReadonlyMap<string, RuleOrigin>): NodeFilter {
+export function buildNftFilter(
+  text: string, origins?: ReadonlyMap<string, RuleOrigin>,
+): NodeFilter {
   const tables = compileNftRuleset(parseNftAny(text));
   const origin = (chain: string) => origins?.get(chain) ?? originFromNftChain(chain);
-  const bases = new Map<string, HookBases>();
+  const bases: Record<Hook, HookBases> = {
+    PREROUTING: hookBases(tables, 'PREROUTING'), INPUT: hookBases(tables, 'INPUT'),
+    FORWARD: hookBases(tables, 'FORWARD'), OUTPUT: hookBases(tables, 'OUTPUT'),
+    POSTROUTING: hookBases(tables, 'POSTROUTING'),
+  };
   const envs = hookEnvCache((env: FilterEnv) => ({
     where: env.where, isLocal: env.isLocal, inIface: env.inIface, outIface: env.outIface,
     masqueradeAddress: env.masqueradeAddress, origin,
   }));
+  // The walk calls hooks with a few environments in turn: the last one is kept at hand.
+  let lastEnv: FilterEnv | undefined;
+  let lastHookEnv: NftHookEnv | undefined;
   return {
     mode: 'nftables',
     runHook(hook, worlds, env: FilterEnv) {
-      let b = bases.get(hook);
-      if (!b) bases.set(hook, (b = hookBases(tables, hook)));
-      return runNftHook(tables, hook, worlds, envs(env), b);
+      if (env !== lastEnv) {
+        lastHookEnv = envs(env);
+        lastEnv = env;
+      }
+      return runNftHook(tables, hook, worlds, lastHookEnv!, bases[hook]);
     },
   };
 }
