@@ -48,8 +48,10 @@ export class EmbeddedStore implements StoreBackend {
   private readonly wal: WalWriter | undefined;
   private readonly lock: DirLock | undefined;
   private readonly codec: ValueCodec;
-  /** Newest not-yet-durable state per key (null: deleted) and the revision that set it. */
-  private readonly pending = new Map<string, { kv: StoredKV | null; revision: number }>();
+  /** Newest not-yet-durable state per key (null: deleted), the revision that set it and the
+   *  commit of that write (which, commits being in order, settles every earlier one). */
+  private readonly pending = new Map<string,
+    { kv: StoredKV | null; revision: number; commit: Promise<void> }>();
   private committedRev: number;
   private assignedRev: number;
   private closing: Promise<void> | undefined;
@@ -57,6 +59,9 @@ export class EmbeddedStore implements StoreBackend {
   private writesSinceSnapshot = 0;
   private bytesSinceSnapshot = 0;
   private lastSnapshotBytes = 0;
+  /** Unpacked values of recently read keys (by stored version; bounded, cleared when full):
+   *  some keys are read on every write (NamespaceLifecycle reads the namespace). */
+  private readonly recentReads = new Map<StoredKV, string>();
 
   constructor(
     start: StoreStart,
@@ -76,7 +81,14 @@ export class EmbeddedStore implements StoreBackend {
   async get(key: string): Promise<KeyValue | undefined> {
     this.assertOpen();
     const kv = this.index.get(key);
-    return kv && this.toPublic(kv);
+    if (!kv) return undefined;
+    let value = this.recentReads.get(kv);
+    if (value === undefined) {
+      value = this.codec.unpack(kv.packed);
+      if (this.recentReads.size >= RECENT_READS) this.recentReads.clear();
+      this.recentReads.set(kv, value);
+    }
+    return this.toPublic(kv, value);
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -152,6 +164,7 @@ export class EmbeddedStore implements StoreBackend {
       revision: this.committedRev,
       compactedRevision: this.ring.floor,
       keys: this.index.size,
+      ...(this.wal ? { commits: this.committer.stats() } : {}),
     };
   }
 
@@ -204,14 +217,21 @@ export class EmbeddedStore implements StoreBackend {
     return prev;
   }
 
+  settled(key: string): Promise<void> {
+    const p = this.pending.get(key);
+    return p ? p.commit.then(noop, noop) : Promise.resolve();
+  }
+
   private submit(ev: StoredEvent, rec: WalRecord, value?: string): Promise<void> {
+    if (this.wal) this.bytesSinceSnapshot += walFrameSize(rec);
+    const commit = this.committer.submit({ kind: 'event', event: ev, value },
+      this.wal ? rec : undefined);
     this.pending.set(ev.kv.key, {
       kv: ev.type === 'delete' ? null : ev.kv,
       revision: ev.kv.modRevision,
+      commit,
     });
-    if (!this.wal) return this.committer.submit({ kind: 'event', event: ev, value }, undefined);
-    this.bytesSinceSnapshot += walFrameSize(rec);
-    return this.committer.submit({ kind: 'event', event: ev, value }, rec);
+    return commit;
   }
 
   private onCommitted(items: readonly Mutation[]): void {
@@ -281,6 +301,10 @@ class PublicEvent implements StoreEvent {
     return this.prev;
   }
 }
+
+const RECENT_READS = 1024;
+
+const noop = (): void => {};
 
 /** Largest value accepted (the WAL frames up to 64 MiB; Kubernetes objects stay far below). */
 const MAX_VALUE_BYTES = 16 * 1024 * 1024;

@@ -6,6 +6,7 @@
 // may be ahead of the disk, so the store must be reopened.
 import { kdpError } from '../errors.js';
 import type { WalRecord } from './record-codec.js';
+import { FLUSH_BUCKETS_MS, type CommitStats } from './types.js';
 
 /** Where batches go: write every record and make them durable before resolving. */
 export interface LogSink {
@@ -23,6 +24,8 @@ export class GroupCommitter<T> {
   private queue: Entry<T>[] = [];
   private running: Promise<void> | undefined;
   private failure: Error | undefined;
+  private counters = { batches: 0, records: 0, flushMs: 0,
+    flushBuckets: FLUSH_BUCKETS_MS.map(() => 0) };
 
   constructor(
     private readonly sink: LogSink | undefined,
@@ -43,6 +46,10 @@ export class GroupCommitter<T> {
     });
   }
 
+  stats(): CommitStats {
+    return { ...this.counters, flushBuckets: [...this.counters.flushBuckets] };
+  }
+
   /** Resolves when everything submitted so far has been committed (or rejected). */
   async drain(): Promise<void> {
     while (this.running) await this.running;
@@ -54,7 +61,7 @@ export class GroupCommitter<T> {
       this.queue = [];
       try {
         const records = batch.flatMap((e) => (e.record ? [e.record] : []));
-        if (this.sink && records.length > 0) await this.sink.append(records);
+        if (this.sink && records.length > 0) await this.flush(records);
         this.onCommitted(batch.map((e) => e.item));
       } catch (e) {
         this.fail(e, batch);
@@ -63,6 +70,17 @@ export class GroupCommitter<T> {
       for (const e of batch) e.resolve();
     }
     this.running = undefined;
+  }
+
+  private async flush(records: readonly WalRecord[]): Promise<void> {
+    const t0 = performance.now();
+    await this.sink!.append(records);
+    const ms = performance.now() - t0;
+    const c = this.counters;
+    c.batches++;
+    c.records += records.length;
+    c.flushMs += ms;
+    c.flushBuckets[FLUSH_BUCKETS_MS.findIndex((b) => ms <= b)]!++;
   }
 
   private fail(cause: unknown, batch: Entry<T>[]): void {

@@ -26,8 +26,8 @@ export async function recover(
   const index = new KeyIndex();
   const snaps = await listSnapshots(dir);
   const latest = snaps[snaps.length - 1];
-  const snapRev = latest ? (await loadSnapshot(latest.path,
-    ({ value, ...kv }) => index.put({ ...kv, packed: codec.pack(value) }))).revision : 1;
+  const snapRev = latest ?
+    (await loadSnapshot(latest.path, codec, (kv) => index.put(kv))).revision : 1;
   const ring = new EventRing(limits, latest ? snapRev : 0);
   let revision = snapRev;
 

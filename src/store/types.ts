@@ -63,7 +63,22 @@ export interface StoreStats {
   readonly revision: number;
   readonly compactedRevision: number;
   readonly keys: number;
+  /** Group commits since the store opened (a durable store's batches; counters only grow). */
+  readonly commits?: CommitStats;
 }
+
+export interface CommitStats {
+  readonly batches: number;
+  readonly records: number;
+  /** Total time from a batch's write to its durability (write + sync, as the caller sees
+   *  it, event-loop delay included), ms. */
+  readonly flushMs: number;
+  /** Batches per flush time: `flushBuckets[i]` counts flushes ≤ FLUSH_BUCKETS_MS[i]. */
+  readonly flushBuckets: readonly number[];
+}
+
+/** Upper bounds (ms) of the buckets of `CommitStats.flushBuckets`. */
+export const FLUSH_BUCKETS_MS: readonly number[] = [0.5, 1, 2, 4, 8, 16, 32, 64, 128, Infinity];
 
 /**
  * Storage backend.
@@ -91,5 +106,11 @@ export interface StoreBackend {
   /** Drop history older than `revision`; later reads/watches before it throw KDP_GONE. */
   compact(revision: number): Promise<void>;
   stats(): StoreStats;
+  /**
+   * Resolves once no write to `key` is waiting for its commit (at once when none is), whether
+   * that write succeeds or fails. A conditional write that conflicted with a write still being
+   * committed can retry then, rather than after a guessed delay. Optional (additive).
+   */
+  settled?(key: string): Promise<void>;
   close(): Promise<void>;
 }

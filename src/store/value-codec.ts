@@ -2,8 +2,9 @@
 // (field names, common values) replaced by two-character tokens, about 60 % of the size for
 // pods. `JSON.stringify` never writes raw control characters, so a token is a control character
 // (U+0001-U+001F) followed by a printable one; a value that does contain a control character
-// is kept as is behind a U+0000 marker. Only memory uses this form: the WAL, snapshots and
-// every value a caller sees are the original text, so the dictionary may change freely.
+// is kept as is behind a U+0000 marker. Memory and snapshots use this form (a snapshot carries
+// its dictionary, so the dictionary may change between versions); the WAL and every value a
+// caller sees are the original text.
 
 const TOKENS: readonly string[] = [
   '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"', '"apiVersion":"', '"kind":"',
@@ -59,7 +60,12 @@ export class ValueCodec {
   private readonly code = new Map<string, string>();
   private readonly identity: boolean;
 
-  constructor(private readonly tokens: readonly string[] = TOKENS) {
+  /** The dictionary (empty: values kept as they are). Data written with it can be read back
+   *  by a codec built from the same list, whatever the default dictionary is then. */
+  readonly tokens: readonly string[];
+
+  constructor(tokens: readonly string[] = TOKENS) {
+    this.tokens = tokens;
     this.identity = tokens.length === 0;
     if (tokens.length > 31 * PER_LEAD) throw new Error('value dictionary too large');
     tokens.forEach((t, i) => this.code.set(t, String.fromCharCode(1 + Math.floor(i / PER_LEAD),
@@ -67,6 +73,11 @@ export class ValueCodec {
     // Longest first, so that a longer token wins where two start at the same place.
     const order = [...tokens].sort((a, b) => b.length - a.length);
     this.find = new RegExp(order.map(escapeRe).join('|'), 'g');
+  }
+
+  /** True when `tokens` is this codec's dictionary (values packed with it need no repacking). */
+  hasDictionary(tokens: readonly string[]): boolean {
+    return tokens.length === this.tokens.length && tokens.every((t, i) => t === this.tokens[i]);
   }
 
   pack(value: string): string {

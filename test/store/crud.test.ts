@@ -39,8 +39,36 @@ describe.each(backends)('$name store CRUD', (backend) => {
     const c = await s.update('/k/a', 'v3');
     expect(b).toMatchObject({ value: 'v2', createRevision: 3, modRevision: 4, version: 2 });
     expect(c).toMatchObject({ value: 'v3', createRevision: 3, modRevision: 5, version: 3 });
-    expect(s.stats()).toEqual({ revision: 5, compactedRevision: 0, keys: 2 });
+    expect(s.stats()).toMatchObject({ revision: 5, compactedRevision: 0, keys: 2 });
   });
+
+  it('a key read again after each update gives its newest value every time', async () => {
+    await s.create('/k/hot', 'v0');
+    for (let i = 1; i <= 3; i++) {
+      expect((await s.get('/k/hot'))!.value).toBe(`v${i - 1}`);
+      expect((await s.get('/k/hot'))!.value).toBe(`v${i - 1}`);
+      await s.update('/k/hot', `v${i}`);
+    }
+    await s.delete('/k/hot');
+    expect(await s.get('/k/hot')).toBeUndefined();
+    await s.create('/k/hot', 'again');
+    expect((await s.get('/k/hot'))!.value).toBe('again');
+  });
+
+  it('settled resolves at once for a key with no pending write, else once reads see it',
+    async () => {
+      await s.settled!('/k/none');
+      const created = s.create('/k/a', 'v1');
+      expect(await s.get('/k/a')).toBeUndefined(); // not committed yet
+      await s.settled!('/k/a');
+      expect((await s.get('/k/a'))?.value).toBe('v1');
+      await created;
+      const a = s.update('/k/a', 'v2');
+      const b = s.update('/k/a', 'v3');
+      await s.settled!('/k/a'); // the newest pending write: every earlier one is committed too
+      expect((await s.get('/k/a'))?.value).toBe('v3');
+      await Promise.all([a, b]);
+    });
 
   it('update with a stale modRevision is a conflict and changes nothing', async () => {
     const a = await s.create('/k/a', 'v1');

@@ -38,9 +38,11 @@ describe('embedded store durability', () => {
       Array.from({ length: 1000 }, (_, i) => s.create(`/registry/pods/ns/p${i}`, `{"i":${i}}`)),
     );
     expect(new Set(acked.map((kv) => kv.modRevision)).size).toBe(1000);
+    const stats = s.stats().commits!;
     await s.close();
     const commits = (await frames(await lastSegment(dir))).filter((f) => f.type === 'B');
     expect(commits.length).toBeLessThan(100); // group commit: far fewer batches than writes
+    expect(stats).toMatchObject({ batches: commits.length, records: 1000 });
     const r = await open();
     expect((await r.list('/registry/pods/')).items).toHaveLength(1000);
     expect(r.currentRevision()).toBe(1001);
@@ -111,6 +113,23 @@ describe('embedded store durability', () => {
     expect(r.currentRevision()).toBe(rev);
     const snapRev = parseInt(/snap-([0-9a-f]+)/.exec(snaps[0]!)![1]!, 16);
     expect(r.stats().compactedRevision).toBe(snapRev); // history restarts at the snapshot
+    await r.close();
+  });
+
+  it('a snapshot of several MiB (many write chunks and syncs) restores every key', async () => {
+    const s = await open({ snapshotEvery: 700 });
+    const value = (i: number) => JSON.stringify({ i, pad: 'p'.repeat(4000 + (i % 97)) });
+    for (let b = 0; b < 8; b++) {
+      await Promise.all(Array.from({ length: 100 }, (_, j) =>
+        s.create(`/k/${b * 100 + j}`, value(b * 100 + j))));
+    }
+    const before = await dump(s);
+    await s.close();
+    const [snap] = await filesOf(dir, /\.snap$/);
+    expect((await readFile(snap!)).length).toBeGreaterThan(2.5 * 1024 * 1024);
+    const r = await open();
+    expect(await dump(r)).toEqual(before);
+    expect((await r.get('/k/799'))!.value).toBe(value(799));
     await r.close();
   });
 

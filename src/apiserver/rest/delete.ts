@@ -8,7 +8,7 @@ import type { DeleteOptions, KubeObject } from '../../client/types.js';
 import type { ServedResource } from '../resource-types.js';
 import { runAdmission } from './admission.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
-import { conflict, conflictBackoff, notFound } from './errors.js';
+import { conflict, conflictBackoff, CONFLICT_RETRIES, notFound } from './errors.js';
 import { deleteNow } from './finalize.js';
 import { objectKey } from './keys.js';
 import { timestamp } from './prepare.js';
@@ -78,8 +78,8 @@ export async function deleteObject(
       return { obj: gone, gone: true };
     } catch (e) {
       if (isKdpError(e, 'KDP_NOT_FOUND')) throw notFound(r, name);
-      if (isKdpError(e, 'KDP_CONFLICT') && attempt < 10) {
-        await conflictBackoff(attempt);
+      if (isKdpError(e, 'KDP_CONFLICT') && attempt < CONFLICT_RETRIES) {
+        await conflictBackoff(deps.store, objectKey(r, namespace, name), attempt);
         return deleteObject(deps, ctx, r, namespace, name, opts, attempt + 1);
       }
       if (isKdpError(e, 'KDP_CONFLICT')) throw conflict(r, name);

@@ -3,6 +3,7 @@
 import { kdpError } from '../../errors.js';
 import type { Cause, KdpError } from '../../errors.js';
 import type { ServedResource } from '../resource-types.js';
+import type { StoreBackend } from '../../store/types.js';
 import { qualifiedResource } from '../resource-types.js';
 
 function det(r: ServedResource, name: string) {
@@ -19,11 +20,21 @@ export function alreadyExists(r: ServedResource, name: string): KdpError {
 }
 
 /**
- * Before retrying a store conflict: a write to the object may still be committing (reads see
- * committed state, conditional writes check pending ones). A timer — not a microtask — lets the
- * commit's I/O land; an immediate retry can spin forever and starve it.
+ * Store conflicts an unconditional write retries before answering 409. Upstream retries without
+ * a bound; with `settled` every retry follows a commit (some writer wins each round), so this
+ * only caps pathological contention.
  */
-export function conflictBackoff(attempt: number): Promise<void> {
+export const CONFLICT_RETRIES = 32;
+
+/**
+ * Before retrying a store conflict on `key`: a write to the object may still be committing
+ * (reads see committed state, conditional writes check pending ones). Waits for that commit
+ * when the store can say (`settled`), so the retry comes as soon as it can succeed; otherwise
+ * a timer — not a microtask: an immediate retry can spin forever and starve the commit.
+ */
+export function conflictBackoff(store: StoreBackend, key: string, attempt: number):
+  Promise<void> {
+  if (store.settled) return store.settled(key);
   return new Promise((res) => setTimeout(res, Math.min(2 ** attempt, 200)));
 }
 

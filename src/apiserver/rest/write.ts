@@ -10,7 +10,9 @@ import type { ServedResource } from '../resource-types.js';
 import { runAdmission } from './admission.js';
 import { clone, encodeObject, forgetEncoding, servedJson, withEncoding } from './codec.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
-import { alreadyExists, badRequest, conflict, conflictBackoff, invalid, notFound } from './errors.js';
+import {
+  alreadyExists, badRequest, conflict, conflictBackoff, CONFLICT_RETRIES, invalid, notFound,
+} from './errors.js';
 import { objectKey } from './keys.js';
 import { prepareForCreate, prepareForUpdate, unchanged } from './prepare.js';
 import { readObject } from './read.js';
@@ -106,7 +108,7 @@ export interface UpdateOutcome {
 
 /**
  * Read-modify-write. When the mutation returns an object carrying a resourceVersion that differs
- * from the current one, answers 409; otherwise retries store conflicts up to 5 times.
+ * from the current one, answers 409; otherwise retries store conflicts (CONFLICT_RETRIES).
  */
 export async function guaranteedUpdate(
   deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, namespace: string | undefined, name: string,
@@ -121,8 +123,8 @@ export async function guaranteedUpdate(
       return await commitUpdate(deps, ctx, r, current, kv, desired, !!opts.deleting);
     } catch (e) {
       if (!isKdpError(e, 'KDP_CONFLICT') || e.details.causes) throw e;
-      if (pinned || attempt >= 4) throw conflict(r, name);
-      await conflictBackoff(attempt);
+      if (pinned || attempt >= CONFLICT_RETRIES) throw conflict(r, name);
+      await conflictBackoff(deps.store, objectKey(r, namespace, name), attempt);
     }
   }
 }
