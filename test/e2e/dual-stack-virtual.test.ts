@@ -97,10 +97,11 @@ describe('kdp up --ip-family dual (virtual mode)', () => {
   it('kdp rules shows the Service in both families\' tables', async () => {
     const svc = await cluster.client.get<Service>(ref('services', 'default'), 'web');
     const [v4, v6] = svc.spec!.clusterIPs!;
+    // A Service without ready endpoints is in the tables too (a REJECT): wait for the DNATs.
     await waitFor(async () => {
       const r4 = (await kdp('rules', '--data-dir', dataDir, '--node', 'n2')).out;
       const r6 = (await kdp('rules', '--data-dir', dataDir, '--node', 'n2', '--family', 'IPv6')).out;
-      return r4.includes(`-d ${v4} `) && r6.includes(`-d ${v6} `);
+      return r4.includes(`-d ${v4} `) && r6.includes(`-d ${v6} `) && r6.includes('-j DNAT');
     }, 30_000, 'both families programmed');
     const r6 = (await kdp('rules', '--data-dir', dataDir, '--node', 'n2', '--family', 'IPv6')).out;
     expect(r6).toMatch(/-A KUBE-SEP-\w+ .*-j DNAT --to-destination \[fd00:10:244:/);
@@ -111,11 +112,16 @@ describe('kdp up --ip-family dual (virtual mode)', () => {
     const v6 = svc.spec!.clusterIPs![1]!;
     const pods = await listItems<Pod>(cluster.client, ref('pods', 'default'));
     const want = pods.map((p) => p.status!.podIPs![1]!.ip).sort();
-    const r = await kdp('trace', '--data-dir', dataDir, '-o', 'json', 'n1', `[${v6}]:80`);
-    expect(r.code).toBe(0);
-    const dests = JSON.parse(r.out).destinations.map((d: { destination: string }) =>
-      d.destination.replace(/^\[(.*)\]:\d+$/, '$1')).sort();
-    expect(dests).toEqual(want);
+    const trace = async () => {
+      const r = await kdp('trace', '--data-dir', dataDir, '-o', 'json', 'n1', `[${v6}]:80`);
+      expect(r.code).toBe(0);
+      return JSON.parse(r.out).destinations.map((d: { destination: string }) =>
+        d.destination.replace(/^\[(.*)\]:\d+$/, '$1')).sort() as string[];
+    };
+    // Pods become ready endpoints a sync after they have IPs.
+    await waitFor(async () => JSON.stringify(await trace()) === JSON.stringify(want) || undefined,
+      30_000, 'n1 tracing the IPv6 ClusterIP to every pod');
+    expect(await trace()).toEqual(want);
     const a = pods.find((p) => p.spec!.nodeName === 'n1')!;
     const b = pods.find((p) => p.spec!.nodeName === 'n2')!;
     const t = await kdp('trace', '--data-dir', dataDir, a.status!.podIPs![1]!.ip,
@@ -191,9 +197,15 @@ describe('kdp up --ip-family ipv6 (virtual mode, nftables)', () => {
       return ps.every((p) => p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True')
         ? ps : undefined;
     }, 30_000, 'ready pods');
-    const t = JSON.parse((await kdp('trace', '--data-dir', dataDir, '-o', 'json', 'n2', `[${ip}]:80`)).out);
-    expect(t.destinations.map((d: { destination: string }) => d.destination).sort())
-      .toEqual(pods.map((p) => `[${p.status!.podIP}]:8080`).sort());
+    // Ready pods reach every node's rules a sync later: wait for n2 to hold both endpoints.
+    const want = pods.map((p) => `[${p.status!.podIP}]:8080`).sort();
+    const dests = async () => {
+      const t = JSON.parse((await kdp('trace', '--data-dir', dataDir, '-o', 'json', 'n2', `[${ip}]:80`)).out);
+      return t.destinations.map((d: { destination: string }) => d.destination).sort() as string[];
+    };
+    await waitFor(async () => JSON.stringify(await dests()) === JSON.stringify(want) || undefined,
+      30_000, 'n2 tracing the ClusterIP to both pods');
+    expect(await dests()).toEqual(want);
     const v = await kdp('verify', '--data-dir', dataDir);
     expect(v.code).toBe(0);
   });
