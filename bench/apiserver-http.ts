@@ -12,7 +12,8 @@
 // its CPU per create (≤ ~300 µs leaves one core enough for 3,000/s).
 //   node bin/run-ts.js bench/apiserver-http.ts        (BENCH_SCALE=0.2 for a quick run;
 //   BENCH_CPU_PROF=/tmp/dir writes a .cpuprofile of the server during the measured 50-client
-//   pod creates there; BENCH_ONLY=creates stops after them; BENCH_SERVER_NODE_FLAGS="..." adds
+//   pod creates there (with BENCH_HEAP_PROF=1 also a sampled .heapprofile of what they
+//   allocate); BENCH_ONLY=creates stops after them; BENCH_SERVER_NODE_FLAGS="..." adds
 //   node flags to the server process, e.g. --max-semi-space-size=32)
 
 import { fork } from 'node:child_process';
@@ -61,6 +62,11 @@ async function serverChild(dir: string): Promise<void> {
     if (m === 'prof-start') {
       session.connect();
       void session.post('Profiler.enable').then(() => session.post('Profiler.start'));
+      if (process.env.BENCH_HEAP_PROF) {
+        void session.post('HeapProfiler.enable').then(() =>
+          session.post('HeapProfiler.startSampling', { samplingInterval: 4096,
+            includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }));
+      }
     }
     if (m === 'prof-stop') {
       void session.post('Profiler.stop').then(async ({ profile }) => {
@@ -68,6 +74,12 @@ async function serverChild(dir: string): Promise<void> {
         const file = join(process.env.BENCH_CPU_PROF!, `server-${Date.now()}.cpuprofile`);
         await writeFile(file, JSON.stringify(profile));
         console.log(`server profile: ${file}`);
+        if (process.env.BENCH_HEAP_PROF) {
+          const heap = await session.post('HeapProfiler.stopSampling');
+          const hfile = file.replace(/\.cpuprofile$/, '.heapprofile');
+          await writeFile(hfile, JSON.stringify(heap.profile));
+          console.log(`server allocation profile: ${hfile}`);
+        }
         session.disconnect();
         process.send!({ profiled: file });
       });

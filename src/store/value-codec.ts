@@ -1,5 +1,5 @@
 // The in-memory form of stored values: JSON text with the substrings Kubernetes objects repeat
-// (field names, common values) replaced by two-character tokens, about 60 % of the size for
+// (field names, common values) replaced by two-character tokens, about 40 % of the size for
 // pods. `JSON.stringify` never writes raw control characters, so a token is a control character
 // (U+0001-U+001F) followed by a printable one; a value that does contain a control character
 // is kept as is behind a U+0000 marker. Memory and snapshots use this form (a snapshot carries
@@ -43,8 +43,13 @@ const TOKENS: readonly string[] = [
   '"terminating":false', '"kubernetes.io/service-name":"', '"holderIdentity":"',
   '"leaseDurationSeconds":', '"renewTime":"', '"acquireTime":"', '"matchLabels":{',
   '"strategy":{', '"observedGeneration":', '"availableReplicas":', '"readyReplicas":',
-  'T00:00:00Z', '"true"', '":"', '","', '},{', '"},"', '"}]', ':true,', ':false,',
+  'T00:00:00Z', '"true"', ':true,', ':false,',
 ];
+// No short connectors ('":"', '","', '"},"', ...): matching is leftmost first, so a token that
+// ends with the quote opening the next key (or starts with the one closing a value) takes it
+// from the longer key token that follows; without them pods pack to ~40 % of their text, not
+// ~62 %, in less time (fewer, longer matches).
+
 
 const PER_LEAD = 95; // printable U+0020-U+007E after each lead character
 const RAW = '\u0000';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyDefaults } from '../../src/api/defaults.js';
 import { assertValid, validate } from '../../src/api/validation/index.js';
+import { isQualifiedName } from '../../src/api/validation/names.js';
 import type { ConfigMap } from '../../src/api/types.js';
 
 const cm = (metadata: ConfigMap['metadata']): ConfigMap =>
@@ -39,6 +40,18 @@ describe('object metadata validation', () => {
     expect(causes[0]!.message).toContain('Invalid value: "a/b/c": a qualified name must consist');
     expect(causes[1]!.message).toContain('Invalid value: "bad value!": a valid label must be');
     expect(causes[2]!.message).toContain('name part must be no more than 63 characters');
+  });
+  it('accepts plain and prefixed qualified names and words each fault of a bad one', () => {
+    for (const ok of ['app', 'pod-template-hash', 'Ab_c.1', 'x'.repeat(63), 'example.com/app']) {
+      expect(isQualifiedName(ok)).toEqual([]);
+    }
+    expect(isQualifiedName('x'.repeat(64)))
+      .toEqual(['name part must be no more than 63 characters']);
+    expect(isQualifiedName('/app')).toEqual(['prefix part must be non-empty']);
+    expect(isQualifiedName('app/')).toEqual(['name part must be non-empty',
+      expect.stringContaining('name part must consist of alphanumeric characters')]);
+    expect(isQualifiedName('-bad')).toEqual([
+      expect.stringContaining('name part must consist of alphanumeric characters')]);
   });
   it('checks owner references and finalizers', () => {
     const causes = validate(cm({ name: 'x', namespace: 'default',

@@ -17,7 +17,8 @@ describe('the packed in-memory form of values', () => {
       raw += json.length;
       packed += p.length;
     }
-    expect(packed / raw).toBeLessThan(0.75);
+    // ~0.37 with the default dictionary (0.62 when short connectors stole key quotes).
+    expect(packed / raw).toBeLessThan(0.45);
   });
 
   it('keeps any text exactly, control characters and non-ASCII included', () => {

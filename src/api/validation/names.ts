@@ -67,6 +67,8 @@ export function isDNS1035Label(v: string): string[] {
 
 /** Label keys, annotation keys, finalizers: `[prefix/]name`. */
 export function isQualifiedName(v: string): string[] {
+  // The common case, without splitting: a plain name (QNAME has no '/') that is valid.
+  if (v.length <= 63 && QNAME_RE.test(v)) return [];
   const errs: string[] = [];
   const parts = v.split('/');
   let name: string;

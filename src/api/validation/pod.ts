@@ -154,17 +154,21 @@ function validatePolicies(s: PodSpec, path: string): Cause[] {
   return out;
 }
 
+/** Adds the causes of name `v` (when set) at `path.f`. A module function, not a closure: one
+ *  per call would be created (and named, under tsx) on every pod write. */
+function checkName(out: Cause[], path: string, v: string | undefined, f: string,
+  fn: (x: string) => string[]): void {
+  if (v) out.push(...invalidEach(child(path, f), v, fn(v)));
+}
+
 function validateNames(s: PodSpec, path: string): Cause[] {
   const out: Cause[] = [];
-  const sub = (v: string | undefined, f: string, fn: (x: string) => string[]): void => {
-    if (v) out.push(...invalidEach(child(path, f), v, fn(v)));
-  };
-  sub(s.nodeName, 'nodeName', isDNS1123Subdomain);
-  sub(s.serviceAccountName, 'serviceAccountName', isDNS1123Subdomain);
-  sub(s.schedulerName, 'schedulerName', isDNS1123Subdomain);
-  sub(s.hostname, 'hostname', isDNS1123Label);
-  sub(s.subdomain, 'subdomain', isDNS1123Label);
-  sub(s.priorityClassName, 'priorityClassName', isDNS1123Subdomain);
+  checkName(out, path, s.nodeName, 'nodeName', isDNS1123Subdomain);
+  checkName(out, path, s.serviceAccountName, 'serviceAccountName', isDNS1123Subdomain);
+  checkName(out, path, s.schedulerName, 'schedulerName', isDNS1123Subdomain);
+  checkName(out, path, s.hostname, 'hostname', isDNS1123Label);
+  checkName(out, path, s.subdomain, 'subdomain', isDNS1123Label);
+  checkName(out, path, s.priorityClassName, 'priorityClassName', isDNS1123Subdomain);
   out.push(...validateLabels(s.nodeSelector, child(path, 'nodeSelector')));
   (s.hostAliases ?? []).forEach((h, i) => {
     out.push(...validateIP(h.ip ?? '', child(index(child(path, 'hostAliases'), i), 'ip')));
@@ -182,8 +186,9 @@ export function validatePodSpec(s: PodSpec | undefined, path: string, isPod = tr
     if (!v.name) out.push(required(p, ''));
     else out.push(...invalidEach(p, v.name, isDNS1123Label(v.name)));
   });
-  const volName = (i: number): string => child(index(child(path, 'volumes'), i), 'name');
-  out.push(...uniqueNames(vols, (v) => v.name, volName));
+  // Inline callbacks, not named consts: tsx names each named closure on every call.
+  out.push(...uniqueNames(vols, (v) => v.name,
+    (i) => child(index(child(path, 'volumes'), i), 'name')));
   const hostNet = s.hostNetwork === true;
   if (!s.containers || s.containers.length === 0) out.push(required(child(path, 'containers'), ''));
   out.push(...validateContainers(s.containers, hostNet, child(path, 'containers'), isPod));
@@ -192,9 +197,8 @@ export function validatePodSpec(s: PodSpec | undefined, path: string, isPod = tr
   const kinds = [...(s.containers ?? []).map(() => 'containers'),
     ...(s.initContainers ?? []).map(() => 'initContainers')];
   const nContainers = s.containers?.length ?? 0;
-  const offset = (i: number): number => (kinds[i] === 'containers' ? i : i - nContainers);
-  out.push(...uniqueNames(all, (c) => c.name,
-    (i) => child(index(child(path, kinds[i]!), offset(i)), 'name')));
+  out.push(...uniqueNames(all, (c) => c.name, (i) => child(index(child(path, kinds[i]!),
+    kinds[i] === 'containers' ? i : i - nContainers), 'name')));
   out.push(...validatePolicies(s, path));
   out.push(...validateNames(s, path));
   out.push(...validateTolerations(s.tolerations, child(path, 'tolerations')));

@@ -69,15 +69,21 @@ function fieldsOfValue(field: string, v: unknown, dots: boolean): FieldSet {
  */
 export function fieldsOf(obj: KubeObject, withStatus = false, dots = true): FieldSet {
   const out: FieldSet = {};
-  for (const [k, v] of Object.entries(obj)) {
+  // for-in, like fill(): objects here are plain (JSON or literals), no inherited members.
+  for (const k in obj) {
+    const v = (obj as Record<string, unknown>)[k];
     if (k === 'kind' || k === 'apiVersion' || (k === 'status' && !withStatus)) continue;
     if (v === undefined) continue;
     if (k === 'metadata' && isObj(v)) {
       const m: FieldSet = {};
-      for (const [mk, mv] of Object.entries(v)) {
-        if (!SERVER_META.has(mk) && mv !== undefined) m[fieldKey(mk)] = fieldsOfValue(mk, mv, dots);
+      let any = false;
+      for (const mk in v) {
+        const mv = v[mk];
+        if (SERVER_META.has(mk) || mv === undefined) continue;
+        m[fieldKey(mk)] = fieldsOfValue(mk, mv, dots);
+        any = true;
       }
-      if (Object.keys(m).length) out['f:metadata'] = m;
+      if (any) out['f:metadata'] = m;
       continue;
     }
     out[fieldKey(k)] = fieldsOfValue(k, v, dots);
