@@ -4,22 +4,31 @@
 //    (upstream's OnServiceAdd/OnEndpointSliceAdd + the checkout at the start of syncProxyRules);
 //  - full sync: syncProxyRules from those maps to the text handed to iptables-restore / nft -f
 //    (ipvs: the ipvsadm/ipset/iptables state), as one flat string each, plus the commit after a
-//    successful apply; target ≤ 1 s at 10,000 Services. "first" is a fresh proxier's first
+//    successful apply; target ≤ 1 s at 10,000 Services. "compile alone" is `sync()`, which
+//    for iptables and nftables already returns the flat text. "first" is a fresh proxier's first
 //    sync; "repeat" a forced full resync of the same proxier (upstream's periodic or
 //    after-failure full sync: the names cached per service/endpoint info are reused);
-//  - partial sync with one Service changed among 10,000, target ≤ 10 ms;
+//  - partial sync with one Service changed among 10,000 (the change trackers' checkout at the
+//    start of the sync included, as upstream's syncProxyRules does it), target ≤ 10 ms;
 //  - peak RSS (kernel maxRSS) of a separate process per mode that does what a kube-proxy does
 //    once: hold the 10,000 Services' objects, build the maps, full sync, apply-ready text, one
 //    partial sync; target ≤ 500 MB per mode (the timing process's peak is printed too).
-// Figures are medians; CPU time (user + system, all threads, GC included) is the fair figure on
-// a shared machine and carries the ratio; wall time is printed beside it, and the system part:
+// Figures are medians (earlier runs' garbage collected before each timed step); CPU time (user
+// + system, all threads, GC included) is the fair figure on a shared machine and carries the
+// ratio; wall time is printed beside it, and the system part:
 // on the development VM page faults are dear (flattening a fresh 30 MB string costs ~40 ms of
 // user and ~150 ms of system time), so large outputs show a large system share there.
+// The generator gives every 4th Service a NodePort from a 2,768-port range, so at 10,000 Services
+// some would share one; the API server refuses that, so the bench renumbers them (unique).
+// "first" is the median over fresh proxiers in one warm process; the cold figure (the very first
+// sync of the process, JIT still warming) is printed beside it.
 // Run: node bin/run-ts.js bench/proxy-compile.ts [mode ...] [--runs N] [--sizes 1000,10000]
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { EndpointSlice, KubeObject, Service } from '../src/api/types.js';
 import type { Proxier, ProxyMode, SyncInput } from '../src/proxy/backend.js';
 import { compileConfigs, loadBackend } from '../src/proxy/compile.js';
@@ -48,8 +57,15 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gcMs += e.duration;
 }).observe({ entryTypes: ['gc'] });
 
+// A full collection before each timed step: the proxiers of earlier runs in this process are
+// garbage that a kube-proxy (one proxier per family) never has; collecting it inside the next
+// run's sync would charge that run for it. The step's own garbage stays in its figure.
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+
 /** Wall, CPU and GC-pause milliseconds of `fn`. */
 async function timed<T>(fn: () => T): Promise<[T, Times]> {
+  collect();
   await settle();
   const gc0 = gcMs;
   const c0 = process.cpuUsage();
@@ -128,6 +144,17 @@ async function setup(mode: ProxyMode): Promise<() => Proxier> {
   return () => backend.buildProxier(config!);
 }
 
+/** `generateServices` with node ports made unique (valid input, as the API server enforces). */
+function services(n: number): KubeObject[] {
+  const objects = generateServices(n, { seed: 42 });
+  let next = 30000;
+  for (const o of objects) {
+    const port = o.kind === 'Service' ? (o as Service).spec?.ports?.[0] : undefined;
+    if (port?.nodePort !== undefined) port.nodePort = next++;
+  }
+  return objects;
+}
+
 /** The slice changed by partial syncs: one Service's endpoints, alternately 9 and 8. */
 function changedSlice(objects: readonly KubeObject[], k: number): EndpointSlice {
   const slice = objects[2 * 777 + 1] as EndpointSlice;
@@ -138,7 +165,7 @@ async function child(mode: ProxyMode): Promise<void> {
   const proxier = await setup(mode);
   console.log(`${mode} (pid ${process.pid}, median of ${RUNS}):`);
   for (const n of SIZES) {
-    const objects = generateServices(n, { seed: 42 });
+    const objects = services(n);
     const build: Times[] = [];
     let input: SyncInput | undefined;
     let inputs: Inputs | undefined;
@@ -164,13 +191,13 @@ async function child(mode: ProxyMode): Promise<void> {
     }
     const mb = (bytes / 1e6).toFixed(1);
     show(`${n} services: full sync, first (${mb} MB out)`, median(first), FULL_TARGET_MS);
+    console.log(`    (cold: the process's very first sync: cpu ${first[0]!.cpu.toFixed(1)} ms)`);
     show(`${n} services: full sync, repeat`, median(repeat), FULL_TARGET_MS);
     if (n < 10_000) continue;
     const partial: Times[] = [];
     for (let k = 0; k < 2 * RUNS + 1; k++) {
       inputs!.endpoints.update(changedSlice(objects, k));
-      const input2 = inputs!.checkout();
-      const [b, t] = await timed(() => syncOnce(p!, input2));
+      const [b, t] = await timed(() => syncOnce(p!, inputs!.checkout()));
       partial.push(t);
       if (b.full) {
         console.log(`  ${mode}: sync after one change is full by design (no partial sync)`);
@@ -190,7 +217,7 @@ async function child(mode: ProxyMode): Promise<void> {
 async function memoryChild(mode: ProxyMode): Promise<void> {
   const proxier = await setup(mode);
   const n = Math.max(...SIZES);
-  const objects = generateServices(n, { seed: 42 });
+  const objects = services(n);
   const p = proxier();
   const inputs = new Inputs(p);
   inputs.feed(objects);

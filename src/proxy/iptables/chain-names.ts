@@ -2,32 +2,11 @@
 // and lower-case protocol (plus the endpoint `ip:port` for KUBE-SEP), SHA-256 → RFC 4648
 // base32 (A–Z2–7) → first 16 characters.
 
-import * as crypto from 'node:crypto';
-
-/** RFC 4648 base32 alphabet as character codes. */
-const B32 = Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', (c) => c.charCodeAt(0));
-
-/**
- * One-shot `crypto.hash` (Node ≥ 20.12) is ~2.5x faster than createHash for short inputs; hex
- * output avoids allocating a Buffer (and its ArrayBuffer) per hash: 100k+ per large sync.
- */
-const sha256Hex: (s: string) => string = typeof crypto.hash === 'function'
-  ? (s) => crypto.hash('sha256', s, 'hex')
-  : (s) => crypto.createHash('sha256').update(s, 'utf8').digest('hex');
+import { sha256Base32x16 } from '../sha256.js';
 
 /** First 16 base32 characters (80 bits = exactly the first 10 bytes) of SHA-256(input). */
 export function hash16(input: string): string {
-  const hex = sha256Hex(input);
-  // Four groups of 20 bits (5 hex digits), 4 base32 characters each; one string allocation.
-  const a = parseInt(hex.slice(0, 5), 16);
-  const b = parseInt(hex.slice(5, 10), 16);
-  const c = parseInt(hex.slice(10, 15), 16);
-  const d = parseInt(hex.slice(15, 20), 16);
-  return String.fromCharCode(
-    B32[a >>> 15]!, B32[(a >>> 10) & 31]!, B32[(a >>> 5) & 31]!, B32[a & 31]!,
-    B32[b >>> 15]!, B32[(b >>> 10) & 31]!, B32[(b >>> 5) & 31]!, B32[b & 31]!,
-    B32[c >>> 15]!, B32[(c >>> 10) & 31]!, B32[(c >>> 5) & 31]!, B32[c & 31]!,
-    B32[d >>> 15]!, B32[(d >>> 10) & 31]!, B32[(d >>> 5) & 31]!, B32[d & 31]!);
+  return sha256Base32x16(input);
 }
 
 export const PREFIX = {

@@ -7,8 +7,8 @@ import type { PortRules } from './service-rules.js';
 export class LazyOrigins implements ReadonlyMap<string, RuleOrigin> {
   private map: Map<string, RuleOrigin> | undefined;
 
-  /** `rules` must not change afterwards (each sync passes its own map). */
-  constructor(private readonly rules: ReadonlyMap<string, PortRules>) {}
+  /** `rules` must not change afterwards (each sync passes its own table). */
+  constructor(private readonly rules: { values(): Iterable<PortRules> }) {}
 
   private get m(): Map<string, RuleOrigin> {
     if (!this.map) {

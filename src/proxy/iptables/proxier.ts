@@ -19,8 +19,10 @@ import { buildLocalDetector } from './local-detector.js';
 import { NameCache } from './name-cache.js';
 import { LazyOrigins } from './origins.js';
 import { Probabilities } from './probability.js';
-import { servicePortRules } from './service-rules.js';
-import type { PortRules, RuleContext } from './service-rules.js';
+import { planServicePort, writeChainDecls, writeChainRules } from './service-rules.js';
+import type { PortPlan, PortRules, RuleContext } from './service-rules.js';
+import { TextSink } from '../text-sink.js';
+import { CHUNK, PortTable, type Chunk } from './port-table.js';
 
 export const LARGE_CLUSTER_ENDPOINTS_THRESHOLD = 1000;
 
@@ -37,12 +39,13 @@ export interface IptablesDeps {
 }
 
 interface Pending {
-  readonly declaredNat: readonly string[];
+  readonly full: boolean;
+  /** Every service port's rules after this sync (the applied state once committed). */
+  readonly table: PortTable;
+  /** Stale chains this sync deletes (`-X`). */
   readonly deleted: readonly string[];
-  readonly rules: ReadonlyMap<string, PortRules>;
-  readonly order: readonly string[];
-  readonly chunks: readonly Chunk[];
-  readonly skippedStale: ReadonlyMap<string, string>;
+  /** Stale chains left in place (scan skipped in large-cluster mode), chain → owner key. */
+  readonly kept: ReadonlyMap<string, string>;
   readonly scanned: boolean;
   readonly now: number;
 }
@@ -71,52 +74,28 @@ function isLargeCluster(input: SyncInput): boolean {
   return false;
 }
 
-const lines = (text: string, out: string[]) => { if (text !== '') out.push(text); };
-
-/**
- * `parts.join('\n')` built with `+`: V8 keeps the result as a rope of the (large, already
- * joined) parts and copies the bytes once, when the text is consumed, instead of here and again
- * there. Same string value.
- */
-function concatLines(parts: readonly string[]): string {
-  let out = parts.length > 0 ? parts[0]! : '';
-  for (let i = 1; i < parts.length; i++) out = out + '\n' + parts[i]!;
-  return out;
-}
-
-/**
- * Service ports per chunk. A partial sync still writes every capture rule; it reuses the joined
- * capture text of chunks without a changed service, so its cost follows the change, not the
- * number of services.
- */
-const CHUNK = 128;
-
-/** The always-written texts (filter rules, nat capture rules) of a run of service ports. */
-interface Chunk {
-  readonly filter: string;
-  readonly nat: string;
-}
-
-interface Sink {
-  readonly natChains: string[];
-  readonly natRules: string[];
-  readonly declaredNat: string[];
+/** One chunk of this sync's output: reused as it is, or rebuilt port by port. */
+interface Segment {
+  readonly chunk: Chunk;
+  /** Set when the chunk is rebuilt: its ports, with a plan where the port is written. */
+  readonly ports?: ReadonlyArray<{ readonly rules: PortRules; readonly plan?: PortPlan }>;
 }
 
 class IptablesProxier implements Proxier {
   readonly mode = 'iptables' as const;
   private needFullSync = true;
-  private existingNat: Set<string>;
+  /**
+   * nat chains found in the kernel at start and not yet accounted for (the first full sync
+   * deletes the stale ones and adopts the rest). The chains of `table` are in the kernel too.
+   */
+  private readonly leftoverNat: Set<string>;
   private lastCleanup = -Infinity;
   /** Rules of every service port as last applied. */
-  private cache = new Map<string, PortRules>();
-  /** Service-port keys of `cache`, in emission order. */
-  private order: readonly string[] = [];
-  /** Capture-rule texts of `order` in chunks, reused by partial syncs. */
-  private chunks: readonly Chunk[] = [];
-  private chunkOf = new Map<string, number>();
+  private table = new PortTable([], []);
   /** Stale chains not yet deleted (large-cluster scans skipped), chain → owner key. */
-  private skippedStale = new Map<string, string>();
+  private skippedStale: ReadonlyMap<string, string> = new Map();
+  /** The restore text is written here; its memory is reused by every sync. */
+  private readonly sink = new TextSink();
   private pending: Pending | undefined;
   private readonly probabilities = new Probabilities();
   /** Chain names per service-port / endpoint info object, reused across syncs. */
@@ -127,7 +106,7 @@ class IptablesProxier implements Proxier {
   constructor(readonly config: ProxierConfig, deps: IptablesDeps = {}) {
     this.mark = masqueradeMark(config.masqueradeBit);
     this.now = deps.now ?? Date.now;
-    this.existingNat = new Set(deps.existingNatChains ?? []);
+    this.leftoverNat = new Set(deps.existingNatChains ?? []);
   }
 
   private ruleContext(input: SyncInput): RuleContext {
@@ -151,146 +130,156 @@ class IptablesProxier implements Proxier {
 
   /** Emission order: reuse the last one unless service ports came or went. */
   private orderFor(input: SyncInput, full: boolean): readonly string[] {
-    if (full || input.services.size !== this.order.length) return sortedKeys(input.services);
+    const last = this.table;
+    if (full || input.services.size !== last.order.length) return sortedKeys(input.services);
     for (const k of input.changed ?? []) {
-      if (input.services.has(k) !== this.cache.has(k)) return sortedKeys(input.services);
+      if (input.services.has(k) !== last.has(k)) return sortedKeys(input.services);
     }
-    return this.order;
+    return last.order;
   }
 
   sync(input: SyncInput): SyncResult {
     const full = this.needFullSync || input.changed === undefined;
     const changedServices = new Set<string>();
     for (const k of input.changed ?? []) changedServices.add(serviceNameOfKey(k));
-    const c = this.config;
-    const isIPv4 = c.family === 'IPv4';
     const ctx = this.ruleContext(input);
-    const M = this.mark;
-    const filterChains = ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-FORWARD',
-      'KUBE-NODEPORTS', 'KUBE-PROXY-FIREWALL'].map((n) => `:${n} - [0:0]`);
-    const natChains = ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ']
-      .map((n) => `:${n} - [0:0]`);
-    const filterRules: string[] = [];
-    const natRules: string[] = [
-      `-A KUBE-POSTROUTING -m mark ! --mark ${M}/${M} -j RETURN`,
-      `-A KUBE-POSTROUTING -j MARK --xor-mark ${M}`,
-      '-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" ' +
-        `-j MASQUERADE${c.capabilities.randomFully ? ' --random-fully' : ''}`,
-      `-A KUBE-MARK-MASQ -j MARK --or-mark ${M}`,
-    ];
-    if (isIPv4 && c.localhostNodePorts) {
-      filterChains.push(':KUBE-FIREWALL - [0:0]');
-      filterRules.push('-A KUBE-FIREWALL -m comment --comment "block incoming localnet ' +
-        'connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate ' +
-        'RELATED,ESTABLISHED,DNAT -j DROP');
-    }
+    const last = this.table;
     const order = this.orderFor(input, full);
-    const reuse = !full && order === this.order;
+    const reuse = !full && order === last.order;
     const dirty = new Set<number>();
     if (reuse) {
       for (const k of input.changed ?? []) {
-        const ci = this.chunkOf.get(k);
-        if (ci !== undefined) dirty.add(ci);
+        const i = last.positions.get(k);
+        if (i !== undefined) dirty.add(Math.floor(i / CHUNK));
       }
     }
-    const declaredNat: string[] = [];
-    const rulesByKey = reuse ? new Map(this.cache) : new Map<string, PortRules>();
-    const chunks: Chunk[] = [];
+    const segments: Segment[] = [];
     for (let ci = 0; ci * CHUNK < order.length; ci++) {
-      const old = reuse && !dirty.has(ci) ? this.chunks[ci] : undefined;
-      const chunk = old ?? this.buildChunk(order.slice(ci * CHUNK, (ci + 1) * CHUNK), input, ctx,
-        full, changedServices, rulesByKey, { natChains, natRules, declaredNat });
-      chunks.push(chunk);
-      lines(chunk.filter, filterRules);
-      if (old) lines(old.nat, natRules);
+      const old = reuse && !dirty.has(ci) ? last.chunks[ci] : undefined;
+      segments.push(old ? { chunk: old } : this.planChunk(order.slice(ci * CHUNK,
+        (ci + 1) * CHUNK), input, ctx, full, changedServices));
     }
-    /** Chains the written services had before and no longer have: stale candidates. */
-    const candidates = new Map<string, string>(this.skippedStale);
-    for (const k of input.changed ?? []) {
-      for (const name of this.cache.get(k)?.chains ?? []) candidates.set(name, k);
-    }
+    const table = new PortTable(order, segments.map((g) => g.chunk),
+      reuse ? last.positions : undefined);
     const now = this.now();
-    const scan = !ctx.largeClusterMode || now - this.lastCleanup > c.syncPeriodMs;
-    const stale = scan ? this.staleChains(full, rulesByKey, candidates) : [];
-    for (const name of stale) {
-      natChains.push(`:${name} - [0:0]`);
-      natRules.push(`-X ${name}`);
-    }
-    natRules.push(...this.tailRules());
-    if (c.capabilities.nfacct) {
-      filterRules.push('-A KUBE-FORWARD -m conntrack --ctstate INVALID -m nfacct ' +
-        '--nfacct-name ct_state_invalid_dropped_pkts -j DROP');
-    } else {
-      filterRules.push('-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP');
-    }
-    filterRules.push(`-A KUBE-FORWARD -m comment --comment "kubernetes forwarding rules" ` +
-      `-m mark --mark ${M}/${M} -j ACCEPT`);
-    filterRules.push('-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack ' +
-      'rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT');
-    const text = `*filter\n${filterChains.join('\n')}\n${concatLines(filterRules)}\nCOMMIT\n` +
-      `*nat\n${natChains.join('\n')}\n${concatLines(natRules)}\nCOMMIT\n`;
-    this.pending = {
-      declaredNat, deleted: stale, rules: rulesByKey, order, chunks, scanned: scan, now,
-      skippedStale: scan ? new Map() : candidates,
-    };
-    const kind = isIPv4 ? 'iptables-restore' : 'ip6tables-restore';
-    return { full, artifacts: [{ kind, text }], origins: new LazyOrigins(rulesByKey) };
+    const scan = !ctx.largeClusterMode || now - this.lastCleanup > this.config.syncPeriodMs;
+    const gone = this.goneChains(full, scan, input.changed, table);
+    const deleted = scan ? [...gone.keys()].sort() : [];
+    const text = this.write(segments, deleted, ctx);
+    this.pending = { full, table, deleted, kept: scan ? new Map() : gone, scanned: scan, now };
+    const kind = this.config.family === 'IPv4' ? 'iptables-restore' : 'ip6tables-restore';
+    return { full, artifacts: [{ kind, text }], origins: new LazyOrigins(table) };
   }
 
   /**
-   * Rules of a run of service ports: appends this sync's nat output (captures, plus chains of
-   * the services written) to `sink` and returns the capture-only texts for reuse.
+   * Plans a run of service ports: the rules of every port (the last ones when the port is not
+   * written), the plans of the written ones, and the run's joined capture texts.
    */
-  private buildChunk(keys: readonly string[], input: SyncInput, ctx: RuleContext, full: boolean,
-    changed: ReadonlySet<string>, rulesByKey: Map<string, PortRules>, sink: Sink): Chunk {
+  private planChunk(keys: readonly string[], input: SyncInput, ctx: RuleContext, full: boolean,
+    changed: ReadonlySet<string>): Segment {
     const filter: string[] = [];
     const capture: string[] = [];
+    const rulesOf: PortRules[] = [];
+    const ports: Array<{ rules: PortRules; plan?: PortPlan }> = [];
     for (const key of keys) {
       const svc = input.services.get(key)!;
       const write = full || changed.has(`${svc.name.namespace}/${svc.name.name}`);
-      let r = write ? undefined : this.cache.get(key);
-      if (!r) r = servicePortRules(svc, input.endpoints.get(key) ?? [], ctx);
-      rulesByKey.set(key, r);
-      lines(r.filterRules, filter);
-      lines(r.natCapture, capture);
-      lines(r.natCapture, sink.natRules);
-      if (write) {
-        lines(r.natChainLines, sink.natChains);
-        lines(r.natChainRules, sink.natRules);
-        for (const name of r.chains) sink.declaredNat.push(name);
-        // Only the capture rules are needed again (by partial syncs): drop the chain texts.
-        if (r.natChainRules !== '') {
-          rulesByKey.set(key, { ...r, natChainLines: '', natChainRules: '' });
-        }
+      let rules = write ? undefined : this.table.get(key);
+      let plan: PortPlan | undefined;
+      if (!rules) {
+        plan = planServicePort(svc, input.endpoints.get(key) ?? [], ctx);
+        rules = plan.rules;
+      }
+      rulesOf.push(rules);
+      if (rules.filterRules !== '') filter.push(rules.filterRules);
+      if (rules.natCapture !== '') capture.push(rules.natCapture);
+      ports.push(write ? { rules, plan } : { rules });
+    }
+    const chunk = { keys, rules: rulesOf, filter: filter.join('\n'), nat: capture.join('\n') };
+    return { chunk, ports };
+  }
+
+  /** The restore input: filter table, then nat (declarations, rules, deletions, tail). */
+  private write(segments: readonly Segment[], deleted: readonly string[], ctx: RuleContext):
+    string {
+    const c = this.config;
+    const M = this.mark;
+    const out = this.sink;
+    out.reset(expectedBytes(segments));
+    out.line('*filter');
+    for (const n of FILTER_CHAINS) out.line(`:${n} - [0:0]`);
+    if (c.family === 'IPv4' && c.localhostNodePorts) {
+      out.line(':KUBE-FIREWALL - [0:0]');
+      out.line('-A KUBE-FIREWALL -m comment --comment "block incoming localnet connections" ' +
+        '-d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT ' +
+        '-j DROP');
+    }
+    for (const g of segments) if (g.chunk.filter !== '') out.block(g.chunk.filter);
+    out.line(c.capabilities.nfacct
+      ? '-A KUBE-FORWARD -m conntrack --ctstate INVALID -m nfacct ' +
+        '--nfacct-name ct_state_invalid_dropped_pkts -j DROP'
+      : '-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP');
+    out.line('-A KUBE-FORWARD -m comment --comment "kubernetes forwarding rules" ' +
+      `-m mark --mark ${M}/${M} -j ACCEPT`);
+    out.line('-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack ' +
+      'rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT');
+    out.line('COMMIT');
+    out.line('*nat');
+    for (const n of NAT_CHAINS) out.line(`:${n} - [0:0]`);
+    for (const g of segments) {
+      for (const p of g.ports ?? []) if (p.plan) writeChainDecls(p.rules, out);
+    }
+    for (const n of deleted) out.line(`:${n} - [0:0]`);
+    out.line(`-A KUBE-POSTROUTING -m mark ! --mark ${M}/${M} -j RETURN`);
+    out.line(`-A KUBE-POSTROUTING -j MARK --xor-mark ${M}`);
+    out.line('-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring ' +
+      `SNAT" -j MASQUERADE${c.capabilities.randomFully ? ' --random-fully' : ''}`);
+    out.line(`-A KUBE-MARK-MASQ -j MARK --or-mark ${M}`);
+    for (const g of segments) {
+      if (g.ports === undefined) {
+        if (g.chunk.nat !== '') out.block(g.chunk.nat);
+        continue;
+      }
+      for (const p of g.ports) {
+        if (p.rules.natCapture !== '') out.line(p.rules.natCapture);
+        if (p.plan) writeChainRules(p.plan, ctx, out);
       }
     }
-    return { filter: filter.join('\n'), nat: capture.join('\n') };
+    for (const n of deleted) out.line(`-X ${n}`);
+    for (const r of this.tailRules()) out.line(r);
+    out.line('COMMIT');
+    return out.text();
   }
 
   /**
-   * Chains to flush and delete. Full sync: every kube-proxy chain the kernel has that this
-   * sync does not use (upstream scans `iptables-save -t nat`). Partial sync: the kernel model
-   * only changes through our own restores, so the candidates are the chains the rewritten
-   * services used to have (plus those left by skipped scans) and no longer have.
+   * Chains in the kernel that this sync no longer uses, chain → owner service-port key ('' for
+   * chains found at start). Full sync: every chain of the last table that its port no longer
+   * has, plus (when scanning) the kube-proxy chains found at start that nothing uses. Partial
+   * sync: the chains the rewritten ports had before. Plus those left by skipped scans.
    */
-  private staleChains(full: boolean, rules: ReadonlyMap<string, PortRules>,
-    candidates: ReadonlyMap<string, string>): string[] {
-    const out: string[] = [];
+  private goneChains(full: boolean, scan: boolean, changed: ReadonlySet<string> | undefined,
+    table: PortTable): Map<string, string> {
+    const gone = new Map<string, string>();
+    for (const [n, owner] of this.skippedStale) {
+      if (!table.get(owner)?.chains.includes(n)) gone.set(n, owner);
+    }
+    const last = this.table;
     if (full) {
-      if (this.existingNat.size === 0) return out;
-      const active = new Set<string>();
-      for (const r of rules.values()) for (const n of r.chains) active.add(n);
-      for (const n of this.existingNat) {
-        if (!active.has(n) && isServiceChainName(n)) out.push(n);
+      for (const [k, old] of last.entries()) droppedChains(old, table.get(k), k, gone);
+      if (scan && this.leftoverNat.size > 0) {
+        const active = new Set<string>();
+        for (const r of table.values()) for (const n of r.chains) active.add(n);
+        for (const n of this.leftoverNat) {
+          if (!active.has(n) && isServiceChainName(n)) gone.set(n, '');
+        }
       }
     } else {
-      for (const [n, owner] of candidates) {
-        if (!this.existingNat.has(n)) continue;
-        if (rules.get(owner)?.chains.includes(n)) continue;
-        out.push(n);
+      for (const k of changed ?? []) {
+        const old = last.get(k);
+        if (old) droppedChains(old, table.get(k), k, gone);
       }
     }
-    return out.sort();
+    return gone;
   }
 
   /** The KUBE-SERVICES → KUBE-NODEPORTS tail rule(s). */
@@ -314,16 +303,39 @@ class IptablesProxier implements Proxier {
     if (p.scanned) this.lastCleanup = p.now;
     if (!applied) { this.needFullSync = true; return; }
     this.needFullSync = false;
-    for (const n of p.deleted) this.existingNat.delete(n);
-    for (const n of p.declaredNat) this.existingNat.add(n);
-    this.cache = p.rules as Map<string, PortRules>;
-    if (this.order !== p.order) {
-      this.chunkOf = new Map(p.order.map((k, i) => [k, Math.floor(i / CHUNK)]));
-    }
-    this.order = p.order;
-    this.chunks = p.chunks;
-    this.skippedStale = new Map(p.skippedStale);
+    // A full scanning sync deleted the stale chains found at start and adopted the others.
+    if (p.full && p.scanned) this.leftoverNat.clear();
+    this.table = p.table;
+    this.skippedStale = p.kept;
   }
+}
+
+const FILTER_CHAINS = ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-FORWARD', 'KUBE-NODEPORTS',
+  'KUBE-PROXY-FIREWALL'];
+const NAT_CHAINS = ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ'];
+
+/**
+ * A generous estimate of a restore input's size: its per-service chains are the bulk (a
+ * declaration and up to 3 lines of ~150 bytes per endpoint), the rest is kept text.
+ */
+function expectedBytes(segments: readonly Segment[]): number {
+  let n = 1 << 16;
+  for (const g of segments) {
+    n += g.chunk.filter.length + g.chunk.nat.length + 2 * CHUNK;
+    for (const p of g.ports ?? []) if (p.plan) n += 512 + 512 * p.rules.chains.length;
+  }
+  return n;
+}
+
+/** Adds to `gone` the chains of `old` that `now` (the same port this sync) no longer has. */
+function droppedChains(old: PortRules, now: PortRules | undefined, owner: string,
+  gone: Map<string, string>): void {
+  if (old === now) return;
+  const was = old.chains;
+  const is = now?.chains ?? [];
+  if (was.length === is.length && was.every((n, i) => n === is[i])) return;
+  const keep = new Set(is);
+  for (const n of was) if (!keep.has(n)) gone.set(n, owner);
 }
 
 /**

@@ -104,13 +104,27 @@ export function byteOrder(a: string, b: string): number {
 export class ActiveIpSets {
   private readonly entries = new Map<string, Set<string>>(
     IPSET_INFO.map((i) => [i.name, new Set<string>()]));
+  /** Entries of a set in byte order, computed once (the ops and the save text both need it). */
+  private readonly sortedCache = new Map<string, readonly string[]>();
 
   insert(base: string, value: string): void {
     this.get(base).add(value);
+    this.sortedCache.delete(base);
   }
 
   replace(base: string, values: Iterable<string>): void {
     this.entries.set(base, new Set(values));
+    this.sortedCache.delete(base);
+  }
+
+  /** The entries of a set in byte order (do not modify). */
+  sorted(base: string): readonly string[] {
+    let out = this.sortedCache.get(base);
+    if (out === undefined) {
+      out = [...this.get(base)].sort(byteOrder);
+      this.sortedCache.set(base, out);
+    }
+    return out;
   }
 
   get(base: string): Set<string> {
@@ -129,7 +143,7 @@ export class ActiveIpSets {
       name: ipsetName(info.name, family),
       type: info.type,
       options: createOptions(info.type, family),
-      entries: [...this.get(info.name)].sort(byteOrder).map((value) => ({ value })),
+      entries: this.sorted(info.name).map((value) => ({ value })),
     }));
   }
 }

@@ -1,7 +1,8 @@
 // An in-memory IPVS table with the operations upstream's utilipvs.Interface offers. Each change
 // is recorded (formatted lazily as the `ipvsadm` command that makes it: `-A/-E/-D` virtual
 // servers, `-a/-e/-d` real servers), so a sync's incremental work is visible and replayable.
-// Entries keep their `ipvsadm -Sn` line and sort key, so a large table formats cheaply.
+// Entries keep their sort keys; their `ipvsadm -Sn` lines are made only when the table is
+// formatted (a large table has 100k+ real servers: no string kept per real server).
 
 import { ipSortKey } from '../../ruleset/ipvs/address.js';
 import {
@@ -9,19 +10,21 @@ import {
 } from '../../ruleset/ipvs/ipvsadm.js';
 import { joinHostPort } from '../../ruleset/ipvs/address.js';
 import type { IpvsTable, RealServer, VirtualServer } from '../../ruleset/ipvs/types.js';
+import { TextSink } from '../text-sink.js';
 
 /** A virtual server without its real servers (upstream utilipvs.VirtualServer). */
 export type VirtualServerSpec = Omit<VirtualServer, 'realServers'>;
 
 /**
- * A real server with its cached sort key and `ipvsadm -Sn` line. The key of an IPv4 real server
+ * A real server with its cached sort key. The key of an IPv4 real server
  * is the number address × 65536 + port (no string per real server: a large table has 100k+);
  * IPv6 keys are strings. A virtual server's real servers are all of its family.
  */
 export interface RealEntry {
   readonly rs: RealServer;
   readonly order: string | number;
-  readonly line: string;
+  /** `ip:port` (the key it is stored under; its line is made when the table is formatted). */
+  readonly dest: string;
 }
 
 /** Sort key of a real server (see RealEntry). */
@@ -170,7 +173,7 @@ export class IpvsModel {
     const cur = e.lines.get(rsKey);
     if (cur !== undefined && cur.rs.weight === rs.weight) return;
     const order = cur?.order ?? realOrder(rs.address, rs.port);
-    e.lines.set(rsKey, { rs, order, line: realServerLine(e.service, rs, rsKey) });
+    e.lines.set(rsKey, { rs, order, dest: rsKey });
     this.ops.push({ op: cur === undefined ? '-a' : '-e', vs: e.spec, rs });
   }
 
@@ -195,14 +198,16 @@ export class IpvsModel {
     };
   }
 
-  /** `ipvsadm -Sn` text of `toTable()`, from the cached lines. */
-  formatSave(): string {
-    let out = '';
+  /** `ipvsadm -Sn` text of `toTable()`, from the cached lines (written via `sink`). */
+  formatSave(sink = new TextSink()): string {
+    let reals = 0;
+    for (const e of this.servers.values()) reals += e.lines.size;
+    sink.reset(128 * (this.servers.size + reals));
     for (const e of this.sorted()) {
-      out += `${e.head}\n`;
-      const reals = e.lines.size < 2 ? [...e.lines.values()] : [...e.lines.values()].sort(byOrder);
-      for (const r of reals) out += `${r.line}\n`;
+      sink.line(e.head);
+      const reals = e.lines.size < 2 ? e.lines.values() : [...e.lines.values()].sort(byOrder);
+      for (const r of reals) sink.line(realServerLine(e.service, r.rs, r.dest));
     }
-    return out;
+    return sink.text();
   }
 }

@@ -24,6 +24,7 @@ import { formatOp, IpvsModel, type IpvsOp } from './ipvs-model.js';
 import { addressOps, nodeAddressSet } from './netlink.js';
 import { IpvsOrigins } from './origins.js';
 import { syncServicePort, type SyncContext } from './service-port.js';
+import { TextSink } from '../text-sink.js';
 
 /** Host facts beyond ProxierConfig; all optional, defaults fit an offline compile. */
 export interface IpvsHostOptions {
@@ -85,6 +86,8 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
     bound: new Set(host.initialAddresses ?? []), sets: new Map(),
   };
   let pending: KernelState | undefined;
+  /** The ipvsadm text is written here; its memory is reused by every sync. */
+  const sink = new TextSink();
   let initialSync = true;
   let ops: IpvsOp[] = [];
   let opsText: string[] | undefined;
@@ -131,7 +134,7 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
       sets: new Map(IPSET_INFO.map((i) => [i.name, new Set(sets.get(i.name))])),
     };
     const artifacts: Artifact[] = [
-      { kind: 'ipvs', text: ipvs.formatSave() },
+      { kind: 'ipvs', text: ipvs.formatSave(sink) },
       { kind: 'ipset', text: formatIpsetSave(sets.toIpSets(config.family)) },
       { kind: config.family === 'IPv6' ? 'ip6tables-restore' : 'iptables-restore', text: iptables },
       { kind: 'kube-ipvs0', text: sortAddresses(ctx.activeBindAddrs).map(hostPrefix).join('\n') +
@@ -171,8 +174,8 @@ function ipsetOps(before: ReadonlyMap<string, ReadonlySet<string>>, now: ActiveI
     const prev = before.get(info.name) ?? new Set<string>();
     const cur = now.get(info.name);
     const name = ipsetName(info.name, config.family);
-    const gone = [...prev].filter((x) => !cur.has(x)).sort(byteOrder);
-    const added = [...cur].filter((x) => !prev.has(x)).sort(byteOrder);
+    const gone = prev.size === 0 ? [] : [...prev].filter((x) => !cur.has(x)).sort(byteOrder);
+    const added = now.sorted(info.name).filter((x) => !prev.has(x));
     for (const e of gone) ops.push(`ipset del ${name} ${e}`);
     for (const e of added) ops.push(`ipset add ${name} ${e}`);
   }

@@ -72,7 +72,12 @@ function syncVirtualServer(ctx: SyncContext, servicePort: string, chosen: Chosen
   ctx.origins.set(key, servicePort);
   const eps = onlyLocal && chosen.local.length > 0 ? chosen.local : chosen.cluster;
   // The live map: additions below are all in `wanted`, deletions during iteration are safe.
-  const current = ctx.ipvs.realServerMap(key) ?? new Map<string, RealEntry>();
+  const current = ctx.ipvs.realServerMap(key);
+  if (current === undefined || current.size === 0) {
+    // Nothing to keep, update or delete (a first sync): add each endpoint once.
+    for (const ep of eps) ctx.ipvs.setRealServer(key, realServer(ep), ep.endpoint);
+    return;
+  }
   const wanted = new Set<string>();
   const reset = ctx.initialSync && [...current.values()].some((d) => d.rs.weight !== 1);
   for (const ep of eps) {

@@ -1,7 +1,7 @@
 // Object names of upstream's nftables proxier (pkg/proxy/nftables/proxier.go): fixed names of
 // the shared chains/sets/maps and the hashed, readable names of per-service objects.
 
-import * as crypto from 'node:crypto';
+import { sha256Base32x8 } from '../sha256.js';
 import type { IPFamily, ServicePortName } from '../types.js';
 
 export const KUBE_PROXY_TABLE = 'kube-proxy';
@@ -43,20 +43,9 @@ export const AFFINITY_PREFIX = 'affinity-';
 /** nftables names are at most 256 bytes; the longest prefix is 16 (`…-` up to `external-`). */
 const CHAIN_NAME_BASE_LENGTH_MAX = 240;
 
-const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-/** One-shot SHA-256 as hex (`crypto.hash`, Node ≥ 20.12, is several times cheaper). */
-const sha256Hex: (s: string) => string = typeof crypto.hash === 'function'
-  ? (s) => crypto.hash('sha256', s, 'hex')
-  : (s) => crypto.createHash('sha256').update(s).digest('hex');
-
 /** The first 8 RFC 4648 base32 characters (upper case) of SHA-256(`s`): its first 40 bits. */
 function hash8(s: string): string {
-  const hex = sha256Hex(s);
-  const hi = parseInt(hex.slice(0, 5), 16);
-  const lo = parseInt(hex.slice(5, 10), 16);
-  return B32[hi >>> 15]! + B32[(hi >>> 10) & 31]! + B32[(hi >>> 5) & 31]! + B32[hi & 31]!
-    + B32[lo >>> 15]! + B32[(lo >>> 10) & 31]! + B32[(lo >>> 5) & 31]! + B32[lo & 31]!;
+  return sha256Base32x8(s);
 }
 
 /** `HASH8-name`, truncated to 240 characters with a `...` suffix. */

@@ -21,6 +21,7 @@ import { MemoNames, writeServicePort, type Containers, type NameSource, type Por
   type RuleContext } from './service-rules.js';
 import { writeSetup } from './setup.js';
 import { TxWriter } from './tx-writer.js';
+import { TextSink } from '../text-sink.js';
 
 /** Optional dependencies of the nftables proxier. */
 export interface NftablesProxierDeps {
@@ -105,7 +106,12 @@ interface Pending {
 
 export class NftablesProxier implements Proxier {
   readonly mode = 'nftables' as const;
-  private readonly tx: () => TxWriter;
+  private readonly tx: (sink?: TextSink, expectedBytes?: number) => TxWriter;
+  /**
+   * The main transaction's text is written here; its memory is reused by every sync. Partial
+   * transactions are small: a full one larger than 16 MB is gathered in pieces instead.
+   */
+  private readonly sink = new TextSink(16 << 20);
   private readonly ctx: RuleContext;
   private readonly mark: string;
   private readonly now: () => number;
@@ -118,8 +124,8 @@ export class NftablesProxier implements Proxier {
    * proxier's whole knowledge of the per-service chains and affinity sets in the kernel.
    */
   private ports = new Map<string, PortState>();
-  /** Service `ns/name` → its service-port keys, for partial syncs. */
-  private readonly portsOfService = new Map<string, Set<string>>();
+  /** Service `ns/name` → its service-port key(s) (a Set only for several), for partial syncs. */
+  private readonly portsOfService = new Map<string, string | Set<string>>();
   /** Flushed, no longer used chains that still exist → when they went stale. */
   private readonly staleChains = new Map<string, number>();
   /** Names upstream truncated (over 240 characters) → their service-port key. */
@@ -128,7 +134,7 @@ export class NftablesProxier implements Proxier {
 
   constructor(readonly config: ProxierConfig, deps: NftablesProxierDeps = {}) {
     const w = N.familyWords(config.family);
-    this.tx = () => new TxWriter(w.nftFamily, N.KUBE_PROXY_TABLE);
+    this.tx = (sink, bytes) => new TxWriter(w.nftFamily, N.KUBE_PROXY_TABLE, sink, bytes);
     this.ctx = ruleContext(config, new MemoNames());
     this.mark = deps.masqueradeMark ?? N.masqueradeMark(config.masqueradeBit);
     this.now = deps.now ?? Date.now;
@@ -142,7 +148,7 @@ export class NftablesProxier implements Proxier {
     if (del.length > 0) artifacts.push({ kind: 'nft', text: del.text() });
 
     const full = this.needFullSync || input.changed === undefined;
-    const tx = this.tx();
+    const tx = this.tx(this.sink, full ? expectedBytes(input) : 0);
     let view: Map<string, PortState>;
     if (full) {
       const fullPorts = this.fullSync(tx, input, start, pending);
@@ -264,13 +270,16 @@ export class NftablesProxier implements Proxier {
 
   private indexPort(key: string, present: boolean): void {
     const svc = serviceNameOfKey(key);
-    let set = this.portsOfService.get(svc);
+    const cur = this.portsOfService.get(svc);
     if (present) {
-      if (!set) this.portsOfService.set(svc, (set = new Set()));
-      set.add(key);
-    } else if (set) {
-      set.delete(key);
-      if (set.size === 0) this.portsOfService.delete(svc);
+      if (cur === undefined || cur === key) this.portsOfService.set(svc, key);
+      else if (typeof cur === 'string') this.portsOfService.set(svc, new Set([cur, key]));
+      else cur.add(key);
+    } else if (cur === key) {
+      this.portsOfService.delete(svc);
+    } else if (cur !== undefined && typeof cur !== 'string') {
+      cur.delete(key);
+      if (cur.size === 1) this.portsOfService.set(svc, [...cur][0]!);
     }
   }
 
@@ -278,7 +287,9 @@ export class NftablesProxier implements Proxier {
   private affectedKeys(input: SyncInput, changed: ReadonlySet<string>): string[] {
     const keys = new Set<string>(changed);
     for (const k of changed) {
-      for (const other of this.portsOfService.get(serviceNameOfKey(k)) ?? []) keys.add(other);
+      const ports = this.portsOfService.get(serviceNameOfKey(k));
+      if (typeof ports === 'string') keys.add(ports);
+      else for (const other of ports ?? []) keys.add(other);
     }
     for (const k of keys) this.indexPort(k, input.services.has(k));
     return [...keys].sort();
@@ -326,6 +337,13 @@ export class NftablesProxier implements Proxier {
     for (const s of staleSets.sort()) tx.delete('set', s);
     for (const k of CONTAINER_ORDER) this.containers[k].cleanup(tx, candidates.get(k) ?? []);
   }
+}
+
+/** A generous estimate of a full transaction's size (~600 bytes an endpoint are written). */
+function expectedBytes(input: SyncInput): number {
+  let n = 1 << 16;
+  for (const k of input.services.keys()) n += 1024 + 1024 * (input.endpoints.get(k)?.length ?? 0);
+  return n;
 }
 
 export function buildProxier(config: ProxierConfig, deps?: NftablesProxierDeps): NftablesProxier {

@@ -109,21 +109,43 @@ export interface PortObjects {
   readonly elementKeys: string[];
 }
 
-interface EpNames {
-  readonly ep: EndpointInfo;
-  readonly chain: string;
-  readonly affinity: string;
+/** Chain-name bases of a port's endpoints, from the name source (one lookup each). */
+function endpointBases(ctx: RuleContext, svc: ServicePortInfo,
+  eps: readonly EndpointInfo[]): string[] {
+  const out = new Array<string>(eps.length);
+  for (let i = 0; i < eps.length; i++) out[i] = ctx.names.endpoint(svc, eps[i]!);
+  return out;
+}
+
+/** Records what a port puts in the table while writing it (no closures: runs per port). */
+class PortRecorder {
+  readonly out: PortObjects = { chains: [], affinitySets: [], elementContainers: [],
+    elementKeys: [] };
+
+  constructor(private readonly tx: TxWriter, private readonly c: Containers,
+    private readonly owner: string) {}
+
+  chain(name: string): void {
+    this.out.chains.push(name);
+    this.tx.addChain(name);
+    this.tx.flush('chain', name);
+  }
+
+  elem(k: keyof Containers, key: string, value?: string, comment?: string): void {
+    this.c[k].ensure(this.tx, this.owner, key, value, comment);
+    this.out.elementContainers.push(k);
+    this.out.elementKeys.push(key);
+  }
 }
 
 /**
- * Writes one service port: chain creation (add + flush), element ensures and, unless
- * `skipRules`, the rules and affinity sets. `owner` is the service-port map key.
+ * Writes one service port: chain creation (add + flush), element ensures, the rules and the
+ * affinity sets. `owner` is the service-port map key.
  */
 export function writeServicePort(tx: TxWriter, c: Containers, ctx: RuleContext, owner: string,
   svc: ServicePortInfo, allEndpoints: readonly EndpointInfo[]): PortObjects {
   const { ipX, addrType } = ctx.words;
   const proto = svc.protocol.toLowerCase();
-  const nameString = servicePortNameString(svc.name);
   const base = ctx.names.servicePort(svc);
   const clusterChain = N.SERVICE_POLICY_CLUSTER_PREFIX + base;
   const localChain = N.SERVICE_POLICY_LOCAL_PREFIX + base;
@@ -132,40 +154,20 @@ export function writeServicePort(tx: TxWriter, c: Containers, ctx: RuleContext, 
   const affinity = svc.sessionAffinityClientIP;
 
   const cat = categorizeEndpoints(allEndpoints, svc, ctx.topology);
-  const names = new Map<string, EpNames>();
-  const namesOf = (ep: EndpointInfo): EpNames => {
-    let n = names.get(ep.endpoint);
-    if (!n) {
-      const b = ctx.names.endpoint(svc, ep);
-      n = { ep, chain: N.ENDPOINT_PREFIX + b, affinity: N.AFFINITY_PREFIX + b };
-      names.set(ep.endpoint, n);
-    }
-    return n;
-  };
-  const out: PortObjects = { chains: [], affinitySets: [], elementContainers: [],
-    elementKeys: [] };
-  const ensureChain = (name: string): void => {
-    out.chains.push(name);
-    tx.addChain(name);
-    tx.flush('chain', name);
-  };
-  const elem = (k: keyof Containers, key: string, value?: string, comment?: string): void => {
-    c[k].ensure(tx, owner, key, value, comment);
-    out.elementContainers.push(k);
-    out.elementKeys.push(key);
-  };
-
-  const reachable = cat.allReachable.map(namesOf);
-  ctx.names.prune?.(svc, cat.allReachable);
-  for (const n of reachable) {
-    ensureChain(n.chain);
-    if (affinity) out.affinitySets.push(n.affinity);
+  const rec = new PortRecorder(tx, c, owner);
+  const out = rec.out;
+  const reachable = cat.allReachable;
+  const bases = endpointBases(ctx, svc, reachable);
+  ctx.names.prune?.(svc, reachable);
+  for (const b of bases) {
+    rec.chain(N.ENDPOINT_PREFIX + b);
+    if (affinity) out.affinitySets.push(N.AFFINITY_PREFIX + b);
   }
   const hasEndpoints = cat.hasAnyEndpoints;
   const usesClusterPolicyChain = cat.cluster.length > 0 && usesClusterEndpoints(svc);
-  if (usesClusterPolicyChain) ensureChain(clusterChain);
+  if (usesClusterPolicyChain) rec.chain(clusterChain);
   const usesLocalPolicyChain = cat.local.length > 0 && usesLocalEndpoints(svc);
-  if (usesLocalPolicyChain) ensureChain(localChain);
+  if (usesLocalPolicyChain) rec.chain(localChain);
 
   let internalChain = clusterChain;
   let hasInternalEndpoints = hasEndpoints;
@@ -180,7 +182,7 @@ export function writeServicePort(tx: TxWriter, c: Containers, ctx: RuleContext, 
     if (cat.local.length === 0) hasExternalEndpoints = false;
   }
   const usesExternalTrafficChain = hasEndpoints && externallyAccessible(svc);
-  if (usesExternalTrafficChain) ensureChain(extChain);
+  if (usesExternalTrafficChain) rec.chain(extChain);
 
   let internalVerdict = '';
   let externalVerdict = '';
@@ -191,33 +193,42 @@ export function writeServicePort(tx: TxWriter, c: Containers, ctx: RuleContext, 
     if (!hasExternalEndpoints) externalVerdict = 'drop';
   }
 
-  const port = String(svc.port);
-  const svcKey = (ip: string): string => `${ip} . ${proto} . ${port}`;
-  elem('clusterIPs', svc.clusterIP);
-  if (hasInternalEndpoints) elem('serviceIPs', svcKey(svc.clusterIP), `goto ${internalChain}`);
-  else elem('noEndpointServices', svcKey(svc.clusterIP), internalVerdict, nameString);
+  const keyTail = ` . ${proto} . ${svc.port}`;
+  rec.elem('clusterIPs', svc.clusterIP);
+  if (hasInternalEndpoints) {
+    rec.elem('serviceIPs', svc.clusterIP + keyTail, `goto ${internalChain}`);
+  } else {
+    rec.elem('noEndpointServices', svc.clusterIP + keyTail, internalVerdict,
+      servicePortNameString(svc.name));
+  }
 
   for (const xip of svc.externalIPs) {
-    if (hasEndpoints) elem('serviceIPs', svcKey(xip), `goto ${extChain}`);
-    if (!hasExternalEndpoints) elem('noEndpointServices', svcKey(xip), externalVerdict, nameString);
+    if (hasEndpoints) rec.elem('serviceIPs', xip + keyTail, `goto ${extChain}`);
+    if (!hasExternalEndpoints) {
+      rec.elem('noEndpointServices', xip + keyTail, externalVerdict,
+        servicePortNameString(svc.name));
+    }
   }
 
   const usesFWChain = svc.loadBalancerVIPs.length > 0 && svc.loadBalancerSourceRanges.length > 0;
-  if (usesFWChain) ensureChain(fwChain);
+  if (usesFWChain) rec.chain(fwChain);
   for (const lbip of svc.loadBalancerVIPs) {
-    if (hasEndpoints) elem('serviceIPs', svcKey(lbip), `goto ${extChain}`);
-    if (usesFWChain) elem('firewallIPs', svcKey(lbip), `goto ${fwChain}`);
+    if (hasEndpoints) rec.elem('serviceIPs', lbip + keyTail, `goto ${extChain}`);
+    if (usesFWChain) rec.elem('firewallIPs', lbip + keyTail, `goto ${fwChain}`);
   }
   if (!hasExternalEndpoints) {
     for (const lbip of svc.loadBalancerVIPs) {
-      elem('noEndpointServices', svcKey(lbip), externalVerdict, nameString);
+      rec.elem('noEndpointServices', lbip + keyTail, externalVerdict,
+        servicePortNameString(svc.name));
     }
   }
 
   if (svc.nodePort !== 0) {
     const npKey = `${proto} . ${svc.nodePort}`;
-    if (hasEndpoints) elem('serviceNodePorts', npKey, `goto ${extChain}`);
-    if (!hasExternalEndpoints) elem('noEndpointNodePorts', npKey, externalVerdict, nameString);
+    if (hasEndpoints) rec.elem('serviceNodePorts', npKey, `goto ${extChain}`);
+    if (!hasExternalEndpoints) {
+      rec.elem('noEndpointNodePorts', npKey, externalVerdict, servicePortNameString(svc.name));
+    }
   }
 
   // Rules (upstream skips these for unchanged services on a partial sync; kdp does not call
@@ -246,21 +257,29 @@ export function writeServicePort(tx: TxWriter, c: Containers, ctx: RuleContext, 
   }
   if (usesFWChain) writeFirewallRule(tx, ctx, svc, fwChain);
   if (affinity) {
-    for (const n of reachable) {
-      tx.addSetOrMap('set', n.affinity,
+    for (const a of out.affinitySets) {
+      tx.addSetOrMap('set', a,
         `type ${addrType} ; flags dynamic,timeout ; timeout ${svc.stickyMaxAgeSeconds}s ;`);
     }
   }
   if (usesClusterPolicyChain) {
-    writeServiceToEndpointRules(tx, ipX, affinity, clusterChain, cat.cluster.map(namesOf));
+    const list = cat.cluster;
+    writeServiceToEndpointRules(tx, ipX, affinity, clusterChain,
+      list === reachable ? bases : endpointBases(ctx, svc, list));
   }
   if (usesLocalPolicyChain) {
-    writeServiceToEndpointRules(tx, ipX, affinity, localChain, cat.local.map(namesOf));
+    const list = cat.local;
+    writeServiceToEndpointRules(tx, ipX, affinity, localChain,
+      list === reachable ? bases : endpointBases(ctx, svc, list));
   }
-  for (const n of reachable) {
-    tx.addRule(n.chain, `${ipX} saddr ${n.ep.ip} jump ${N.MARK_MASQ_CHAIN}`);
-    if (affinity) tx.addRule(n.chain, `update @${n.affinity} { ${ipX} saddr }`);
-    tx.addRule(n.chain, `meta l4proto ${proto} dnat to ${n.ep.endpoint}`);
+  const masq = ` jump ${N.MARK_MASQ_CHAIN}`;
+  const dnat = `meta l4proto ${proto} dnat to `;
+  for (let i = 0; i < reachable.length; i++) {
+    const ep = reachable[i]!;
+    const chain = N.ENDPOINT_PREFIX + bases[i]!;
+    tx.addRule(chain, `${ipX} saddr ${ep.ip}${masq}`);
+    if (affinity) tx.addRule(chain, `update @${N.AFFINITY_PREFIX}${bases[i]!} { ${ipX} saddr }`);
+    tx.addRule(chain, dnat + ep.endpoint);
   }
   return out;
 }
@@ -277,11 +296,17 @@ function writeFirewallRule(tx: TxWriter, ctx: RuleContext, svc: ServicePortInfo,
   tx.addRule(fwChain, `${ctx.words.ipX} saddr != { ${sources.join(' , ')} } drop`);
 }
 
+/** `bases`: the chain-name bases of the endpoints, in order. */
 function writeServiceToEndpointRules(tx: TxWriter, ipX: string, affinity: boolean,
-  chain: string, eps: readonly EpNames[]): void {
+  chain: string, bases: readonly string[]): void {
   if (affinity) {
-    for (const n of eps) tx.addRule(chain, `${ipX} saddr @${n.affinity} goto ${n.chain}`);
+    for (const b of bases) {
+      tx.addRule(chain, `${ipX} saddr @${N.AFFINITY_PREFIX}${b} goto ${N.ENDPOINT_PREFIX}${b}`);
+    }
   }
-  const vmap = eps.map((n, i) => `${i} : goto ${n.chain}`).join(' , ');
-  tx.addRule(chain, `numgen random mod ${eps.length} vmap { ${vmap} }`);
+  let vmap = '';
+  for (let i = 0; i < bases.length; i++) {
+    vmap += `${i === 0 ? '' : ' , '}${i} : goto ${N.ENDPOINT_PREFIX}${bases[i]!}`;
+  }
+  tx.addRule(chain, `numgen random mod ${bases.length} vmap { ${vmap} }`);
 }

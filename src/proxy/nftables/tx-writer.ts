@@ -1,7 +1,8 @@
-// Writes transaction lines in knftables' exact text form, straight to strings (the proxier
+// Writes transaction lines in knftables' exact text form, straight to a TextSink (the proxier
 // emits hundreds of thousands of lines for large clusters, so no intermediate objects).
 
 import { quote } from '../../ruleset/nftables/tokens.js';
+import { TextSink } from '../text-sink.js';
 
 /** `quote`, without its two regex passes when there is nothing to escape (the usual case). */
 function quoted(s: string): string {
@@ -9,14 +10,6 @@ function quoted(s: string): string {
 }
 
 export class TxWriter {
-  /** Lines not yet folded into a chunk. */
-  private lines: string[] = [];
-  /**
-   * Folded blocks of 256 lines (each ends with a newline); keeps few long-lived strings. Small
-   * enough (~35 KB) to stay out of V8's large-object space, whose every object is a fresh
-   * mapping: fresh pages to fault in, which on the development VM cost more than the copying.
-   */
-  private readonly chunks: string[] = [];
   private count = 0;
   private readonly t: string;
   /** `add rule ip kube-proxy ` etc.: one leaf per line instead of four. */
@@ -24,12 +17,17 @@ export class TxWriter {
   private readonly chainHead: string;
   private readonly elementHead: string;
 
-  /** `family` is `ip` or `ip6`; `table` the table name. */
-  constructor(family: string, table: string) {
+  /**
+   * `family` is `ip` or `ip6`; `table` the table name. `sink` (reset here) may be one the
+   * proxier keeps across syncs; `expectedBytes` is a generous estimate of the text's size.
+   */
+  constructor(family: string, table: string, private readonly sink = new TextSink(),
+    expectedBytes = 0) {
     this.t = `${family} ${table}`;
     this.ruleHead = `add rule ${this.t} `;
     this.chainHead = `add chain ${this.t} `;
     this.elementHead = `add element ${this.t} `;
+    sink.reset(expectedBytes);
   }
 
   /** Number of operations written. */
@@ -38,12 +36,8 @@ export class TxWriter {
   }
 
   private push(line: string): void {
-    this.lines.push(line);
+    this.sink.line(line);
     this.count++;
-    if (this.lines.length >= 256) {
-      this.chunks.push(this.lines.join('\n') + '\n');
-      this.lines = [];
-    }
   }
 
   addTable(comment: string): void {
@@ -91,13 +85,8 @@ export class TxWriter {
     this.push(`delete element ${this.t} ${container} { ${key} }`);
   }
 
-  /**
-   * The whole transaction. The folded chunks are concatenated with `+`, not joined: V8 keeps a
-   * rope of them and copies the bytes once, when the text is consumed, instead of twice.
-   */
+  /** The whole transaction (once; the sink is then free for the next one). */
   text(): string {
-    let out = '';
-    for (const c of this.chunks) out += c;
-    return this.lines.length === 0 ? out : out + this.lines.join('\n') + '\n';
+    return this.sink.text();
   }
 }
