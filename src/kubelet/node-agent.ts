@@ -87,6 +87,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
     const obj = buildNodeObject({
       nodeName, nodeIP, nodeIPs: o.nodeIPs, cpu: o.cpu ?? '4', memory: o.memory ?? '8Gi', pods: o.maxPods ?? 110,
       labels: o.labels, taints: o.taints, kubeletVersion: o.kubeletVersion ?? 'v1.33.0',
+      ...(runtime.nodeInfo ? { nodeInfo: runtime.nodeInfo } : {}),
     }, iso());
     try {
       node = await client.create<Node>(NODES, obj);

@@ -14,6 +14,7 @@ export interface NodeShape {
   readonly labels?: Record<string, string>;
   readonly taints?: Taint[];
   readonly kubeletVersion: string;
+  readonly nodeInfo?: { readonly osImage: string; readonly kernelVersion: string };
 }
 
 export function nodeConditions(now: string, prev: readonly NodeCondition[] = []): NodeCondition[] {
@@ -57,7 +58,8 @@ export function buildNodeObject(s: NodeShape, now: string): Node {
         { type: 'Hostname', address: s.nodeName }],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: {
-        machineID: '', systemUUID: '', bootID: '', kernelVersion: '', osImage: 'kdp virtual node',
+        machineID: '', systemUUID: '', bootID: '',
+        kernelVersion: s.nodeInfo?.kernelVersion ?? '', osImage: s.nodeInfo?.osImage ?? 'kdp virtual node',
         containerRuntimeVersion: 'kdp://0.1.0', kubeletVersion: s.kubeletVersion,
         kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64',
       },

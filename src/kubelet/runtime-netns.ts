@@ -13,6 +13,7 @@
 // so `kdp down` can remove them after a crash.
 
 import { createHash } from 'node:crypto';
+import { release } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '../api/types.js';
 import { jsEchoCommand, type EchoCommand } from './echo-command.js';
@@ -251,6 +252,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
   }
 
   return {
+    nodeInfo: { osImage: 'kdp netns node (Linux network namespaces)', kernelVersion: release() },
     runPod(pod, net) {
       const uid = pod.metadata.uid!;
       const sb = sandboxes.get(uid);

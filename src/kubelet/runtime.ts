@@ -42,6 +42,8 @@ export interface NodeNetwork {
 }
 
 export interface Runtime {
+  /** What the node reports in `status.nodeInfo` (osImage, kernelVersion); virtual otherwise. */
+  readonly nodeInfo?: { readonly osImage: string; readonly kernelVersion: string };
   /** Creates the sandbox (with its IPs) and starts the containers. */
   runPod(pod: Pod, net: NodeNetwork): Promise<RuntimePodStatus>;
   /** Graceful stop (a pod being deleted): SIGTERM to every container now, SIGKILL after

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pod } from '../../src/api/types.js';
+import type { Node, Pod } from '../../src/api/types.js';
 import { hostPrefixFor } from '../../src/cluster/data-plane-netns.js';
 import { dataDirPaths } from '../../src/cluster/data-dir.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
@@ -57,6 +57,12 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nft', 'nsenter']))('kdp u
   it('records netns mode and makes one namespace per node plus the underlay', async () => {
     expect(readClusterInfo(paths).mode).toBe('netns');
     expect((await ours(prefix)).sort()).toEqual([`${prefix}-n1`, `${prefix}-n2`, `${prefix}-underlay`]);
+  });
+
+  it('nodes report the netns runtime and this kernel in status.nodeInfo', async () => {
+    const n = await client().get<Node>({ group: '', version: 'v1', resource: 'nodes' }, 'n1');
+    expect(n.status?.nodeInfo).toMatchObject({ osImage: 'kdp netns node (Linux network namespaces)',
+      kernelVersion: release() });
   });
 
   it('pods become Ready and a ClusterIP reaches them from a node', async () => {
