@@ -19,7 +19,7 @@ import type { FlagSpec, FlagValues } from '../flags.js';
 import type { Command } from '../command.js';
 import { readInput } from '../read-input.js';
 import { parseMode } from './rules-compile.js';
-import { DATA_DIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG, NODE_MASK_FLAGS, nodeMaskFlags } from './up.js';
 
 const COMMON: readonly FlagSpec[] = [
   { name: 'kubeconfig', type: 'string', help: 'kubeconfig of the API server (default <data-dir>/kubeconfig)' },
@@ -42,17 +42,13 @@ export const controllerManagerCommand: Command = {
   flags: [...COMMON,
     { name: 'cluster-cidr', type: 'string', default: '10.244.0.0/16', help: 'pod network: one CIDR or a dual-stack pair, primary first' },
     { name: 'service-cluster-ip-range', type: 'string', default: '10.96.0.0/12', help: 'kept out of node CIDRs' },
-    { name: 'node-cidr-mask-size', type: 'number', help: 'single stack (default /24 IPv4, /64 IPv6)' },
-    { name: 'node-cidr-mask-size-ipv4', type: 'number', help: 'dual stack (default 24)' },
-    { name: 'node-cidr-mask-size-ipv6', type: 'number', help: 'dual stack (default 64)' }],
+    ...NODE_MASK_FLAGS],
   async run(args, io) {
     const { client, factor } = connect(args.flags, io.env);
     const manager = buildControllerManager({ client, options: {
       timeScale: factor, clusterCIDR: args.flags['cluster-cidr'] as string,
       serviceCIDR: args.flags['service-cluster-ip-range'] as string,
-      nodeCIDRMaskSize: args.flags['node-cidr-mask-size'] as number | undefined,
-      nodeCIDRMaskSizeIPv4: args.flags['node-cidr-mask-size-ipv4'] as number | undefined,
-      nodeCIDRMaskSizeIPv6: args.flags['node-cidr-mask-size-ipv6'] as number | undefined,
+      ...nodeMaskFlags(args.flags),
     } });
     await manager.start();
     io.err('kdp controller-manager running\n');

@@ -6,6 +6,7 @@ import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { kdpError } from '../../errors.js';
 import { listSnapshots, readDriftStatus, readSnapshot, rulesDir } from '../../proxy/history.js';
+import { parseCIDR } from '../../api/net.js';
 import type { Command } from '../command.js';
 import { DATA_DIR_FLAG } from './up.js';
 
@@ -30,7 +31,7 @@ export const rulesShowCommand: Command = {
   async run(args, io) {
     const { dir, node, info } = nodeDir(args, io.env);
     const family = (args.flags.family as 'IPv4' | 'IPv6' | undefined)
-      ?? (info.clusterCIDRs?.[0]?.includes(':') ? 'IPv6' : 'IPv4');
+      ?? parseCIDR(info.clusterCIDRs?.[0] ?? '')?.family ?? 'IPv4';
     const snap = readSnapshot(dir, args.positionals[0] ?? '@latest', family);
     const drift = readDriftStatus(dir).find((d) => d.family === family);
     if (drift && !drift.inSync) {

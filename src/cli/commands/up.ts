@@ -9,6 +9,8 @@ import { livePid, spawnDetached } from '../../cluster/daemon.js';
 import { startCluster } from '../../cluster/up.js';
 import { resolveClusterNetwork, type ClusterNetwork } from '../../cluster/network.js';
 import { apiServiceIP } from '../../api/service-cidr.js';
+import type { NodeMaskFlags } from '../../controllers/nodeipam/cluster-cidrs.js';
+import { endpointString } from '../../trace/packet.js';
 import { assertKernelMode } from '../../host/rule-applier.js';
 import type { Command, CliIO } from '../command.js';
 import { readInput } from '../read-input.js';
@@ -19,16 +21,29 @@ import { isAlive, recordProcess } from '../../host/process.js';
 
 export const DATA_DIR_FLAG = { name: 'data-dir', type: 'string', help: 'cluster data directory (default $KDP_DATA_DIR or ~/.kdp)' } as const;
 
+/** kube-controller-manager's node mask flags (also `kdp controller-manager`'s). */
+export const NODE_MASK_FLAGS = [
+  { name: 'node-cidr-mask-size', type: 'number',
+    help: 'single stack: each node\'s podCIDR size (default /24 IPv4, /64 IPv6)' },
+  { name: 'node-cidr-mask-size-ipv4', type: 'number', help: 'dual stack: IPv4 podCIDR size (default 24)' },
+  { name: 'node-cidr-mask-size-ipv6', type: 'number', help: 'dual stack: IPv6 podCIDR size (default 64)' },
+] as const;
+
+export function nodeMaskFlags(flags: Record<string, unknown>): NodeMaskFlags {
+  return {
+    nodeCIDRMaskSize: flags['node-cidr-mask-size'] as number | undefined,
+    nodeCIDRMaskSizeIPv4: flags['node-cidr-mask-size-ipv4'] as number | undefined,
+    nodeCIDRMaskSizeIPv6: flags['node-cidr-mask-size-ipv6'] as number | undefined,
+  };
+}
+
 const NETWORK_FLAGS = [
   { name: 'ip-family', type: 'string', help: 'ipv4 | ipv6 | dual (default: from --cluster-cidr, else ipv4)' },
   { name: 'cluster-cidr', type: 'string',
     help: 'pod network: one CIDR or a pair, primary first (default 10.244.0.0/16; IPv6 fd00:10:244::/56)' },
   { name: 'service-cidr', type: 'string',
     help: 'Service ClusterIP range(s), one or a pair (default 10.96.0.0/12; IPv6 fd00:10:96::/112)' },
-  { name: 'node-cidr-mask-size', type: 'number',
-    help: 'single stack: each node\'s podCIDR size (default /24 IPv4, /64 IPv6)' },
-  { name: 'node-cidr-mask-size-ipv4', type: 'number', help: 'dual stack: IPv4 podCIDR size (default 24)' },
-  { name: 'node-cidr-mask-size-ipv6', type: 'number', help: 'dual stack: IPv6 podCIDR size (default 64)' },
+  ...NODE_MASK_FLAGS,
 ] as const;
 
 export const upCommand: Command = {
@@ -102,9 +117,7 @@ function networkFlags(flags: Record<string, unknown>): ClusterNetwork {
     ipFamily: flags['ip-family'] as string | undefined,
     clusterCIDR: flags['cluster-cidr'] as string | undefined,
     serviceCIDR: flags['service-cidr'] as string | undefined,
-    nodeCIDRMaskSize: flags['node-cidr-mask-size'] as number | undefined,
-    nodeCIDRMaskSizeIPv4: flags['node-cidr-mask-size-ipv4'] as number | undefined,
-    nodeCIDRMaskSizeIPv6: flags['node-cidr-mask-size-ipv6'] as number | undefined,
+    ...nodeMaskFlags(flags),
   });
 }
 
@@ -112,15 +125,13 @@ export function readyMessage(
   url: string, kubeconfig: string, dataDir: string,
   serviceCIDRs: readonly string[] = ['10.96.0.0/12'],
 ): string {
-  const api = apiServiceIP(serviceCIDRs);
-  const apiText = api.includes(':') ? `[${api}]:443` : `${api}:443`;
   return [
     `kdp cluster ready at ${url}`,
     '',
     `  export KUBECONFIG=${kubeconfig}`,
     '  kubectl get nodes',
     '  kdp rules --node n1          # the rules n1\'s kube-proxy holds',
-    `  kdp trace n1 ${apiText}`,
+    `  kdp trace n1 ${endpointString(apiServiceIP(serviceCIDRs), 443)}`,
     '',
     `Stop with Ctrl-C (or \`kdp down --data-dir ${dataDir}\`).`,
     '',
