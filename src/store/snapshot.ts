@@ -91,8 +91,9 @@ export async function writeSnapshot(
   };
   const put = async (p: { size: number; fill: (b: Buffer, at: number) => void }) => {
     const need = FRAME_HEADER + p.size;
-    if (used + need > buf.length) await flush();
-    if (need > buf.length) buf = Buffer.allocUnsafeSlow(need);
+    // Bounded by WRITE_CHUNK, not buf.length: a buffer grown for one big value stays grown.
+    if (used > 0 && used + need > WRITE_CHUNK) await flush();
+    if (used + need > buf.length) buf = Buffer.allocUnsafeSlow(need); // here used === 0
     used = sealFrame(buf, used, p.size, p.fill);
   };
   try {

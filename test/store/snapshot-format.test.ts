@@ -35,6 +35,16 @@ describe('snapshot values and their dictionary', () => {
       expect(await load(snap!, codec)).toEqual(kvs);
     });
 
+  it('a value bigger than one write chunk, between small ones, loads back intact', async () => {
+    const codec = new ValueCodec();
+    const big = JSON.stringify({ pad: 'b'.repeat(600 * 1024) });
+    const kvs = ['small-a', big, 'small-b', big].map((v, i) => ({ key: `/k/${i}`,
+      packed: codec.pack(v), createRevision: i + 2, modRevision: i + 2, version: 1 }));
+    await writeSnapshot(dir, 9, 0, kvs, true, codec);
+    const [snap] = await filesOf(dir, /\.snap$/);
+    expect(await load(snap!, codec)).toEqual(kvs);
+  });
+
   it('a snapshot packed with another dictionary is repacked to the current one', async () => {
     const old = new ValueCodec(['"metadata":{', '"name":"', 'web']);
     await writeSnapshot(dir, 9, 0, storedBy(old), false, old);
