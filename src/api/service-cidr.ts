@@ -3,11 +3,14 @@
 // upstream's defaultservicecidr controller does. The first CIDR is the primary family.
 
 import { kdpError } from '../errors.js';
-import { canonicalCIDR, nthAddress, parseCIDR, type IPFamily } from './net.js';
+import { canonicalCIDR, familyBits, nthAddress, parseCIDR, type IPFamily } from './net.js';
 import type { ServiceCIDR } from './types.js';
 
 /** Upstream DefaultServiceCIDRName. */
 export const DEFAULT_SERVICE_CIDR_NAME = 'kubernetes';
+
+/** Upstream validateMaxCIDRRange: a Service range holds at most 2^20 addresses (either family). */
+const MAX_SERVICE_CIDR_BITS = 20;
 
 /** Index of the `kubernetes` Service's clusterIP in the primary range (10.96.0.1). */
 export const API_SERVICE_IP_INDEX = 1;
@@ -26,12 +29,14 @@ export function parseServiceCIDRs(input: string | readonly string[]): string[] {
   };
   if (list.length === 0) bad('at least one CIDR is required');
   if (list.length > 2) bad('may contain at most one CIDR per IP family (two in all)');
-  const out = list.map((s) => {
+  const out = list.map((s, i) => {
     const c = parseCIDR(s);
     if (!c) return bad(`"${s}" is not a valid CIDR`);
-    if (c.family === 'IPv4' && c.prefix < 12) {
-      bad('specified --service-cluster-ip-range is too large; for 32-bit addresses, '
-        + 'the mask must be >= 12');
+    const bits = familyBits(c.family);
+    if (bits - c.prefix > MAX_SERVICE_CIDR_BITS) {
+      const flag = i === 0 ? '--service-cluster-ip-range' : '--secondary-service-cluster-ip-range';
+      bad(`specified ${flag} is too large; for ${bits}-bit addresses, `
+        + `the mask must be >= ${bits - MAX_SERVICE_CIDR_BITS}`);
     }
     if (c.prefix > (c.family === 'IPv4' ? 30 : 126)) bad(`"${s}" is too small for services`);
     return canonicalCIDR(s)!;

@@ -7,6 +7,7 @@ import { bootstrapRbacObjects } from './authz/index.js';
 import type { ApiService, Target } from './service.js';
 import type { RequestContext } from './rest/deps.js';
 import { parseApiVersion } from '../api/registry.js';
+import { ipFamilyOf } from '../api/net.js';
 
 export interface BootstrapOptions {
   readonly serviceCIDR: string;
@@ -32,7 +33,7 @@ export function bootstrapObjects(o: BootstrapOptions): KubeObject[] {
     { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
       metadata: { name: 'kubernetes', namespace: 'default',
         labels: { 'kubernetes.io/service-name': 'kubernetes' } },
-      addressType: o.endpointIP.includes(':') ? 'IPv6' : 'IPv4',
+      addressType: ipFamilyOf(o.endpointIP) ?? 'IPv4',
       endpoints: [{ addresses: [o.endpointIP], conditions: { ready: true } }],
       ports: [{ name: 'https', port: o.endpointPort, protocol: 'TCP' }] },
   ] : [];

@@ -4,8 +4,7 @@
 // families; the first is the primary family. Defaults are kind's: 10.244.0.0/16 and
 // fd00:10:244::/56 (node masks /24 and /64), 10.96.0.0/12 and fd00:10:96::/112.
 
-import type { IPFamily } from '../api/net.js';
-import { parseCIDR } from '../api/net.js';
+import { familyBits, parseCIDR, type IPFamily } from '../api/net.js';
 import { parseServiceCIDRs } from '../api/service-cidr.js';
 import { parseClusterCIDRs, type NodeMaskFlags } from '../controllers/nodeipam/cluster-cidrs.js';
 import { kdpError } from '../errors.js';
@@ -37,8 +36,6 @@ const DEFAULT_CLUSTER: Record<IPFamily, string> = {
 const DEFAULT_SERVICE: Record<IPFamily, string> = {
   IPv4: '10.96.0.0/12', IPv6: 'fd00:10:96::/112',
 };
-/** Upstream validateMaxCIDRRange: a service range holds at most 2^20 addresses. */
-const MAX_SERVICE_CIDR_BITS = 20;
 
 const CHOICE_FAMILIES: Record<IPFamilyChoice, IPFamily[]> = {
   ipv4: ['IPv4'], ipv6: ['IPv6'], dual: ['IPv4', 'IPv6'],
@@ -73,7 +70,7 @@ export function resolveClusterNetwork(f: NetworkFlags = {}): ClusterNetwork {
   if (given && given !== ipFamily) {
     bad(`--ip-family ${given}: --cluster-cidr ${cluster.cidrs.join(',')} is ${ipFamily}`);
   }
-  const serviceCIDRs = parseServiceRanges(
+  const serviceCIDRs = parseServiceCIDRs(
     f.serviceCIDR ?? cluster.families.map((x) => DEFAULT_SERVICE[x]));
   for (const c of serviceCIDRs) {
     const fam = parseCIDR(c)!.family;
@@ -86,19 +83,4 @@ export function resolveClusterNetwork(f: NetworkFlags = {}): ClusterNetwork {
     ipFamily, families: cluster.families, clusterCIDRs: cluster.cidrs,
     nodeCIDRMaskSizes: cluster.nodeMasks, serviceCIDRs,
   };
-}
-
-/** kube-apiserver's `--service-cluster-ip-range` checks, IPv6 size limit included. */
-export function parseServiceRanges(input: string | readonly string[]): string[] {
-  const cidrs = parseServiceCIDRs(input);
-  cidrs.forEach((c, i) => {
-    const p = parseCIDR(c)!;
-    const bits = p.family === 'IPv4' ? 32 : 128;
-    if (bits - p.prefix > MAX_SERVICE_CIDR_BITS) {
-      const flag = i === 0 ? '--service-cluster-ip-range' : '--service-cluster-ip-range[1]';
-      bad(`specified ${flag} is too large; for ${bits}-bit addresses, the mask must be >= ` +
-        `${bits - MAX_SERVICE_CIDR_BITS}`);
-    }
-  });
-  return cidrs;
 }

@@ -21,6 +21,14 @@ describe('service CIDRs', () => {
         s).toThrow(expect.objectContaining({ code: 'KDP_CONFIG' }));
     }
   });
+  it('limits either family to 2^20 addresses, naming the primary or secondary range', () => {
+    expect(() => parseServiceCIDRs('10.0.0.0/11')).toThrow(
+      'specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12');
+    expect(() => parseServiceCIDRs('10.96.0.0/12,fd00::/64')).toThrow(
+      'specified --secondary-service-cluster-ip-range is too large; for 128-bit addresses, the mask must be >= 108');
+    expect(parseServiceCIDRs('fd00:10:96::/108')).toEqual(['fd00:10:96::/108']);
+  });
+
   it('builds the default ServiceCIDR object `kubernetes`', () => {
     const o = buildDefaultServiceCIDR(['10.96.0.0/12'], '2026-01-01T00:00:00Z');
     expect(o.metadata.name).toBe('kubernetes');

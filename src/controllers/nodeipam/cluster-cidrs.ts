@@ -3,7 +3,7 @@
 // stack; node mask sizes default to /24 for IPv4 and /64 for IPv6 and are ordered like the
 // cluster CIDRs (not v4 first). Messages are upstream's; errors are KDP_CONFIG.
 
-import { canonicalCIDR, parseCIDR, type IPFamily } from '../../api/net.js';
+import { canonicalCIDR, familyBits, parseCIDR, type IPFamily } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
 
 export const DEFAULT_NODE_MASK: Readonly<Record<IPFamily, number>> = { IPv4: 24, IPv6: 64 };
@@ -77,8 +77,7 @@ export function nodeMaskSizes(families: readonly IPFamily[], m: NodeMaskFlags): 
   return families.map((f) => {
     const size = m.nodeCIDRMaskSize
       ?? (f === 'IPv4' ? m.nodeCIDRMaskSizeIPv4 : m.nodeCIDRMaskSizeIPv6) ?? DEFAULT_NODE_MASK[f];
-    const max = f === 'IPv4' ? 32 : 128;
-    if (!Number.isInteger(size) || size < 0 || size > max) {
+    if (!Number.isInteger(size) || size < 0 || size > familyBits(f)) {
       bad(`--node-cidr-mask-size: ${size} is not a valid ${f} mask size`);
     }
     return size;
