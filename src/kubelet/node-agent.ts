@@ -69,7 +69,8 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const o = deps.options ?? {};
   const scale = o.timeScale ?? 1;
   const now = o.now ?? Date.now;
-  const nodeIP = o.nodeIPs?.[0] ?? o.nodeIP ?? '172.18.0.2';
+  const nodeIPs = o.nodeIPs?.length ? o.nodeIPs : [o.nodeIP ?? '172.18.0.2'];
+  const nodeIP = nodeIPs[0]!;
   const sources = o.sources ?? buildOwnSources(client, nodeName);
   const iso = () => new Date(now()).toISOString().replace(/\.\d+Z$/, 'Z');
   let node: Node | undefined;
@@ -85,7 +86,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
 
   async function register(): Promise<void> {
     const obj = buildNodeObject({
-      nodeName, nodeIP, nodeIPs: o.nodeIPs, cpu: o.cpu ?? '4', memory: o.memory ?? '8Gi', pods: o.maxPods ?? 110,
+      nodeName, nodeIP, nodeIPs, cpu: o.cpu ?? '4', memory: o.memory ?? '8Gi', pods: o.maxPods ?? 110,
       labels: o.labels, taints: o.taints, kubeletVersion: o.kubeletVersion ?? 'v1.33.0',
       ...(runtime.nodeInfo ? { nodeInfo: runtime.nodeInfo } : {}),
     }, iso());
@@ -137,7 +138,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       if (!cidrs.length) return; // requeued when the node gets its podCIDR
       rt = await runtime.runPod(pod, { podCIDRs: cidrs });
     }
-    const status = buildPodStatus(pod, rt, o.nodeIPs?.length ? o.nodeIPs : nodeIP, iso());
+    const status = buildPodStatus(pod, rt, nodeIPs, iso());
     if (!sameStatus(pod, status)) {
       await client.patch({ ...PODS, namespace: pod.metadata.namespace }, pod.metadata.name!,
         'merge', { status }, { subresource: 'status' });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EndpointSlice, Node, Pod, Service, ServiceCIDR } from '../../src/api/types.js';
-import { dataDirPaths } from '../../src/cluster/data-dir.js';
+import { dataDirPaths, type DataDirPaths } from '../../src/cluster/data-dir.js';
 import { resolveClusterNetwork } from '../../src/cluster/network.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { kdp } from '../helpers/cli.js';
@@ -12,29 +12,38 @@ import { listItems, ref, waitFor } from '../helpers/cluster.js';
 const DEPLOY = ref('deployments', 'default', 'apps');
 const isV6 = (ip: string) => ip.includes(':');
 
+/** A two-node virtual cluster of one IP family choice, running a `web` Deployment and Service. */
+async function startWeb(
+  paths: DataDirPaths, ipFamily: 'dual' | 'ipv6', proxyMode: 'iptables' | 'nftables',
+  replicas: number, svcSpec: Record<string, unknown> = {},
+): Promise<RunningCluster> {
+  const cluster = await startCluster({
+    paths, nodes: 2, port: 0, proxyMode, timeScale: 20, progress: () => {},
+    network: resolveClusterNetwork({ ipFamily }),
+  });
+  await cluster.client.create(DEPLOY, {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
+    spec: {
+      replicas, selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'echo', image: 'kdp/echo', ports: [{ containerPort: 8080 }] }] } },
+    },
+  });
+  await cluster.client.create(ref('services', 'default'), {
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' },
+    spec: { selector: { app: 'web' }, ...svcSpec,
+      ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }] },
+  });
+  return cluster;
+}
+
 describe('kdp up --ip-family dual (virtual mode)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kdp-ds-'));
   const paths = dataDirPaths(dataDir);
   let cluster: RunningCluster;
 
   beforeAll(async () => {
-    cluster = await startCluster({
-      paths, nodes: 2, port: 0, proxyMode: 'iptables', timeScale: 20, progress: () => {},
-      network: resolveClusterNetwork({ ipFamily: 'dual' }),
-    });
-    await cluster.client.create(DEPLOY, {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
-      spec: {
-        replicas: 4, selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'echo', image: 'kdp/echo', ports: [{ containerPort: 8080 }] }] } },
-      },
-    });
-    await cluster.client.create(ref('services', 'default'), {
-      apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' },
-      spec: { selector: { app: 'web' }, ipFamilyPolicy: 'RequireDualStack',
-        ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }] },
-    });
+    cluster = await startWeb(paths, 'dual', 'iptables', 4, { ipFamilyPolicy: 'RequireDualStack' });
   });
   afterAll(async () => {
     await cluster?.close();
@@ -144,22 +153,7 @@ describe('kdp up --ip-family ipv6 (virtual mode, nftables)', () => {
   let cluster: RunningCluster;
 
   beforeAll(async () => {
-    cluster = await startCluster({
-      paths, nodes: 2, port: 0, proxyMode: 'nftables', timeScale: 20, progress: () => {},
-      network: resolveClusterNetwork({ ipFamily: 'ipv6' }),
-    });
-    await cluster.client.create(DEPLOY, {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
-      spec: {
-        replicas: 2, selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'echo', image: 'kdp/echo', ports: [{ containerPort: 8080 }] }] } },
-      },
-    });
-    await cluster.client.create(ref('services', 'default'), {
-      apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' },
-      spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }] },
-    });
+    cluster = await startWeb(paths, 'ipv6', 'nftables', 2);
   });
   afterAll(async () => {
     await cluster?.close();
