@@ -45,6 +45,15 @@ function compress(h: Int32Array, w: Int32Array): void {
  * array belongs to `state` and is overwritten by its next call.
  */
 export function sha256Words(s: string, state: Sha256State = SHARED): Int32Array {
+  // Not ASCII: the UTF-8 bytes differ from the UTF-16 units; hash the bytes (as latin1 units).
+  return digest(s, state, 127) ?? digest(Buffer.from(s, 'utf8').toString('latin1'), state, 255)!;
+}
+
+/**
+ * SHA-256 of `s` taken as one byte per UTF-16 unit; undefined (state clobbered) when a unit is
+ * above `maxUnit`.
+ */
+function digest(s: string, state: Sha256State, maxUnit: number): Int32Array | undefined {
   const n = s.length;
   const { h, w } = state;
   h.set(INIT);
@@ -58,24 +67,7 @@ export function sha256Words(s: string, state: Sha256State = SHARED): Int32Array 
         if (j < n) high |= c;
         v = (v << 8) | c;
       }
-      // Not ASCII: the UTF-8 bytes differ from the UTF-16 units; start over on those.
-      if (high > 127) return sha256Bytes(Buffer.from(s, 'utf8'), state);
-      w[i] = v;
-    }
-    finishBlock(state, blk === blocks - 1, n);
-  }
-  return h;
-}
-
-function sha256Bytes(b: Uint8Array, state: Sha256State): Int32Array {
-  const n = b.length;
-  const { h, w } = state;
-  h.set(INIT);
-  const blocks = ((n + 8) >>> 6) + 1;
-  for (let blk = 0, p = 0; blk < blocks; blk++) {
-    for (let i = 0; i < 16; i++, p += 4) {
-      let v = 0;
-      for (let j = p; j < p + 4; j++) v = (v << 8) | (j < n ? b[j]! : j === n ? 0x80 : 0);
+      if (high > maxUnit) return undefined;
       w[i] = v;
     }
     finishBlock(state, blk === blocks - 1, n);

@@ -50,7 +50,8 @@ function inputOf(n: number, mode: ProxyMode) {
 describe('chain names cached across syncs', () => {
   it('hash16 matches the plain SHA-256/base32 definition, non-ASCII input included', () => {
     const inputs = ['', 'ns/web:httptcp', 'ns/web:httptcp10.244.1.5:8080', 'ñ/ü:ßtcp',
-      'x'.repeat(300)];
+      'x'.repeat(300), 'a'.repeat(55), 'a'.repeat(56), 'a'.repeat(64), 'é'.repeat(28) + 'x',
+      '€😀'.repeat(20)];
     for (const s of inputs) expect(hash16(s)).toBe(referenceHash16(s));
   });
 
