@@ -21,12 +21,11 @@ import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { open } from 'node:fs/promises';
 import { FLUSH_BUCKETS_MS, type CommitStats } from '../src/store/types.js';
 import { percentile, report, seededRandom } from './lib-bench.js';
 

@@ -50,7 +50,6 @@ const TOKENS: readonly string[] = [
 // from the longer key token that follows; without them pods pack to ~40 % of their text, not
 // ~62 %, in less time (fewer, longer matches).
 
-
 const PER_LEAD = 95; // printable U+0020-U+007E after each lead character
 const RAW = '\u0000';
 

@@ -45,19 +45,21 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
 
 /** The node's filter for each family it has rules of; a packet runs through its own family's. */
 function familyFilter(mode: TraceMode, dir: string): NodeFilter {
-  const load = (family: 'IPv4' | 'IPv6') => {
+  // `optional`: a missing family gives undefined rather than KDP_NOT_FOUND.
+  const load = (family: 'IPv4' | 'IPv6', optional: boolean) => {
     let snap;
     try {
       snap = readSnapshot(dir, '@latest', family);
     } catch (e) {
-      if (isKdpError(e, 'KDP_NOT_FOUND')) return undefined;
+      if (optional && isKdpError(e, 'KDP_NOT_FOUND')) return undefined;
       throw e;
     }
     return buildFilter(mode, snap.text, new Map(Object.entries(snap.origins)));
   };
-  const v4 = load('IPv4');
-  const v6 = load('IPv6');
-  if (!v4 || !v6) return v4 ?? v6 ?? buildFilter(mode, readSnapshot(dir, '@latest').text);
+  // IPv4 is required only when there is no IPv6: a node without either fails as before.
+  const v6 = load('IPv6', true);
+  const v4 = load('IPv4', v6 !== undefined);
+  if (!v4 || !v6) return (v4 ?? v6)!;
   return {
     mode: v4.mode,
     isLocal: (ip) => ((ip.includes(':') ? v6 : v4).isLocal?.(ip) ?? false),

@@ -100,7 +100,10 @@ function checkPodToPod(topo: Topology): VerifyCheck {
   // One receiver and sender per node and family (a dual-stack pod is listed once per IP; pods
   // reach each other within a family).
   const reps = new Map<string, TracePodInfo>();
-  for (const p of topo.pods) if (!reps.has(`${p.node}/${isV6(p.ip)}`)) reps.set(`${p.node}/${isV6(p.ip)}`, p);
+  for (const p of topo.pods) {
+    const key = `${p.node}/${isV6(p.ip)}`;
+    if (!reps.has(key)) reps.set(key, p);
+  }
   const probe = (from: TracePodInfo, to: TracePodInfo) => {
     if (from.ip === to.ip || isV6(from.ip) !== isV6(to.ip)) return;
     const t = fastTrace(topo, podSource(from), { ip: to.ip, port: 8080, label: `pod ${to.name}`, pod: to.name }, 'tcp');
@@ -215,10 +218,10 @@ function checkNodePorts(input: VerifyInput): VerifyCheck {
       if (!port.nodePort) continue;
       const local = svc.spec?.externalTrafficPolicy === 'Local';
       const proto = (port.protocol ?? 'TCP').toLowerCase() as 'tcp' | 'udp' | 'sctp';
+      // The node's first IP of a family the Service has, from an outside client of that
+      // family, to the endpoints of that family.
+      const fams = (svc.spec?.clusterIPs ?? [svc.spec?.clusterIP ?? '']).filter(Boolean).map(isV6);
       for (const node of topo.nodes) {
-        // The node's first IP of a family the Service has, from an outside client of that
-        // family, to the endpoints of that family.
-        const fams = (svc.spec?.clusterIPs ?? [svc.spec?.clusterIP ?? '']).filter(Boolean).map(isV6);
         const nodeIP = node.nodeIPs.find((x) => !fams.length || fams.includes(isV6(x)));
         if (!nodeIP) continue;
         const dst = { ip: nodeIP, port: port.nodePort, label: `${node.name}:${port.nodePort}`, node: node.name };

@@ -1,7 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildEmbeddedStore } from '../../src/store/index.js';
-import type { StoreBackend } from '../../src/store/types.js';
 import { tempDir } from '../store/backends.js';
 import { buildTestServer } from './helpers/server.js';
 import type { TestServer } from './helpers/server.js';
@@ -18,13 +17,16 @@ describe('writes that meet a write still being committed', () => {
     // A durable store: a write stays pending for its fdatasync, so concurrent writers conflict.
     const store = await buildEmbeddedStore({ dataDir: dir });
     waits = [];
-    const watched: StoreBackend = Object.assign(Object.create(store) as StoreBackend, {
-      settled: (key: string) => { waits.push(key); return store.settled!(key); },
+    const settled = store.settled!.bind(store);
+    vi.spyOn(store, 'settled').mockImplementation((key: string) => {
+      waits.push(key);
+      return settled(key);
     });
-    s = await buildTestServer({ store: watched });
+    s = await buildTestServer({ store });
   });
   afterEach(async () => {
     vi.useRealTimers();
+    vi.restoreAllMocks();
     await s.done();
     await rm(dir, { recursive: true, force: true });
   });

@@ -39,12 +39,12 @@ function isStringMap(v: unknown): boolean {
     Object.values(v).every((x) => typeof x === 'string');
 }
 
-/** What decoding into Go's ObjectMeta rejects (upstream answers 400 before validation). */
 function fail(field: string, want: string): never {
   throw badRequest(`json: cannot unmarshal into Go struct field ObjectMeta.metadata.${field} ` +
     `of type ${want}`);
 }
 
+/** What decoding into Go's ObjectMeta rejects (upstream answers 400 before validation). */
 function checkMetadataTypes(m: unknown): void {
   if (typeof m !== 'object' || Array.isArray(m)) fail('', 'v1.ObjectMeta');
   const o = m as Record<string, unknown>;

@@ -387,7 +387,7 @@ function fastMatches(t: NftTableIR, pc: number, word: number, x: World): boolean
       hit = x.pkt.src === t.program.texts[pc];
       break;
     case Code.IpDaddr: case Code.Ip6Daddr:
-      if (x.pkt.src.includes(':') !== (code === Code.Ip6Daddr)) return false;
+      if (x.pkt.dst.includes(':') !== (code === Code.Ip6Daddr)) return false;
       hit = x.pkt.dst === t.program.texts[pc];
       break;
     case Code.L4proto: hit = x.pkt.proto === t.program.texts[pc]; break;
