@@ -33,7 +33,7 @@ export class RuleHistory {
 
   constructor(private readonly dir: string, private readonly keep = 50) {
     mkdirSync(dir, { recursive: true });
-    this.seq = Math.max(0, ...listSnapshots(dir).map((m) => m.seq));
+    this.seq = Math.max(0, ...snapshotFiles(dir).map((f) => f.seq));
   }
 
   recordDrift(statuses: readonly DriftStatus[]): void {
@@ -47,7 +47,7 @@ export class RuleHistory {
     const tmp = join(this.dir, `.${file}.tmp`);
     writeFileSync(tmp, JSON.stringify(snap));
     renameSync(tmp, join(this.dir, file));
-    for (const old of listSnapshots(this.dir).slice(0, -this.keep)) rmSync(join(this.dir, old.file), { force: true });
+    for (const old of snapshotFiles(this.dir).slice(0, -this.keep)) rmSync(join(this.dir, old.file), { force: true });
     return snap;
   }
 }
@@ -82,19 +82,28 @@ export function readDriftStatus(dir: string): DriftStatus[] {
 }
 
 export function listSnapshots(dir: string): RuleSnapshotMeta[] {
+  return snapshotFiles(dir).map((f) => {
+    const { text: _t, origins: _o, ...meta } = JSON.parse(readFileSync(join(dir, f.file), 'utf8')) as RuleSnapshot;
+    return meta;
+  });
+}
+
+/**
+ * The kept snapshots in order, known by their file names (`<seq>-<family>.json`, as `record`
+ * writes them) without reading them: pruning and look-ups need no more, and a snapshot of a
+ * large table is tens of MB.
+ */
+function snapshotFiles(dir: string): Array<{ seq: number; family: IPFamily; file: string }> {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => /^\d{6}-IPv[46]\.json$/.test(f))
     .sort()
-    .map((f) => {
-      const { text: _t, origins: _o, ...meta } = JSON.parse(readFileSync(join(dir, f), 'utf8')) as RuleSnapshot;
-      return meta;
-    });
+    .map((file) => ({ seq: Number(file.slice(0, 6)), family: file.slice(7, 11) as IPFamily, file }));
 }
 
 /** `@N`, `@latest`, `@latest~K` (K syncs before the latest). */
 export function readSnapshot(dir: string, ref: string, family: IPFamily = 'IPv4'): RuleSnapshot {
-  const all = listSnapshots(dir).filter((m) => m.family === family);
+  const all = snapshotFiles(dir).filter((m) => m.family === family);
   if (all.length === 0) throw kdpError('KDP_NOT_FOUND', `no rule snapshots in ${dir}`);
   const m = /^@(?:(\d+)|latest(?:~(\d+))?)$/.exec(ref);
   if (!m) throw kdpError('KDP_CONFIG', `snapshot "${ref}": write @N, @latest or @latest~K`);
