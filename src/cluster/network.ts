@@ -63,7 +63,8 @@ export function resolveClusterNetwork(f: NetworkFlags = {}): ClusterNetwork {
   // service CIDR starts with IPv6), else the service CIDRs'.
   const svcOrder = f.serviceCIDR ? familiesOfList(f.serviceCIDR) : undefined;
   const order: IPFamily[] = f.clusterCIDR ? familiesOfList(f.clusterCIDR)
-    : given ? [...CHOICE_FAMILIES[given]].sort((a) => (a === svcOrder?.[0] ? -1 : 0))
+    : given ? [...CHOICE_FAMILIES[given]]
+      .sort((a, b) => Number(b === svcOrder?.[0]) - Number(a === svcOrder?.[0]))
       : svcOrder ? [...new Set(svcOrder)] : ['IPv4'];
   const cluster = parseClusterCIDRs(f.clusterCIDR ?? order.map((x) => DEFAULT_CLUSTER[x]), f);
   const ipFamily = choiceOf(cluster.families);

@@ -27,6 +27,12 @@ describe('kdp up network flags', () => {
       serviceCIDRs: ['fd00:10:96::/112', '10.96.0.0/12'] });
   });
 
+  it('orders --ip-family dual by the service CIDRs when no cluster CIDR is given', () => {
+    expect(resolveClusterNetwork({ ipFamily: 'dual', serviceCIDR: 'fd00:10:96::/112,10.96.0.0/12' }))
+      .toMatchObject({ families: ['IPv6', 'IPv4'], clusterCIDRs: ['fd00:10:244::/56', '10.244.0.0/16'] });
+    expect(resolveClusterNetwork({ ipFamily: 'dual' }).families).toEqual(['IPv4', 'IPv6']);
+  });
+
   it.each([
     [{ ipFamily: 'ipv5' }, '--ip-family: "ipv5" is not one of ipv4, ipv6, dual'],
     [{ ipFamily: 'dual', clusterCIDR: '10.1.0.0/16' }, '--ip-family dual: --cluster-cidr 10.1.0.0/16 is ipv4'],
