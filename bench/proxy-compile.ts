@@ -3,9 +3,11 @@
 //  - input building: objects → ServicePortMap/EndpointsMap through the change trackers
 //    (upstream's OnServiceAdd/OnEndpointSliceAdd + the checkout at the start of syncProxyRules);
 //  - full sync: syncProxyRules from those maps to the text handed to iptables-restore / nft -f
-//    (ipvs: the ipvsadm/ipset/iptables state), as one flat string each, plus the commit after a
-//    successful apply; target ≤ 1 s at 10,000 Services. "compile alone" is `sync()`, which
-//    for iptables and nftables already returns the flat text. "first" is a fresh proxier's first
+//    (ipvs: the ipvsadm/ipset/iptables state) in the form the applier writes to the tool's
+//    stdin (a flat string each, or for a large first sync the text's pieces, which the applier
+//    writes one after another: no flat copy), plus the commit after a successful apply;
+//    target ≤ 1 s at 10,000 Services. "compile alone" is `sync()`, which for iptables and
+//    nftables already returns the write-ready text. "first" is a fresh proxier's first
 //    sync; "repeat" a forced full resync of the same proxier (upstream's periodic or
 //    after-failure full sync: the names cached per service/endpoint info are reused);
 //  - partial sync with one Service changed among 10,000 (the change trackers' checkout at the
@@ -30,7 +32,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { EndpointSlice, KubeObject, Service } from '../src/api/types.js';
-import type { Proxier, ProxyMode, SyncInput } from '../src/proxy/backend.js';
+import type { Artifact, Proxier, ProxyMode, SyncInput } from '../src/proxy/backend.js';
 import { compileConfigs, loadBackend } from '../src/proxy/compile.js';
 import { EndpointsChangeTracker } from '../src/proxy/endpoints-change-tracker.js';
 import { ServiceChangeTracker } from '../src/proxy/service-change-tracker.js';
@@ -79,11 +81,18 @@ async function timed<T>(fn: () => T): Promise<[T, Times]> {
     compile }];
 }
 
-/** The artifacts as flat strings (what writing them to the tool's stdin needs). */
-function flatten(artifacts: readonly { text: string }[]): number {
+/**
+ * The artifacts as the applier writes them to the tool's stdin: a chunked artifact's pieces
+ * (each a flat string), or the flat text.
+ */
+function writeReady(artifacts: readonly Artifact[]): number {
   let n = 0;
   // charCodeAt flattens a rope (once; V8 keeps the flat result).
-  for (const a of artifacts) n += a.text.charCodeAt(0) >= 0 ? a.text.length : 0;
+  const flat = (s: string) => (s.charCodeAt(0) >= 0 ? s.length : 0);
+  for (const a of artifacts) {
+    if (a.chunks === undefined) n += flat(a.text);
+    else for (const c of a.chunks) n += flat(c);
+  }
   return n;
 }
 
@@ -92,7 +101,7 @@ function syncOnce(p: Proxier, input: SyncInput): { bytes: number; full: boolean;
   const c0 = process.cpuUsage();
   const res = p.sync(input);
   const c = process.cpuUsage(c0);
-  const bytes = flatten(res.artifacts);
+  const bytes = writeReady(res.artifacts);
   p.commit(true);
   return { bytes, full: res.full, compile: (c.user + c.system) / 1e3 };
 }

@@ -26,7 +26,10 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
       encoding: 'utf8' }, reply);
   } catch (e) { reply(e, '', ''); return; }
   child.stdin && child.stdin.on('error', () => {});
-  if (m.input !== undefined && child.stdin) child.stdin.end(m.input);
+  if (m.input !== undefined && child.stdin) {
+    if (Array.isArray(m.input)) { for (const p of m.input) child.stdin.write(p); child.stdin.end(); }
+    else child.stdin.end(m.input);
+  }
 }).on('close', () => process.exit(0));
 `;
 

@@ -7,8 +7,8 @@ import { execFile } from 'node:child_process';
 import { kdpError } from '../errors.js';
 
 export interface ExecOptions {
-  /** Written to the program's stdin. */
-  readonly input?: string;
+  /** Written to the program's stdin (pieces: one after another, no flat copy). */
+  readonly input?: string | readonly string[];
   /** Run inside this named network namespace (`ip netns exec`). */
   readonly netns?: string;
   /** Run inside the network namespace at this path (`nsenter --net=PATH`), e.g. a CNI_NETNS. */
@@ -54,10 +54,21 @@ export function buildHostExec(): HostExec {
         // A child that exits before reading its input must fail through its exit status, not
         // crash the caller with EPIPE.
         child.stdin?.on('error', () => undefined);
-        if (opts.input !== undefined) child.stdin?.end(opts.input);
+        if (opts.input !== undefined && child.stdin) writeInput(child.stdin, opts.input);
       });
     },
   };
+}
+
+/** Writes `input` (a text or its pieces) to `stdin` and closes it. */
+export function writeInput(stdin: NodeJS.WritableStream,
+  input: string | readonly string[]): void {
+  if (typeof input === 'string') {
+    stdin.end(input);
+    return;
+  }
+  for (const piece of input) stdin.write(piece);
+  stdin.end();
 }
 
 /** Tools that read /sys for the namespace's interfaces: these need `ip netns exec`. */

@@ -41,7 +41,9 @@ export function buildRecordingExec(): RecordingExec {
     },
     async run(file: string, args: readonly string[], opts: ExecOptions = {}) {
       const call: RecordedCall = {
-        file, args: [...args], input: opts.input, netns: opts.netns, netnsPath: opts.netnsPath,
+        file, args: [...args], netns: opts.netns, netnsPath: opts.netnsPath,
+        input: typeof opts.input === 'string' || opts.input === undefined ? opts.input
+          : opts.input.join(''),
       };
       calls.push(call);
       const hit = scripts.find((s) => s.match(call));

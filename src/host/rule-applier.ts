@@ -75,8 +75,10 @@ export function buildKernelApplier(exec: HostExec, netns: string, mode: ProxyMod
     },
     async apply(family, result) {
       for (const a of result.artifacts) {
-        if (mode === 'nftables') await applyNft(exec, netns, a.text);
-        else await applyIptablesRestore(exec, netns, a.text, FAMILY[family]);
+        // Chunked artifacts go to stdin piece by piece (no flat copy of a large first sync).
+        const input = a.chunks ?? a.text;
+        if (mode === 'nftables') await applyNft(exec, netns, input);
+        else await applyIptablesRestore(exec, netns, input, FAMILY[family]);
       }
       if (mode === 'iptables' && result.full) await ensureJumps(family);
       try {

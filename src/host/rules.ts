@@ -13,7 +13,7 @@ const SAVE = { ipv4: 'iptables-save', ipv6: 'ip6tables-save' } as const;
 export async function applyIptablesRestore(
   exec: HostExec,
   netns: string,
-  text: string,
+  text: string | readonly string[],
   family: IptablesFamily = 'ipv4',
 ): Promise<void> {
   await exec.run(RESTORE[family], ['-w', '5', '--noflush', '--counters'], { netns, input: text });
@@ -24,7 +24,9 @@ export async function iptablesSave(exec: HostExec, netns: string, family: Iptabl
   return (await exec.run(SAVE[family], args, { netns })).stdout;
 }
 
-export async function applyNft(exec: HostExec, netns: string, text: string): Promise<void> {
+/** `text`: an `nft -f` file, or its newline-terminated pieces in order. */
+export async function applyNft(exec: HostExec, netns: string,
+  text: string | readonly string[]): Promise<void> {
   await exec.run('nft', ['-f', '-'], { netns, input: text });
 }
 

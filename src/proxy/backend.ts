@@ -72,7 +72,13 @@ export interface SyncInput {
 export interface Artifact {
   /** 'iptables-restore' | 'ip6tables-restore' | 'nft' | 'ipvs' | 'ipset' */
   readonly kind: string;
+  /** The whole text (of a chunked artifact: joined when first read). */
   readonly text: string;
+  /**
+   * When present, the text as consecutive pieces, each ending with a newline: a writer that
+   * can take them one after another (a tool's stdin) needs no flat copy of a large text.
+   */
+  readonly chunks?: readonly string[];
 }
 
 export interface SyncResult {

@@ -1,15 +1,15 @@
 // Where a backend writes a large rule text, line by line. Lines are gathered and joined a few
 // dozen at a time (a line built by a template is a tree of string pieces, which `join` copies
 // out directly), then either copied into a byte buffer that the sink keeps and reuses on every
-// sync, or kept as joined pieces for one final join.
+// sync, or kept as joined pieces.
 //
 // Why two modes: on the development VM a fresh memory page costs ~13 µs, so copying a 30 MB
-// text into fresh memory costs ~150 ms, more than building it. A sync's text is made once into
-// a flat string either way (the final copy). Joined pieces also live in fresh memory once they
-// outlive the young generation, and so does a new buffer: a text costs two copies into fresh
-// memory in both modes, except in a reused buffer, where it costs one (a partial sync of a few
-// MB then touches no fresh memory but its final string). The first text of a sink is gathered
-// in pieces; later ones are buffered.
+// text into fresh memory costs ~150 ms, more than building it. Joined pieces live in fresh
+// memory once they outlive the young generation, and so does a new buffer. The first text of a
+// sink (a proxier's first, full sync) is gathered in pieces and handed over as they are
+// (`finish`): the tool's stdin takes them one after another, and a flat copy is made only for
+// a reader that asks for one. Later texts go to the reused buffer, so a partial sync of a few
+// MB touches no fresh memory but its final string.
 
 const LINES_PER_JOIN = 64;
 
@@ -66,29 +66,52 @@ export class TextSink {
 
   /** The text so far as one flat string; the sink may then be reset. */
   text(): string {
-    if (this.lines.length > 0) this.flushLines();
-    let out: string;
+    const out = this.finish();
+    return typeof out === 'string' ? out : out.join('');
+  }
+
+  /**
+   * The text so far, as it was gathered: in piece mode the pieces themselves (each ending with
+   * a newline; their concatenation is the text), else one flat string. The sink may then be
+   * reset. Pieces spare the flat copy of a large first text where its reader can take them one
+   * after another (a tool's stdin).
+   */
+  finish(): string | string[] {
     if (this.pieces !== undefined) {
-      out = this.pieces.join('');
+      if (this.lines.length > 0) {
+        this.lines.push('');
+        this.pieces.push(this.lines.join('\n'));
+        this.lines.length = 0;
+      }
+      const out = this.pieces;
       this.pieces = [];
-    } else if (this.buf === undefined || this.len === 0) {
-      out = '';
-    } else {
-      out = this.buf.toString(this.ascii ? 'latin1' : 'utf8', 0, this.len);
+      let n = 0;
+      for (const p of out) n += p.length;
+      this.largest = Math.max(this.largest, n, 1);
+      return out;
     }
+    if (this.lines.length > 0) this.flushLines();
+    const out = this.buf === undefined || this.len === 0 ? ''
+      : this.buf.toString(this.ascii ? 'latin1' : 'utf8', 0, this.len);
     this.largest = Math.max(this.largest, out.length, 1);
     return out;
   }
 
   private flushLines(): void {
-    this.put(this.lines.join('\n'));
+    if (this.pieces !== undefined) {
+      // The empty last line gives the piece its closing newline without another string.
+      this.lines.push('');
+      this.pieces.push(this.lines.join('\n'));
+    } else {
+      this.put(this.lines.join('\n'));
+    }
     this.lines.length = 0;
   }
 
   /** Appends `s` and a newline. */
   private put(s: string): void {
     if (this.pieces !== undefined) {
-      this.pieces.push(s, '\n');
+      this.pieces.push(s + '\n');
       return;
     }
     if (this.buf === undefined) this.buf = Buffer.allocUnsafe(1 << 16);

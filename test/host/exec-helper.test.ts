@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildHostExec } from '../../src/host/exec.js';
 import { buildHelperHostExec } from '../../src/host/exec-helper.js';
 
 describe('host exec from a helper process', () => {
@@ -7,6 +8,14 @@ describe('host exec from a helper process', () => {
     expect((await exec.run('cat', [], { input: 'a $(b) "c"' })).stdout).toBe('a $(b) "c"');
     const out = await Promise.all(Array.from({ length: 9 }, (_, i) => exec.run('echo', [`n${i}`, ';', 'x'])));
     expect(out.map((o) => o.stdout.trim())).toEqual(Array.from({ length: 9 }, (_, i) => `n${i} ; x`));
+  });
+
+  it('writes input given as pieces to stdin in order, directly and from a helper', async () => {
+    const pieces = Array.from({ length: 3000 }, (_, i) => `add element ip t s { ${i} }\n`);
+    for (const exec of [buildHostExec(), buildHelperHostExec()]) {
+      expect((await exec.run('cat', [], { input: pieces })).stdout).toBe(pieces.join(''));
+      expect((await exec.run('cat', [], { input: [] })).stdout).toBe('');
+    }
   });
 
   it('fails like the direct exec: KDP_HOST_EXEC naming the command and its stderr', async () => {

@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildHostExec } from '../../src/host/exec.js';
 import { deleteNetns, ensureNetns } from '../../src/host/netns.js';
 import { applyNft, nftList } from '../../src/host/rules.js';
-import { compileWith } from '../../src/proxy/compile.js';
+import { compileConfigs, compileWith, feedObjects } from '../../src/proxy/compile.js';
+import { ProxyPipeline } from '../../src/proxy/pipeline.js';
 import * as nftables from '../../src/proxy/nftables/proxier.js';
 import { applyTransaction, dumpOps } from '../../src/ruleset/nftables/fake.js';
 import { parseListJson } from '../../src/ruleset/nftables/list-json.js';
@@ -19,6 +20,7 @@ import { diffRulesets, normalizeRuleset } from '../../src/ruleset/nftables/norma
 import { formatTransaction, parseTransaction } from '../../src/ruleset/nftables/transaction.js';
 import { canUseNetns, testNetnsName } from '../helpers/root.js';
 import { compileOptions, listScenarios, loadScenario, runSequence } from '../helpers/scenarios.js';
+import { generateServices } from '../helpers/service-generator.js';
 
 const enabled = canUseNetns(['ip', 'nft']);
 const exec = buildHostExec();
@@ -118,6 +120,22 @@ describe.skipIf(!enabled)('nftables goldens in the kernel', () => {
       const ns = await freshNetns();
       for (const t of texts) await applyNft(exec, ns, t);
       const expected = normalizeRuleset(stateOf(...texts));
+      expect(diffRulesets(expected, (await readBack(ns, expected)).text)).toEqual([]);
+      await dropNetns(ns);
+    });
+
+  it('a large first sync, written to nft piece by piece, loads as its joined text says',
+    async () => {
+      const objects = generateServices(1500, { seed: 7 });
+      const [config] = compileConfigs({ objects, mode: 'nftables', nodeName: 'node-0',
+        nodeIPs: ['172.18.0.2'], configText: 'clusterCIDR: 10.244.0.0/16\n' });
+      const pipeline = new ProxyPipeline(nftables.buildProxier(config!));
+      feedObjects(pipeline, objects);
+      const [art] = pipeline.sync().artifacts;
+      expect(art!.chunks!.length).toBeGreaterThan(100);
+      const ns = await freshNetns();
+      await applyNft(exec, ns, art!.chunks!);
+      const expected = normalizeRuleset(stateOf(art!.text));
       expect(diffRulesets(expected, (await readBack(ns, expected)).text)).toEqual([]);
       await dropNetns(ns);
     });

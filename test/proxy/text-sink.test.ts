@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { textArtifact } from '../../src/proxy/artifact.js';
 import { TextSink } from '../../src/proxy/text-sink.js';
 
 const lines = (n: number, tag: string) => Array.from({ length: n },
@@ -45,5 +46,34 @@ describe('text sink', () => {
       sink.block('d');
       expect(sink.text()).toBe(`*nat\na\nb\nc${round}\nd\n`);
     }
+  });
+
+  it('hands a first text over as newline-ended pieces, later texts flat', () => {
+    const sink = new TextSink();
+    const a = lines(1000, 'A');
+    sink.reset();
+    for (const l of a.slice(0, 500)) sink.line(l);
+    sink.block('x\ny');
+    for (const l of a.slice(500)) sink.line(l);
+    const pieces = sink.finish();
+    expect(Array.isArray(pieces)).toBe(true);
+    for (const p of pieces) expect(p.endsWith('\n')).toBe(true);
+    const want = `${a.slice(0, 500).join('\n')}\nx\ny\n${a.slice(500).join('\n')}\n`;
+    expect((pieces as string[]).join('')).toBe(want);
+    sink.reset(10);
+    sink.line('later');
+    expect(sink.finish()).toBe('later\n');
+  });
+
+  it('makes a chunked artifact only of a large text, whose text is its pieces joined', () => {
+    const sink = new TextSink();
+    const big = lines(20_000, 'D');
+    sink.reset();
+    for (const l of big) sink.line(l);
+    const art = textArtifact('nft', sink.finish());
+    expect(art.chunks?.length).toBeGreaterThan(100);
+    expect(art.text).toBe(`${big.join('\n')}\n`);
+    expect(textArtifact('nft', ['a\n', 'b\n'])).toEqual({ kind: 'nft', text: 'a\nb\n' });
+    expect(textArtifact('nft', 'c\n')).toEqual({ kind: 'nft', text: 'c\n' });
   });
 });

@@ -22,6 +22,7 @@ import { Probabilities } from './probability.js';
 import { planServicePort, writeChainDecls, writeChainRules } from './service-rules.js';
 import type { PortPlan, PortRules, RuleContext } from './service-rules.js';
 import { TextSink } from '../text-sink.js';
+import { textArtifact } from '../artifact.js';
 import { CHUNK, PortTable, type Chunk } from './port-table.js';
 
 export const LARGE_CLUSTER_ENDPOINTS_THRESHOLD = 1000;
@@ -168,7 +169,7 @@ class IptablesProxier implements Proxier {
     const text = this.write(segments, deleted, ctx);
     this.pending = { full, table, deleted, kept: scan ? new Map() : gone, scanned: scan, now };
     const kind = this.config.family === 'IPv4' ? 'iptables-restore' : 'ip6tables-restore';
-    return { full, artifacts: [{ kind, text }], origins: new LazyOrigins(table) };
+    return { full, artifacts: [textArtifact(kind, text)], origins: new LazyOrigins(table) };
   }
 
   /**
@@ -201,7 +202,7 @@ class IptablesProxier implements Proxier {
 
   /** The restore input: filter table, then nat (declarations, rules, deletions, tail). */
   private write(segments: readonly Segment[], deleted: readonly string[], ctx: RuleContext):
-    string {
+    string | string[] {
     const c = this.config;
     const M = this.mark;
     const out = this.sink;
@@ -248,7 +249,7 @@ class IptablesProxier implements Proxier {
     for (const n of deleted) out.line(`-X ${n}`);
     for (const r of this.tailRules()) out.line(r);
     out.line('COMMIT');
-    return out.text();
+    return out.finish();
   }
 
   /**

@@ -200,6 +200,12 @@ export class IpvsModel {
 
   /** `ipvsadm -Sn` text of `toTable()`, from the cached lines (written via `sink`). */
   formatSave(sink = new TextSink()): string {
+    const out = this.formatSaveOutput(sink);
+    return typeof out === 'string' ? out : out.join('');
+  }
+
+  /** `formatSave` as `TextSink.finish` gives it (pieces for a large first text). */
+  formatSaveOutput(sink = new TextSink()): string | string[] {
     let reals = 0;
     for (const e of this.servers.values()) reals += e.lines.size;
     sink.reset(128 * (this.servers.size + reals));
@@ -208,6 +214,6 @@ export class IpvsModel {
       const reals = e.lines.size < 2 ? e.lines.values() : [...e.lines.values()].sort(byOrder);
       for (const r of reals) sink.line(realServerLine(e.service, r.rs, r.dest));
     }
-    return sink.text();
+    return sink.finish();
   }
 }

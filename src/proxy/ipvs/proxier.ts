@@ -25,6 +25,7 @@ import { addressOps, nodeAddressSet } from './netlink.js';
 import { IpvsOrigins } from './origins.js';
 import { syncServicePort, type SyncContext } from './service-port.js';
 import { TextSink } from '../text-sink.js';
+import { textArtifact } from '../artifact.js';
 
 /** Host facts beyond ProxierConfig; all optional, defaults fit an offline compile. */
 export interface IpvsHostOptions {
@@ -134,7 +135,7 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
       sets: new Map(IPSET_INFO.map((i) => [i.name, new Set(sets.get(i.name))])),
     };
     const artifacts: Artifact[] = [
-      { kind: 'ipvs', text: ipvs.formatSave(sink) },
+      textArtifact('ipvs', ipvs.formatSaveOutput(sink)),
       { kind: 'ipset', text: formatIpsetSave(sets.toIpSets(config.family)) },
       { kind: config.family === 'IPv6' ? 'ip6tables-restore' : 'iptables-restore', text: iptables },
       { kind: 'kube-ipvs0', text: sortAddresses(ctx.activeBindAddrs).map(hostPrefix).join('\n') +

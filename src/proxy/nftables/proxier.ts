@@ -22,6 +22,7 @@ import { MemoNames, writeServicePort, type Containers, type NameSource, type Por
 import { writeSetup } from './setup.js';
 import { TxWriter } from './tx-writer.js';
 import { TextSink } from '../text-sink.js';
+import { textArtifact } from '../artifact.js';
 
 /** Optional dependencies of the nftables proxier. */
 export interface NftablesProxierDeps {
@@ -159,7 +160,7 @@ export class NftablesProxier implements Proxier {
       this.pending = pending;
       view = this.ports;
     }
-    if (tx.length > 0) artifacts.push({ kind: 'nft', text: tx.text() });
+    if (tx.length > 0) artifacts.push(textArtifact('nft', tx.finish()));
     return { full, artifacts, origins: new LazyOrigins(view, this.config.family, this.truncated) };
   }
 

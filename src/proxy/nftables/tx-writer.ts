@@ -89,4 +89,9 @@ export class TxWriter {
   text(): string {
     return this.sink.text();
   }
+
+  /** The whole transaction as `TextSink.finish` gives it (once, like `text`). */
+  finish(): string | string[] {
+    return this.sink.finish();
+  }
 }
