@@ -56,11 +56,15 @@ export async function recover(
   };
 
   const segs = await listSegments(dir);
+  // Empty segments after the last written one are spares the writer created ahead of time:
+  // the last segment with bytes is the one a crash may have torn.
+  let lastWritten = segs.length - 1;
+  while (lastWritten > 0 && segs[lastWritten]!.size === 0) lastWritten--;
   let tail: Recovered['tail'];
   for (const [i, seg] of segs.entries()) {
-    const isLast = i === segs.length - 1;
-    const scan = await replaySegment(seg.path, isLast, (rec, off) => apply(rec, seg.path, off));
-    if (isLast) tail = { seq: seg.seq, size: scan.validLength };
+    const scan = await replaySegment(seg.path, i >= lastWritten,
+      (rec, off) => apply(rec, seg.path, off));
+    if (i === segs.length - 1) tail = { seq: seg.seq, size: scan.validLength };
   }
   const nextSeq = segs.length > 0 ? segs[segs.length - 1]!.seq + 1 : 1;
   return { index, ring, revision, tail, nextSeq };

@@ -5,8 +5,12 @@
 // a write is acknowledged only after that. On replay, records after the last commit marker of
 // the last segment belong to a batch never acknowledged (torn by a crash) and are discarded;
 // a damaged record followed by a later commit marker is corruption (KDP_STORE_CORRUPT).
+// The next segment is created (and its directory entry made durable) ahead of time, in the
+// background: a rotation on the commit path only switches files, where creating one there cost
+// a directory fsync (tens of ms behind a snapshot's writes) on the batch that rotates. So the
+// newest segment may be an empty spare: "the last segment" means the last one with any bytes.
 import { constants } from 'node:fs';
-import { open, readdir, readFile, truncate, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kdpError } from '../errors.js';
 import type { LogSink } from './group-commit.js';
@@ -26,6 +30,8 @@ export interface WalOptions {
 export interface Segment {
   readonly seq: number;
   readonly path: string;
+  /** Size in bytes when listed. */
+  readonly size: number;
 }
 
 const SEGMENT_RE = /^wal-([0-9a-f]{16})\.log$/;
@@ -39,7 +45,9 @@ export async function listSegments(dir: string): Promise<Segment[]> {
   const out: Segment[] = [];
   for (const name of await readdir(dir)) {
     const m = SEGMENT_RE.exec(name);
-    if (m) out.push({ seq: parseInt(m[1]!, 16), path: join(dir, name) });
+    if (!m) continue;
+    const path = join(dir, name);
+    out.push({ seq: parseInt(m[1]!, 16), path, size: (await stat(path)).size });
   }
   return out.sort((a, b) => a.seq - b.seq);
 }
@@ -54,10 +62,15 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** A segment being created ahead of its use (resolves to undefined if that failed). */
+type Spare = Promise<FileHandle | undefined>;
+
 export class WalWriter implements LogSink {
   private rotateRequested = false;
   /** Reused for every batch: per-batch allocations fragment the native heap and inflate RSS. */
   private buf = Buffer.allocUnsafeSlow(256 * 1024);
+  /** Segment `seq + 1`, created in the background. */
+  private spare: Spare;
 
   private constructor(
     private readonly dir: string,
@@ -65,7 +78,17 @@ export class WalWriter implements LogSink {
     private fh: FileHandle,
     private seq: number,
     private size: number,
-  ) {}
+  ) {
+    this.spare = this.prepareSpare();
+  }
+
+  /**
+   * Creates segment `seq + 1` now, off the commit path. A failure is not reported here: the
+   * rotation then creates the segment itself and fails the batch with the real error.
+   */
+  private prepareSpare(): Spare {
+    return WalWriter.create(this.dir, this.seq + 1, this.opts.fsync).catch(() => undefined);
+  }
 
   /** Continues `tail` (already cut to its valid length) or starts segment `nextSeq`. */
   static async open(
@@ -108,16 +131,21 @@ export class WalWriter implements LogSink {
     this.size += end;
   }
 
+  /** Closes the current segment and the spare (left on disk, empty: the next open uses it). */
   async close(): Promise<void> {
     await this.fh.close();
+    await (await this.spare)?.close();
   }
 
   private async rotate(): Promise<void> {
     this.rotateRequested = false;
+    const next = await this.spare ?? await WalWriter.create(this.dir, this.seq + 1,
+      this.opts.fsync);
     await this.fh.close();
+    this.fh = next;
     this.seq++;
-    this.fh = await WalWriter.create(this.dir, this.seq, this.opts.fsync);
     this.size = 0;
+    this.spare = this.prepareSpare();
   }
 }
 

@@ -49,6 +49,28 @@ describe('embedded store durability', () => {
     await r.close();
   });
 
+  it('keeps the next segment created ahead (empty); rotations use it and replay is unchanged',
+    async () => {
+      const s = await open({ segmentBytes: 4096 });
+      for (let i = 0; i < 60; i++) await s.create(`/k/${i}`, 'v'.repeat(200));
+      const before = await dump(s);
+      await s.close();
+      const segs = await filesOf(dir, /^wal-.*\.log$/);
+      expect(segs.length).toBeGreaterThan(3);
+      const sizes = await Promise.all(segs.map(async (f) => (await readFile(f)).length));
+      expect(sizes.at(-1)).toBe(0); // the spare
+      expect(sizes.slice(0, -1).every((n) => n > 0)).toBe(true);
+      const r = await open({ segmentBytes: 4096 });
+      expect(await dump(r)).toEqual(before);
+      await r.create('/k/after', 'y');
+      await r.close();
+      // Damage in a written segment that is not the last written one is still corruption.
+      const written = (await filesOf(dir, /^wal-.*\.log$/)).filter((f) => f !== segs.at(-1));
+      const first = written[0]!;
+      await truncate(first, (await readFile(first)).length - 3);
+      expect(await open().catch((e: unknown) => e)).toMatchObject({ code: 'KDP_STORE_CORRUPT' });
+    });
+
   it('a torn last record (cut mid-record, garbage after) is discarded, and only it', async () => {
     const s = await open();
     for (let i = 0; i < 5; i++) await s.create(`/k/${i}`, 'x'.repeat(100));
