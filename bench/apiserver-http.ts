@@ -13,8 +13,8 @@
 //   node bin/run-ts.js bench/apiserver-http.ts        (BENCH_SCALE=0.2 for a quick run;
 //   BENCH_CPU_PROF=/tmp/dir writes a .cpuprofile of the server during the measured 50-client
 //   pod creates there (with BENCH_HEAP_PROF=1 also a sampled .heapprofile of what they
-//   allocate); BENCH_ONLY=creates stops after them; BENCH_SERVER_NODE_FLAGS="..." adds
-//   node flags to the server process, e.g. --max-semi-space-size=32)
+//   allocate); BENCH_ONLY=creates stops after them; the server runs with kdp's own node flags
+//   (src/cli/node-flags.ts) unless BENCH_SERVER_NODE_FLAGS="..." gives others ("" for none))
 
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -26,6 +26,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
+import { KDP_NODE_FLAGS } from '../src/cli/node-flags.js';
 import { FLUSH_BUCKETS_MS, type CommitStats } from '../src/store/types.js';
 import { percentile, report, seededRandom } from './lib-bench.js';
 
@@ -43,6 +44,8 @@ interface ServerStats {
   gc: { count: number; ms: number; maxMs: number; major: number; majorMs: number };
   /** Event-loop delay (a 10 ms-resolution timer's lateness), ms. */
   delay: { p99: number; max: number };
+  /** Time in the server: request head parsed → response handed to the socket, ms. */
+  inServer: { p50: number; p99: number };
   /** The store's group commits in the interval (write + fdatasync per batch). */
   commits: CommitStats;
 }
@@ -54,7 +57,12 @@ async function serverChild(dir: string): Promise<void> {
   const srv = await startApiServer({ dataDir: dir, port: 0 });
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
-  const stats = serverStatsProbe(() => srv.store.stats().commits!);
+  const inServer: number[] = [];
+  srv.server.app.server.prependListener('request', (_req, res) => {
+    const t0 = performance.now();
+    res.once('finish', () => inServer.push(performance.now() - t0));
+  });
+  const stats = serverStatsProbe(() => srv.store.stats().commits!, inServer);
   process.on('message', (m: string) => {
     if (m === 'stats') process.send!({ stats: stats() });
     if (m === 'stop') void srv.close().then(() => process.exit(0));
@@ -89,7 +97,8 @@ async function serverChild(dir: string): Promise<void> {
 }
 
 /** Returns a function giving the server's stats since its previous call. */
-function serverStatsProbe(commits: () => CommitStats): () => ServerStats {
+function serverStatsProbe(commits: () => CommitStats, inServer: number[]):
+  () => ServerStats {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   const none = () => ({ count: 0, ms: 0, maxMs: 0, major: 0, majorMs: 0 });
@@ -112,8 +121,10 @@ function serverStatsProbe(commits: () => CommitStats): () => ServerStats {
     const now = commits();
     const c = process.cpuUsage(cpu);
     const e = performance.eventLoopUtilization(elu);
+    const sorted = inServer.splice(0).sort((a, b) => a - b);
     const out: ServerStats = { cpuUs: c.user + c.system, elu: e.utilization, gc,
       delay: { p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 },
+      inServer: { p50: percentile(sorted, 50), p99: percentile(sorted, 99) },
       commits: { batches: now.batches - com.batches, records: now.records - com.records,
         flushMs: now.flushMs - com.flushMs,
         flushBuckets: now.flushBuckets.map((n, i) => n - com.flushBuckets[i]!) } };
@@ -142,7 +153,9 @@ class ServerProcess {
   }
 
   static async start(dir: string): Promise<ServerProcess> {
-    const flags = process.env.BENCH_SERVER_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+    // As deployed: bin/kdp.js runs with KDP_NODE_FLAGS; BENCH_SERVER_NODE_FLAGS replaces them.
+    const flags = process.env.BENCH_SERVER_NODE_FLAGS?.split(/\s+/).filter(Boolean) ??
+      KDP_NODE_FLAGS;
     const child = fork('bin/run-ts.js', ['bench/apiserver-http.ts', '--server', dir], {
       execArgv: [...process.execArgv, ...flags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const hello = await new Promise<Hello>((resolve, reject) => {
@@ -289,7 +302,8 @@ async function run(
     `${(st.elu * 100).toFixed(0)} %, gc ${st.gc.count}× ${st.gc.ms.toFixed(0)} ms ` +
     `(${st.gc.major}× ${st.gc.majorMs.toFixed(0)} ms major; max ${st.gc.maxMs.toFixed(1)}), ` +
     `loop delay p99 ${st.delay.p99.toFixed(1)} ms ` +
-    `max ${st.delay.max.toFixed(1)}\n${''.padEnd(28)}${commitLine(st.commits, secs)}\n` +
+    `max ${st.delay.max.toFixed(1)}; time in server p50 ${st.inServer.p50.toFixed(2)} ms ` +
+    `p99 ${st.inServer.p99.toFixed(2)} ms\n${''.padEnd(28)}${commitLine(st.commits, secs)}\n` +
     `${''.padEnd(28)}load generator cpu ` +
     `${clientUs.toFixed(0)} µs/op; rest of the machine ${otherCores.toFixed(2)} cores busy`);
   return out;

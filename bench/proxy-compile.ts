@@ -32,6 +32,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { EndpointSlice, KubeObject, Service } from '../src/api/types.js';
+import { KDP_NODE_FLAGS } from '../src/cli/node-flags.js';
 import type { Artifact, Proxier, ProxyMode, SyncInput } from '../src/proxy/backend.js';
 import { compileConfigs, loadBackend } from '../src/proxy/compile.js';
 import { EndpointsChangeTracker } from '../src/proxy/endpoints-change-tracker.js';
@@ -248,9 +249,14 @@ async function parent(modes: ProxyMode[]): Promise<void> {
   const self = fileURLToPath(import.meta.url);
   const runner = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
   const peaks: number[] = [];
+  // As in kdp (its kube-proxies run in the kdp process): KDP_NODE_FLAGS, unless
+  // BENCH_NODE_FLAGS gives others ("" for none).
+  const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ??
+    KDP_NODE_FLAGS;
   const run = (kind: string, mode: ProxyMode) => new Promise<string>((resolve, reject) => {
-    const c = spawn(process.execPath, [runner, self, kind, mode, '--runs', String(RUNS),
-      '--sizes', SIZES.join(',')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const c = spawn(process.execPath, [...nodeFlags, runner, self, kind, mode,
+      '--runs', String(RUNS), '--sizes', SIZES.join(',')],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
     c.stdout.setEncoding('utf8');
     c.stdout.on('data', (d: string) => { text += d; });

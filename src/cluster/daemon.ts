@@ -25,11 +25,15 @@ export function livePid(path: string): number | undefined {
   return ticks !== undefined && ticks === rec.startTicks ? rec.pid : undefined;
 }
 
-/** Starts `node <script> <args>` detached, output appended to `logFile`; returns its pid. */
-export function spawnDetached(script: string, args: readonly string[], logFile: string): number {
+/**
+ * Starts `node <nodeFlags> <script> <args>` detached, output appended to `logFile`; returns its
+ * pid.
+ */
+export function spawnDetached(script: string, args: readonly string[], logFile: string,
+  nodeFlags: readonly string[] = []): number {
   const fd = openSync(logFile, 'a');
   try {
-    const child = spawn(process.execPath, [script, ...args], {
+    const child = spawn(process.execPath, [...nodeFlags, script, ...args], {
       detached: true,
       stdio: ['ignore', fd, fd],
       env: { ...process.env, KDP_DETACHED: '1' },

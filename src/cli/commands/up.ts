@@ -6,6 +6,7 @@ import { kdpError } from '../../errors.js';
 import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir, type DataDirPaths } from '../../cluster/data-dir.js';
 import { livePid, spawnDetached } from '../../cluster/daemon.js';
+import { KDP_NODE_FLAGS } from '../node-flags.js';
 import { startCluster } from '../../cluster/up.js';
 import { resolveClusterNetwork, type ClusterNetwork } from '../../cluster/network.js';
 import { apiServiceIP } from '../../api/service-cidr.js';
@@ -143,7 +144,7 @@ async function detach(paths: DataDirPaths, io: CliIO): Promise<number> {
   const argv = process.argv.slice(2).filter((a) => a !== '-d' && a !== '--detach');
   if (!argv.includes('--data-dir')) argv.push('--data-dir', paths.root);
   mkdirSync(paths.root, { recursive: true });
-  const child = recordProcess(spawnDetached(script, argv, paths.logFile));
+  const child = recordProcess(spawnDetached(script, argv, paths.logFile, KDP_NODE_FLAGS));
   for (let waited = 0; waited < 120_000; waited += 200) {
     try {
       const info = readClusterInfo(paths);
