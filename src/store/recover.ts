@@ -55,16 +55,21 @@ export async function recover(
     revision = rec.revision;
   };
 
-  const segs = await listSegments(dir);
+  const all = await listSegments(dir);
   // Empty segments after the last written one are spares the writer created ahead of time:
-  // the last segment with bytes is the one a crash may have torn.
-  let lastWritten = segs.length - 1;
-  while (lastWritten > 0 && segs[lastWritten]!.size === 0) lastWritten--;
+  // the last segment with bytes is the one a crash may have torn, and the one to continue
+  // (so its truncation is synced when the writer opens it). The spares are removed; the
+  // writer makes a new one (restarts do not pile them up).
+  let lastWritten = all.length - 1;
+  while (lastWritten > 0 && all[lastWritten]!.size === 0) lastWritten--;
+  const segs = all.slice(0, lastWritten + 1);
+  for (const spare of all.slice(lastWritten + 1)) await unlink(spare.path);
+  if (segs.length < all.length) await syncDir(dir);
   let tail: Recovered['tail'];
   for (const [i, seg] of segs.entries()) {
-    const scan = await replaySegment(seg.path, i >= lastWritten,
-      (rec, off) => apply(rec, seg.path, off));
-    if (i === segs.length - 1) tail = { seq: seg.seq, size: scan.validLength };
+    const isLast = i === segs.length - 1;
+    const scan = await replaySegment(seg.path, isLast, (rec, off) => apply(rec, seg.path, off));
+    if (isLast) tail = { seq: seg.seq, size: scan.validLength };
   }
   const nextSeq = segs.length > 0 ? segs[segs.length - 1]!.seq + 1 : 1;
   return { index, ring, revision, tail, nextSeq };

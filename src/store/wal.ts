@@ -8,9 +8,10 @@
 // The next segment is created (and its directory entry made durable) ahead of time, in the
 // background: a rotation on the commit path only switches files, where creating one there cost
 // a directory fsync (tens of ms behind a snapshot's writes) on the batch that rotates. So the
-// newest segment may be an empty spare: "the last segment" means the last one with any bytes.
+// newest segment may be an empty spare: "the last segment" means the last one with any bytes
+// (recovery removes the spare and continues that one).
 import { constants } from 'node:fs';
-import { open, readdir, readFile, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kdpError } from '../errors.js';
 import type { LogSink } from './group-commit.js';
@@ -103,10 +104,18 @@ export class WalWriter implements LogSink {
     return new WalWriter(dir, opts, fh, nextSeq, 0);
   }
 
+  /** A new, empty segment whose directory entry is durable; on failure nothing is left. */
   private static async create(dir: string, seq: number, fsync: boolean): Promise<FileHandle> {
-    const fh = await open(segmentPath(dir, seq), appendFlags(fsync) | constants.O_EXCL);
-    await syncDir(dir);
-    return fh;
+    const path = segmentPath(dir, seq);
+    const fh = await open(path, appendFlags(fsync) | constants.O_EXCL);
+    try {
+      await syncDir(dir);
+      return fh;
+    } catch (e) {
+      await fh.close().catch(() => undefined);
+      await unlink(path).catch(() => undefined);
+      throw e;
+    }
   }
 
   /** Asks for the next batch to go to a new segment; returns that segment's number. */
@@ -133,8 +142,12 @@ export class WalWriter implements LogSink {
 
   /** Closes the current segment and the spare (left on disk, empty: the next open uses it). */
   async close(): Promise<void> {
-    await this.fh.close();
-    await (await this.spare)?.close();
+    const spare = this.spare;
+    try {
+      await this.fh.close();
+    } finally {
+      await (await spare)?.close();
+    }
   }
 
   private async rotate(): Promise<void> {

@@ -71,6 +71,18 @@ describe('embedded store durability', () => {
       expect(await open().catch((e: unknown) => e)).toMatchObject({ code: 'KDP_STORE_CORRUPT' });
     });
 
+  it('restarts without writes do not pile up spare segments', async () => {
+    const s = await open();
+    await s.create('/k/a', '1');
+    await s.close();
+    const before = await filesOf(dir, /^wal-.*\.log$/);
+    for (let i = 0; i < 4; i++) await (await open()).close();
+    expect(await filesOf(dir, /^wal-.*\.log$/)).toEqual(before);
+    const r = await open();
+    expect((await dump(r)).map((kv) => kv.key)).toEqual(['/k/a']);
+    await r.close();
+  });
+
   it('a torn last record (cut mid-record, garbage after) is discarded, and only it', async () => {
     const s = await open();
     for (let i = 0; i < 5; i++) await s.create(`/k/${i}`, 'x'.repeat(100));
