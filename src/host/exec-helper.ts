@@ -13,9 +13,17 @@ import { isRunning, startHelperProcess, type HelperProcess } from './helper-proc
 
 const HELPER_SOURCE = `
 const { execFile } = require('node:child_process');
+const pieces = new Map();
 require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
   let m;
   try { m = JSON.parse(l); } catch { return; }
+  if (m.piece !== undefined) {
+    let got = pieces.get(m.id);
+    if (!got) pieces.set(m.id, got = []);
+    got.push(m.piece);
+    return;
+  }
+  if (m.pieced) { m.input = pieces.get(m.id) || []; pieces.delete(m.id); }
   let child;
   const reply = (err, stdout, stderr) => process.stdout.write(JSON.stringify({ id: m.id,
     stdout: String(stdout ?? ''), stderr: String(stderr ?? ''), failed: !!err,
@@ -98,7 +106,15 @@ function buildOneHelper(): HostExec & { pending(): number } {
           reject(kdpError('KDP_HOST_EXEC',
             `${describe(file, args, opts)} failed (${r.code}): ${r.stderr.trim() || r.message}`));
         });
-        h.send({ id, cmd, argv, input: opts.input, timeoutMs: opts.timeoutMs ?? 300_000 });
+        const input = opts.input;
+        const timeoutMs = opts.timeoutMs ?? 300_000;
+        if (typeof input === 'string' || input === undefined) {
+          h.send({ id, cmd, argv, input, timeoutMs });
+          return;
+        }
+        // Pieces go one line each (no single line holding the whole text), then the run.
+        for (const piece of input) h.send({ id, piece });
+        h.send({ id, cmd, argv, pieced: true, timeoutMs });
       });
     },
   };

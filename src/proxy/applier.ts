@@ -55,7 +55,10 @@ export function buildMemoryApplier(mode: ProxyMode): RuleApplier {
     async apply(family, result) {
       if (mode === 'nftables') {
         let rs = nft.get(family) ?? emptyRuleset();
-        for (const a of result.artifacts) if (a.kind === 'nft') rs = applyTransaction(rs, parseTransaction(a.text));
+        for (const a of result.artifacts) {
+          // A chunked artifact is parsed piece by piece, without joining its text.
+          if (a.kind === 'nft') rs = applyTransaction(rs, parseTransaction(a.chunks ?? a.text));
+        }
         nft.set(family, rs);
         return;
       }

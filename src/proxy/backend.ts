@@ -77,6 +77,7 @@ export interface Artifact {
   /**
    * When present, the text as consecutive pieces, each ending with a newline: a writer that
    * can take them one after another (a tool's stdin) needs no flat copy of a large text.
+   * Such an artifact's `text` is a getter: pass artifacts on, do not spread or clone them.
    */
   readonly chunks?: readonly string[];
 }

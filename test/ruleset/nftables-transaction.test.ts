@@ -76,6 +76,13 @@ describe('nftables transaction text', () => {
     }
   });
 
+  it('parses newline-ended pieces as their joined text, numbering lines across them', () => {
+    const pieces = [`${LINES.slice(0, 10).join('\n')}\n`, '\n', `${LINES.slice(10).join('\n')}\n`];
+    expect(parseTransaction(pieces)).toEqual(parseTransaction(pieces.join('')));
+    expect(() => parseTransaction([`${LINES[0]}\n`, '# c\n', 'add chian ip kube-proxy x\n']))
+      .toThrow(/line 3: unknown object type "chian"/);
+  });
+
   it('rejects a set property it does not know and an unterminated clause', () => {
     expect(() => parseTransaction('add set ip t s { type ipv4_addr ; bogus 1 ; }'))
       .toThrow(/line 1: unknown set property "bogus"/);

@@ -67,13 +67,19 @@ function parseError(lineNo: number, line: string, reason: string): Error {
 }
 
 /** Parse a whole transaction; blank lines and `#` comments are skipped. */
-export function parseTransaction(text: string): NftOp[] {
+export function parseTransaction(text: string | readonly string[]): NftOp[] {
   const ops: NftOp[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
-    ops.push(parseOperation(line, i + 1));
+  let lineNo = 0;
+  // Pieces (an artifact's chunks) each end with a newline; line numbers run on across them.
+  for (const piece of typeof text === 'string' ? [text] : text) {
+    const lines = piece.split('\n');
+    const n = piece.endsWith('\n') ? lines.length - 1 : lines.length;
+    for (let i = 0; i < n; i++) {
+      const line = lines[i]!;
+      lineNo++;
+      if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+      ops.push(parseOperation(line, lineNo));
+    }
   }
   return ops;
 }
