@@ -18,6 +18,9 @@ describe('the node flags kdp runs with', () => {
     expect(m!.groups!.flags!.trim().split(' ')).toEqual([...KDP_NODE_FLAGS]);
     expect(statSync(BIN).mode & 0o111).not.toBe(0);
     expect(execFileSync(BIN, ['--help'], { encoding: 'utf8' })).toMatch(/kdp/);
+    // `npm run kdp` runs the file as a program too, not through a bare `node`.
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(pkg.scripts.kdp).toBe('bin/kdp.js');
   });
 
   it('are passed to a kdp started in the background', async () => {
