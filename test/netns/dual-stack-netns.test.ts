@@ -35,42 +35,54 @@ function webPod(name: string, node: string): Pod {
   } as Pod;
 }
 
+/** A 2-node netns cluster for the enclosing describe block: started before its tests, removed
+ *  with every kernel object after them. */
+function netnsCluster(ipFamily: 'dual' | 'ipv6', mode: 'nftables' | 'iptables', tag: string) {
+  const paths = dataDirPaths(mkdtempSync(join(tmpdir(), `kdp-${tag}-`)));
+  const prefix = hostPrefixFor(paths);
+  let cluster: RunningCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startCluster({
+      paths, nodes: 2, port: 0, proxyMode: mode, timeScale: 5, dataPlane: 'netns',
+      progress: () => {}, network: resolveClusterNetwork({ ipFamily }),
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await cluster?.close();
+    cluster = undefined;
+    await cleanupHost(exec, paths.hostState, prefix);
+  }, 30_000);
+  return { prefix, client: () => cluster!.client };
+}
+
+/** web-1 on n1, web-2 on n2 and Service `web` over them; the pods once Ready with `ipCount` IPs. */
+async function deployWeb(client: RunningCluster['client'], spec: Partial<Service['spec']>,
+  ipCount: number): Promise<Pod[]> {
+  await client.create(PODS, webPod('web-1', 'n1'));
+  await client.create(PODS, webPod('web-2', 'n2'));
+  await client.create(SVC, {
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' },
+    spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }], ...spec },
+  });
+  return waitFor(async () => {
+    const ps = (await client.list<Pod>(PODS)).items;
+    return ps.length === 2 && ps.every((p) => p.status?.podIPs?.length === ipCount &&
+      p.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True') ? ps : undefined;
+  }, 45_000, `two pods Ready with ${ipCount} IP(s)`);
+}
+
 const v6Of = (p: Pod) => p.status!.podIPs!.map((x) => x.ip).find((ip) => ip.includes(':'))!;
 
 const MODES = ['nftables', 'iptables'] as const;
 
 describe.runIf(canUseNetns(['ip', 'iptables-restore', 'ip6tables-restore', 'nft', 'nsenter'])).each(MODES)(
   'kdp up --ip-family dual in netns mode (%s)', (mode) => {
-    const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-dsn-')));
-    const prefix = hostPrefixFor(paths);
-    let cluster: RunningCluster | undefined;
-    const client = () => cluster!.client;
+    const { prefix, client } = netnsCluster('dual', mode, 'dsn');
     let pods: Pod[] = [];
 
     beforeAll(async () => {
-      cluster = await startCluster({
-        paths, nodes: 2, port: 0, proxyMode: mode, timeScale: 5, dataPlane: 'netns',
-        progress: () => {}, network: resolveClusterNetwork({ ipFamily: 'dual' }),
-      });
-      await client().create(PODS, webPod('web-1', 'n1'));
-      await client().create(PODS, webPod('web-2', 'n2'));
-      await client().create(SVC, {
-        apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' },
-        spec: { selector: { app: 'web' }, ipFamilyPolicy: 'RequireDualStack',
-          ports: [{ port: 80, targetPort: 8080 }] },
-      });
-      pods = await waitFor(async () => {
-        const ps = (await client().list<Pod>(PODS)).items;
-        return ps.length === 2 && ps.every((p) => p.status?.podIPs?.length === 2 &&
-          p.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True') ? ps : undefined;
-      }, 45_000, 'two dual-stack pods Ready');
-    }, 90_000);
-
-    afterAll(async () => {
-      await cluster?.close();
-      cluster = undefined;
-      await cleanupHost(exec, paths.hostState, prefix);
-    }, 30_000);
+      pods = await deployWeb(client(), { ipFamilyPolicy: 'RequireDualStack' }, 2);
+    }, 60_000);
 
     it('nodes hold an IPv6 underlay address, IPv6 host-gw routes, forwarding and masquerade', async () => {
       const nodes = (await client().list<Node>(NODES)).items;
@@ -121,36 +133,10 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'ip6tables-restore', 'nft'
 
 describe.runIf(canUseNetns(['ip', 'ip6tables-restore', 'nft', 'nsenter']))(
   'kdp up --ip-family ipv6 in netns mode (nftables)', () => {
-    const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-v6n-')));
-    const prefix = hostPrefixFor(paths);
-    let cluster: RunningCluster | undefined;
-    const client = () => cluster!.client;
-
-    beforeAll(async () => {
-      cluster = await startCluster({
-        paths, nodes: 2, port: 0, proxyMode: 'nftables', timeScale: 5, dataPlane: 'netns',
-        progress: () => {}, network: resolveClusterNetwork({ ipFamily: 'ipv6' }),
-      });
-    }, 90_000);
-
-    afterAll(async () => {
-      await cluster?.close();
-      cluster = undefined;
-      await cleanupHost(exec, paths.hostState, prefix);
-    }, 30_000);
+    const { prefix, client } = netnsCluster('ipv6', 'nftables', 'v6n');
 
     it('IPv6-only pods reach each other NAT-free and through an IPv6 ClusterIP', async () => {
-      await client().create(PODS, webPod('web-1', 'n1'));
-      await client().create(PODS, webPod('web-2', 'n2'));
-      await client().create(SVC, {
-        apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' },
-        spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] },
-      });
-      const pods = await waitFor(async () => {
-        const ps = (await client().list<Pod>(PODS)).items;
-        return ps.length === 2 && ps.every((p) =>
-          p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') ? ps : undefined;
-      }, 45_000, 'two pods Ready');
+      const pods = await deployWeb(client(), {}, 1);
       const [a, b] = ['web-1', 'web-2'].map((n) => pods.find((p) => p.metadata.name === n)!);
       expect(a!.status!.podIPs!.map((x) => x.ip.includes(':'))).toEqual([true]);
       const answer = await waitFor(async () =>

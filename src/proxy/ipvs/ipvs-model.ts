@@ -198,14 +198,11 @@ export class IpvsModel {
     };
   }
 
-  /** `ipvsadm -Sn` text of `toTable()`, from the cached lines (written via `sink`). */
-  formatSave(sink = new TextSink()): string {
-    const out = this.formatSaveOutput(sink);
-    return typeof out === 'string' ? out : out.join('');
-  }
-
-  /** `formatSave` as `TextSink.finish` gives it (pieces for a large first text). */
-  formatSaveOutput(sink = new TextSink()): string | string[] {
+  /**
+   * `ipvsadm -Sn` text of `toTable()`, from the cached lines (written via `sink`), as
+   * `TextSink.finish` gives it (pieces for a large first text).
+   */
+  formatSave(sink = new TextSink()): string | string[] {
     let reals = 0;
     for (const e of this.servers.values()) reals += e.lines.size;
     sink.reset(128 * (this.servers.size + reals));

@@ -135,7 +135,7 @@ export function buildProxier(config: ProxierConfig, host: IpvsHostOptions = {}):
       sets: new Map(IPSET_INFO.map((i) => [i.name, new Set(sets.get(i.name))])),
     };
     const artifacts: Artifact[] = [
-      textArtifact('ipvs', ipvs.formatSaveOutput(sink)),
+      textArtifact('ipvs', ipvs.formatSave(sink)),
       { kind: 'ipset', text: formatIpsetSave(sets.toIpSets(config.family)) },
       { kind: config.family === 'IPv6' ? 'ip6tables-restore' : 'iptables-restore', text: iptables },
       { kind: 'kube-ipvs0', text: sortAddresses(ctx.activeBindAddrs).map(hostPrefix).join('\n') +
