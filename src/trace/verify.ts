@@ -3,11 +3,11 @@
 // destination IP or node, so every pod is traced once as a sender to one pod on each node and
 // once as a receiver from one pod on each node — 2·pods·nodes traces stand for pods² pairs.
 
-import { cidrContains } from '../api/net.js';
+import { cidrContains, type IPFamily } from '../api/net.js';
 import type { EndpointSlice, Service } from '../api/types.js';
 import type { ClusterTrace } from './cluster.js';
 import { traceResolved } from './cluster.js';
-import { endpointString } from './packet.js';
+import { endpointString, familyOf } from './packet.js';
 import type { Topology, TracePodInfo } from './topology.js';
 
 export interface VerifyFailure {
@@ -36,7 +36,6 @@ export interface VerifyInput {
 const OUTSIDE = '203.0.113.10';
 /** The IPv6 outside client (documentation range) for NodePorts of IPv6 nodes. */
 const OUTSIDE6 = '2001:db8::10';
-const isV6 = (ip: string) => ip.includes(':');
 
 /** A bulk probe: traced without hops; `explain` traces it again with hops for a failure. */
 interface Probe extends ClusterTrace {
@@ -101,11 +100,11 @@ function checkPodToPod(topo: Topology): VerifyCheck {
   // reach each other within a family).
   const reps = new Map<string, TracePodInfo>();
   for (const p of topo.pods) {
-    const key = `${p.node}/${isV6(p.ip)}`;
+    const key = `${p.node}/${familyOf(p.ip)}`;
     if (!reps.has(key)) reps.set(key, p);
   }
   const probe = (from: TracePodInfo, to: TracePodInfo) => {
-    if (from.ip === to.ip || isV6(from.ip) !== isV6(to.ip)) return;
+    if (from.ip === to.ip || familyOf(from.ip) !== familyOf(to.ip)) return;
     const t = fastTrace(topo, podSource(from), { ip: to.ip, port: 8080, label: `pod ${to.name}`, pod: to.name }, 'tcp');
     if (!t.natFree) {
       const d = t.result.destinations[0];
@@ -121,7 +120,7 @@ function checkPodToPod(topo: Topology): VerifyCheck {
       probe(r, p);
     }
   }
-  const v6 = topo.pods.filter((p) => isV6(p.ip)).length;
+  const v6 = topo.pods.filter((p) => familyOf(p.ip) === 'IPv6').length;
   const v4 = topo.pods.length - v6;
   c.cases = v4 * Math.max(0, v4 - 1) + v6 * Math.max(0, v6 - 1);
   return c;
@@ -133,14 +132,15 @@ interface PortEndpoints {
   readonly hinted: boolean;
 }
 
-function endpointsOf(svc: Service, portName: string, slices: readonly EndpointSlice[], v6 = false): PortEndpoints {
+function endpointsOf(svc: Service, portName: string, slices: readonly EndpointSlice[],
+  family: IPFamily): PortEndpoints {
   const all: string[] = [];
   const byNode = new Map<string, string[]>();
   let hinted = false;
   for (const s of slices) {
     if (s.metadata.namespace !== svc.metadata.namespace ||
       s.metadata.labels?.['kubernetes.io/service-name'] !== svc.metadata.name) continue;
-    if (s.addressType !== (v6 ? 'IPv6' : 'IPv4')) continue;
+    if (s.addressType !== family) continue;
     const port = (s.ports ?? []).find((p) => (p.name ?? '') === portName);
     if (!port?.port) continue;
     for (const e of s.endpoints ?? []) {
@@ -187,18 +187,18 @@ function checkClusterIPs(input: VerifyInput): VerifyCheck {
 /** One ClusterIP (a dual-stack Service has one per family) from every node and a pod of each. */
 function checkClusterIP(c: VerifyCheck, input: VerifyInput, svc: Service, ip: string): void {
   const { topo } = input;
-  const v6 = isV6(ip);
+  const family = familyOf(ip);
   for (const port of svc.spec?.ports ?? []) {
-    const eps = endpointsOf(svc, port.name ?? '', input.slices, v6);
+    const eps = endpointsOf(svc, port.name ?? '', input.slices, family);
     if (eps.hinted) continue;
     const proto = (port.protocol ?? 'TCP').toLowerCase() as 'tcp' | 'udp' | 'sctp';
     const dst = { ip, port: port.port, label: `service ${svc.metadata.namespace}/${svc.metadata.name}:${port.name || port.port}` };
     for (const node of topo.nodes) {
       const local = svc.spec?.internalTrafficPolicy === 'Local';
       const expected = local ? (eps.byNode.get(node.name) ?? []) : eps.all;
-      const pod = topo.pods.find((p) => p.node === node.name && isV6(p.ip) === v6 &&
+      const pod = topo.pods.find((p) => p.node === node.name && familyOf(p.ip) === family &&
         !eps.all.some((e) => e.startsWith(`${p.ip}:`) || e.startsWith(`[${p.ip}]:`)));
-      const nodeIP = node.nodeIPs.find((x) => isV6(x) === v6);
+      const nodeIP = node.nodeIPs.find((x) => familyOf(x) === family);
       const sources = [
         ...(nodeIP ? [{ ip: nodeIP, entry: { kind: 'node' as const, node: node.name }, label: `node ${node.name}` }] : []),
         ...(pod ? [podSource(pod)] : []),
@@ -219,16 +219,20 @@ function checkNodePorts(input: VerifyInput): VerifyCheck {
       const local = svc.spec?.externalTrafficPolicy === 'Local';
       const proto = (port.protocol ?? 'TCP').toLowerCase() as 'tcp' | 'udp' | 'sctp';
       // The node's first IP of a family the Service has, from an outside client of that
-      // family, to the endpoints of that family.
-      const fams = (svc.spec?.clusterIPs ?? [svc.spec?.clusterIP ?? '']).filter(Boolean).map(isV6);
+      // family, to the endpoints of that family (looked up once per family, not per node).
+      const fams = (svc.spec?.clusterIPs ?? [svc.spec?.clusterIP ?? '']).filter(Boolean)
+        .map(familyOf);
+      const epsOf = new Map<IPFamily, PortEndpoints>();
       for (const node of topo.nodes) {
-        const nodeIP = node.nodeIPs.find((x) => !fams.length || fams.includes(isV6(x)));
+        const nodeIP = node.nodeIPs.find((x) => !fams.length || fams.includes(familyOf(x)));
         if (!nodeIP) continue;
         const dst = { ip: nodeIP, port: port.nodePort, label: `${node.name}:${port.nodePort}`, node: node.name };
-        const v6 = isV6(dst.ip);
-        const eps = endpointsOf(svc, port.name ?? '', input.slices, v6);
+        const family = familyOf(dst.ip);
+        let eps = epsOf.get(family);
+        if (!eps) epsOf.set(family, eps = endpointsOf(svc, port.name ?? '', input.slices, family));
         if (eps.hinted) continue;
-        const client = input.outsideClient ?? (v6 ? OUTSIDE6 : OUTSIDE);
+        const client = input.outsideClient !== undefined && familyOf(input.outsideClient) === family
+          ? input.outsideClient : family === 'IPv6' ? OUTSIDE6 : OUTSIDE;
         const src = { ip: client, entry: { kind: 'external' as const, node: node.name }, label: `outside ${client}` };
         const t = fastTrace(topo, src, dst, proto);
         const expected = local ? (eps.byNode.get(node.name) ?? []) : eps.all;

@@ -35,7 +35,9 @@ describe('bulk tracing', () => {
       const filter = buildFilter(mode, rules);
       const topo: Topology = { nodes: [{ name: 'node', nodeIPs: ['172.18.0.2'], podCIDRs: ['10.244.0.0/24'],
         bridge: 'cni0', gatewayIPs: ['10.244.0.1'], underlayIface: 'eth0', filter }], pods: [] };
-      for (const p of [pkt, { ...pkt, src: '192.0.2.10' }, { ...pkt, src: '192.0.2.10', dst: '172.18.0.2', dport: 30080 }]) {
+      // 10.244.0.11 is one of the Service's endpoints: its own trace takes the hairpin path.
+      for (const p of [pkt, { ...pkt, src: '192.0.2.10' }, { ...pkt, src: '10.244.0.11' },
+        { ...pkt, src: '192.0.2.10', dst: '172.18.0.2', dport: 30080 }]) {
         const entry = { kind: 'external', node: 'node' } as const;
         const full = outcome(foldArrivals(p, walk(topo, entry, p, true)));
         expect(full.destinations.length).toBeGreaterThan(1);

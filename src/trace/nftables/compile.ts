@@ -65,7 +65,8 @@ export function normaliseTokens(tokens: readonly string[]): string[] {
   return tokens.join(' ').replace(/([{},])/g, ' $1 ').split(/\s+/).filter(Boolean);
 }
 
-const PROTO_NUM: Record<string, string> = { '6': 'tcp', '17': 'udp', '132': 'sctp', '1': 'icmp', '58': 'icmp' };
+/** nft's numeric `meta l4proto` values → the names a packet carries. */
+export const PROTO_NUM: Record<string, string> = { '6': 'tcp', '17': 'udp', '132': 'sctp', '1': 'icmp', '58': 'icmp' };
 
 export function compileNftRule(chain: string, index: number, tokens: readonly string[], comment?: string): CompiledNftRule {
   const text = tokens.join(' ');

@@ -5,7 +5,7 @@
 import { canonicalIP } from '../../api/net.js';
 import type { World } from '../world.js';
 import {
-  compilePart, exprNames, type Expr, type FieldEnv, type Part, type Stmt, type ValueRef,
+  compilePart, exprNames, PROTO_NUM, type Expr, type FieldEnv, type Part, type Stmt, type ValueRef,
   type Verdict,
 } from './compile.js';
 import type { NftHookEnv, NftTableIR } from './interpreter.js';
@@ -276,14 +276,10 @@ function endpointsOf(t: NftTableIR, codes: Int32Array): Endpoints | undefined {
   };
 }
 
-const PROTO_NAMES: Record<string, string> = {
-  '6': 'tcp', '17': 'udp', '132': 'sctp', '1': 'icmp', '58': 'icmp',
-};
-
 /** An element part in the form the packet's value of that field takes; undefined if inexact. */
 function exactPart(p: string, name: string): string | number | undefined {
   if (name.endsWith('addr')) return p.includes('/') || p.includes('-') ? undefined : canonicalIP(p);
-  if (name === 'meta l4proto') return PROTO_NAMES[p] ?? p;
+  if (name === 'meta l4proto') return PROTO_NUM[p] ?? p;
   if (name.endsWith('port')) return /^\d+$/.test(p) ? Number(p) : undefined;
   return name === 'ct state' ? undefined : p;
 }
