@@ -103,11 +103,10 @@ export async function startNetnsDataPlane(
           if (stopped) return;
           const peers = inf.cache.list().map((n) => ({
             name: n.metadata.name!,
-            ip: n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '',
             ips: (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP')
               .map((a) => a.address),
             podCIDRs: n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []),
-          })).filter((p) => p.ip);
+          })).filter((p) => p.ips.length > 0);
           // Nodes side by side (their routes are independent): while nodes join, one at a time
           // lagged seconds behind. Node heartbeats and status updates change nothing here: only
           // a new set of peers costs the two `ip` runs of a sync.

@@ -11,7 +11,7 @@ import { kdpError } from '../errors.js';
 
 export type IPFamilyChoice = 'ipv4' | 'ipv6' | 'dual';
 
-export const IP_FAMILY_CHOICES: readonly IPFamilyChoice[] = ['ipv4', 'ipv6', 'dual'];
+const IP_FAMILY_CHOICES: readonly IPFamilyChoice[] = ['ipv4', 'ipv6', 'dual'];
 
 export interface NetworkFlags extends NodeMaskFlags {
   readonly ipFamily?: string;

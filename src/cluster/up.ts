@@ -5,6 +5,7 @@
 // go into the kernel (data-plane-netns.ts); closing removes every kernel object it made.
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { ipFamilyOf } from '../api/net.js';
 import { ADMIN_USER } from '../apiserver/app.js';
 import { startApiServer, type RunningApiServer } from '../apiserver/start.js';
 import { buildInformerFactory } from '../client/informer.js';
@@ -87,7 +88,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     // The `kubernetes` Service points at the underlay gateway (of the primary service family),
     // where the host (and so the API server) sits for the nodes (DESIGN.md §4).
     const under = topoSpec.underlay;
-    const v6Primary = net.serviceCIDRs[0]!.includes(':');
+    const v6Primary = ipFamilyOf(net.serviceCIDRs[0]!) === 'IPv6';
     const api: RunningApiServer = await startApiServer({
       dataDir: o.paths.root, port: o.port, logProvider: router,
       serviceCIDR: net.serviceCIDRs.join(','),

@@ -37,9 +37,8 @@ export interface TopologyNode {
 }
 
 export interface RoutePeer {
-  readonly ip: string;
-  /** All of the peer's node IPs (InternalIPs); each pod CIDR goes via the one of its family. */
-  readonly ips?: readonly string[];
+  /** The peer's node IPs (InternalIPs); each pod CIDR goes via the one of its family. */
+  readonly ips: readonly string[];
   readonly podCIDRs: readonly string[];
 }
 
@@ -165,9 +164,8 @@ export function buildTopology(d: TopologyDeps): Topology {
       const ns = nodeNetns(node);
       const want = new Map<string, string>();
       for (const p of peers) {
-        const ips = [p.ip, ...(p.ips ?? [])];
         for (const c of p.podCIDRs) {
-          const via = ips.find((ip) => ip.includes(':') === c.includes(':'));
+          const via = p.ips.find((ip) => ip.includes(':') === c.includes(':'));
           if (via) want.set(c, via);
         }
       }

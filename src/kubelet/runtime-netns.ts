@@ -100,6 +100,11 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     onExit: (pid) => o.state.removeProcess(pid),
   });
   const netnses = o.sandboxNetns ?? buildSandboxNetns();
+  /** Removes a pod namespace and its record; one that could not go stays recorded, for host
+   *  cleanup (close, `kdp down`) to remove. */
+  const dropNetns = async (netns: string): Promise<void> => {
+    if (await netnses.remove(netns).then(() => true, () => false)) await o.state.removeNetns(netns);
+  };
 
   function status(sb: Sandbox): RuntimePodStatus {
     return { uid: sb.uid, podIPs: [...sb.podIPs], containers: [...sb.containers.values()].map((c) => ({ ...c.status })) };
@@ -214,9 +219,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       await netnses.ensure(netns);
       result = JSON.parse(await cni('ADD', pod, netns, net));
     } catch (e) {
-      // The record stays while the namespace may: `kdp down` removes what this could not.
-      const gone = await netnses.remove(netns).then(() => true, () => false);
-      if (gone) await o.state.removeNetns(netns);
+      await dropNetns(netns);
       throw e;
     }
     const sb: Sandbox = {
@@ -276,9 +279,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       sandboxes.delete(uid);
       await stopProcesses(sb);
       await cni('DEL', sb.pod, sb.netns, sb.net).catch(() => undefined);
-      // A namespace that could not go stays recorded: host cleanup (close, `kdp down`) removes it.
-      const gone = await netnses.remove(sb.netns).then(() => true, () => false);
-      if (gone) await o.state.removeNetns(sb.netns);
+      await dropNetns(sb.netns);
     },
     podStatus: (uid) => {
       const sb = sandboxes.get(uid);

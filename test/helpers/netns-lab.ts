@@ -47,7 +47,7 @@ export async function startNetnsLab(count = 2): Promise<NetnsLab> {
     nodes.push({ name, ip, podCIDR: `10.244.${i}.0/24`, runtime });
   }
   for (const n of nodes) {
-    await topo.syncRoutes(n.name, nodes.filter((p) => p !== n).map((p) => ({ ip: p.ip, podCIDRs: [p.podCIDR] })));
+    await topo.syncRoutes(n.name, nodes.filter((p) => p !== n).map((p) => ({ ips: [p.ip], podCIDRs: [p.podCIDR] })));
   }
   return {
     exec, topo, dir, statePath, nodes,

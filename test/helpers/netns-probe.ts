@@ -30,9 +30,12 @@ export async function probe(exec: HostExec, netns: string, proto: 'tcp' | 'udp' 
   return stdout;
 }
 
-/** `from=<ip>` of an echo answer. */
+/** `from=<ip>` of an echo answer (`from=<ip>:<port>`; IPv6 bare or bracketed). */
 export function seenSource(answer: string): string | undefined {
-  return /from=([0-9.]+):/.exec(answer)?.[1];
+  const tok = /from=(\S+)/.exec(answer)?.[1];
+  if (!tok) return undefined;
+  const m = /^\[(.+)\]:\d+$/.exec(tok);
+  return m ? m[1] : tok.slice(0, tok.lastIndexOf(':'));
 }
 
 export function seenPod(answer: string): string | undefined {

@@ -25,8 +25,8 @@ describe('host-gw route sync (recorded)', () => {
         { dst: '10.244.5.0/24', gateway: '172.18.0.7' },
       ]), stderr: '',
     });
-    await t.syncRoutes('n1', [{ ip: '172.18.0.3', podCIDRs: ['10.244.1.0/24'] },
-      { ip: '172.18.0.4', podCIDRs: ['10.244.2.0/24', 'fd00::/64'] }]);
+    await t.syncRoutes('n1', [{ ips: ['172.18.0.3'], podCIDRs: ['10.244.1.0/24'] },
+      { ips: ['172.18.0.4'], podCIDRs: ['10.244.2.0/24', 'fd00::/64'] }]);
     const batch = exec.calls.find((c) => c.args.includes('-batch'))!;
     expect(batch.args).toEqual(['-n', 'kdp-abc123-n1', '-batch', '-']);
     expect(batch.input!.trim().split('\n')).toEqual([
@@ -41,7 +41,7 @@ describe('host-gw route sync (recorded)', () => {
     exec.on((c) => c.args.includes('route'), {
       stdout: JSON.stringify([{ dst: '10.244.1.0/24', gateway: '172.18.0.3' }]), stderr: '',
     });
-    await t.syncRoutes('n1', [{ ip: '172.18.0.3', podCIDRs: ['10.244.1.0/24'] }]);
+    await t.syncRoutes('n1', [{ ips: ['172.18.0.3'], podCIDRs: ['10.244.1.0/24'] }]);
     expect(exec.calls.some((c) => c.args.includes('-batch'))).toBe(false);
   });
 });

@@ -9,24 +9,15 @@ import { resolveClusterNetwork } from '../../src/cluster/network.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { cleanupHost } from '../../src/host/cleanup.js';
 import { buildHostExec } from '../../src/host/exec.js';
-import { listNetns } from '../../src/host/netns.js';
 import { podNetnsName } from '../../src/kubelet/runtime-netns.js';
 import { waitFor } from '../helpers/cluster.js';
-import { probe, seenPod } from '../helpers/netns-probe.js';
+import { probe, seenPod, seenSource } from '../helpers/netns-probe.js';
 import { canUseNetns } from '../helpers/root.js';
 
 const exec = buildHostExec();
 const PODS = { group: '', version: 'v1', resource: 'pods', namespace: 'default' } as const;
 const SVC = { group: '', version: 'v1', resource: 'services', namespace: 'default' } as const;
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
-
-/** The source address an echo answer saw (`from=<ip>:<port>`, IPv6 bare or bracketed). */
-function seenFrom(answer: string): string | undefined {
-  const tok = /from=(\S+)/.exec(answer)?.[1];
-  if (!tok) return undefined;
-  const m = /^\[(.+)\]:\d+$/.exec(tok);
-  return m ? m[1] : tok.slice(0, tok.lastIndexOf(':'));
-}
 
 function webPod(name: string, node: string): Pod {
   return {
@@ -109,7 +100,7 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'ip6tables-restore', 'nft'
         (await probe(exec, podNetnsName(prefix, a!.metadata.uid!), 'tcp', v6Of(b!), 8080).catch(() => ''))
         || undefined, 20_000, 'web-2 to answer over IPv6');
       expect(seenPod(answer)).toBe('web-2');
-      expect(seenFrom(answer)).toBe(v6Of(a!));
+      expect(seenSource(answer)).toBe(v6Of(a!));
     });
 
     it('a pod reaches the IPv6 ClusterIP of a dual-stack Service through the IPv6 kernel rules', async () => {
@@ -142,7 +133,7 @@ describe.runIf(canUseNetns(['ip', 'ip6tables-restore', 'nft', 'nsenter']))(
       const answer = await waitFor(async () =>
         (await probe(exec, podNetnsName(prefix, a!.metadata.uid!), 'tcp', b!.status!.podIP!, 8080)
           .catch(() => '')) || undefined, 20_000, 'web-2 to answer');
-      expect(seenFrom(answer)).toBe(a!.status!.podIP);
+      expect(seenSource(answer)).toBe(a!.status!.podIP);
       const svc = await client().get<Service>(SVC, 'web');
       expect(svc.spec?.clusterIP).toMatch(/^fd00:10:96::/);
       const seen = await waitFor(async () => seenPod(await probe(exec, podNetnsName(prefix, a!.metadata.uid!),

@@ -54,12 +54,12 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'ping']))('topology in the
 
   it('keeps host-gw routes equal to the peers, removing routes of peers gone', async () => {
     const ns = topo.nodeNetns('n1');
-    await topo.syncRoutes('n1', [{ ip: '172.18.0.3', podCIDRs: ['10.244.1.0/24'] },
-      { ip: '172.18.0.4', podCIDRs: ['10.244.2.0/24'] }]);
+    await topo.syncRoutes('n1', [{ ips: ['172.18.0.3'], podCIDRs: ['10.244.1.0/24'] },
+      { ips: ['172.18.0.4'], podCIDRs: ['10.244.2.0/24'] }]);
     let routes = (await exec.run('ip', ['-n', ns, 'route', 'show'])).stdout;
     expect(routes).toContain('10.244.1.0/24 via 172.18.0.3 dev eth0');
     expect(routes).toContain('10.244.2.0/24 via 172.18.0.4 dev eth0');
-    await topo.syncRoutes('n1', [{ ip: '172.18.0.3', podCIDRs: ['10.244.1.0/24'] }]);
+    await topo.syncRoutes('n1', [{ ips: ['172.18.0.3'], podCIDRs: ['10.244.1.0/24'] }]);
     routes = (await exec.run('ip', ['-n', ns, 'route', 'show'])).stdout;
     expect(routes).toContain('10.244.1.0/24 via 172.18.0.3 dev eth0');
     expect(routes).not.toContain('10.244.2.0/24');

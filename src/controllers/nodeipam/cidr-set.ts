@@ -72,3 +72,21 @@ export function buildCidrSet(clusterCIDR: string, nodeMask: number): CidrSet {
 }
 
 export { formatCIDR };
+
+/**
+ * One block from each set, in order (a dual-stack node's podCIDRs); all or nothing: when a set
+ * is exhausted the blocks already taken go back, and the error names that set's index.
+ */
+export function allocateFromEach(sets: readonly CidrSet[]): string[] {
+  const got: string[] = [];
+  for (const [idx, set] of sets.entries()) {
+    try {
+      got.push(set.allocateNext());
+    } catch (e) {
+      got.forEach((x, i) => sets[i]!.release(x));
+      throw kdpError('KDP_CONFLICT',
+        `failed to allocate cidr from cluster cidr at idx:${idx}: ${(e as Error).message}`);
+    }
+  }
+  return got;
+}

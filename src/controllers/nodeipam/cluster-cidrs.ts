@@ -6,7 +6,7 @@
 import { canonicalCIDR, familyBits, parseCIDR, type IPFamily } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
 
-export const DEFAULT_NODE_MASK: Readonly<Record<IPFamily, number>> = { IPv4: 24, IPv6: 64 };
+const DEFAULT_NODE_MASK: Readonly<Record<IPFamily, number>> = { IPv4: 24, IPv6: 64 };
 
 export interface NodeMaskFlags {
   /** `--node-cidr-mask-size` (single stack only). */
@@ -57,7 +57,7 @@ export function parseClusterCIDRs(
 }
 
 /** Upstream setNodeCIDRMaskSizes: the mask per cluster CIDR, with its flag checks. */
-export function nodeMaskSizes(families: readonly IPFamily[], m: NodeMaskFlags): number[] {
+function nodeMaskSizes(families: readonly IPFamily[], m: NodeMaskFlags): number[] {
   const dual = families.length === 2;
   const perFamily = m.nodeCIDRMaskSizeIPv4 !== undefined || m.nodeCIDRMaskSizeIPv6 !== undefined;
   if (dual && m.nodeCIDRMaskSize !== undefined) {

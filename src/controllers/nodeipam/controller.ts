@@ -11,7 +11,7 @@ import type { ControllerContext } from '../options.js';
 import { NODES } from '../refs.js';
 import { buildQueueController } from '../runner.js';
 import type { Controller } from '../util.js';
-import { buildCidrSet } from './cidr-set.js';
+import { allocateFromEach, buildCidrSet } from './cidr-set.js';
 
 export function buildNodeIpamController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
@@ -84,19 +84,13 @@ export function buildNodeIpamController(ctx: ControllerContext): Controller {
 
   /** One block from each set, in cluster-CIDR order; all or nothing. */
   function allocate(node: Node): string[] {
-    const got: string[] = [];
-    for (const [idx, s] of sets.entries()) {
-      try {
-        got.push(s.set.allocateNext());
-      } catch (e) {
-        for (const x of got) setFor(x)?.release(x);
-        recorder.event(withKind(node), 'Normal', 'CIDRNotAvailable',
-          `Node ${node.metadata.name} status is now: CIDRNotAvailable`);
-        throw kdpError('KDP_CONFLICT',
-          `failed to allocate cidr from cluster cidr at idx:${idx}: ${(e as Error).message}`);
-      }
+    try {
+      return allocateFromEach(sets.map((s) => s.set));
+    } catch (e) {
+      recorder.event(withKind(node), 'Normal', 'CIDRNotAvailable',
+        `Node ${node.metadata.name} status is now: CIDRNotAvailable`);
+      throw e;
     }
-    return got;
   }
 
   return { name: 'nodeipam', start: c.start, stop: c.stop };
