@@ -2,6 +2,7 @@
 // duration in milliseconds and multiplied by `timeScale`, so tests and demos can run a node
 // failure timeline in seconds.
 
+import { parseServiceCIDRs } from '../api/service-cidr.js';
 import type { InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
 import type { EventRecorder } from './events.js';
@@ -70,7 +71,7 @@ export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedCon
     controllers: new Set(o.controllers ?? ALL_CONTROLLERS),
     clusterCIDRs: cidrs.cidrs,
     nodeCIDRMaskSizes: cidrs.nodeMasks,
-    serviceCIDRs: (o.serviceCIDR ?? '10.96.0.0/12').split(',').map((s) => s.trim()).filter(Boolean),
+    serviceCIDRs: parseServiceCIDRs(o.serviceCIDR ?? '10.96.0.0/12'),
     nodeMonitorPeriodMs: (o.nodeMonitorPeriodMs ?? 5_000) * timeScale,
     nodeMonitorGracePeriodMs: (o.nodeMonitorGracePeriodMs ?? 50_000) * timeScale,
     burstReplicas: o.burstReplicas ?? 500,
