@@ -29,23 +29,19 @@ export function parseNftAny(text: string): NftRuleset {
 
 export function compileNftRuleset(rs: NftRuleset): NftTableIR[] {
   return [...rs.tables.values()].map((t) => {
-    const compiled = [...t.chains.values()].map((c) => ({
-      c, rules: c.rules.map((r, i) => compileNftRule(c.name, i + 1, r.tokens, r.comment)),
-    }));
-    const named = compiled.map(({ c, rules }) => ({ name: c.name, rules }));
-    const { program, starts } = buildProgram(named);
-    const chains = new Map<string, NftChainIR>();
-    for (const { c, rules } of compiled) {
-      chains.set(c.name, {
-        table: `${t.family} ${t.name}`, name: c.name, hook: c.hook, type: c.type,
-        priority: c.priority ?? 0, policy: c.policy ?? 'accept', rules, start: starts.get(c.name)!,
-      });
+    const { program, starts } = buildProgram([...t.chains.values()].map((c) => ({
+      name: c.name, rules: c.rules.map((r, i) => compileNftRule(c.name, i + 1, r.tokens, r.comment)),
+    })));
+    const baseChains: NftChainIR[] = [];
+    for (const c of t.chains.values()) {
+      if (c.hook === undefined) continue;
+      baseChains.push({ name: c.name, hook: c.hook, priority: c.priority ?? 0,
+        policy: c.policy ?? 'accept', start: starts.get(c.name)! });
     }
     const sets = new Map<string, { key: readonly string[]; value?: readonly string[] }[]>();
     for (const s of t.sets.values()) sets.set(s.name, [...s.elements.values()]);
-    const baseChains = [...chains.values()].filter((c) => c.hook !== undefined);
     return {
-      key: `${t.family} ${t.name}`, family: t.family, chains, sets, indexes: new Map(), baseChains,
+      key: `${t.family} ${t.name}`, family: t.family, sets, indexes: new Map(), baseChains,
       verdicts: new WeakMap(), setElements: (name: string) => sets.get(name) ?? [], program, starts,
     };
   });

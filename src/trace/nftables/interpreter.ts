@@ -12,7 +12,7 @@
 import { endpointString, withDst, withSrc } from '../packet.js';
 import { forkWorld, isRecording, type Hop, type HopOrigin, type World } from '../world.js';
 import type { Hook } from '../iptables/interpreter.js';
-import type { CompiledNftRule, FieldEnv, Stmt, Verdict } from './compile.js';
+import type { FieldEnv, Stmt, Verdict } from './compile.js';
 import {
   Code, CODE, CODE_MASK, codeKind, codeTarget, NEGATE_BIT, NEXT, NUM, STRIDE, TARGET, verdictCode,
   VKind, type NftProgram,
@@ -21,14 +21,12 @@ import {
   compileMatch, compileVmap, type CompiledVmap, type Endpoints, type SetIndex, type Test,
 } from './sets.js';
 
+/** A base chain: where a hook enters its table's program. */
 export interface NftChainIR {
-  readonly table: string;
   readonly name: string;
-  readonly hook?: string;
-  readonly type?: string;
+  readonly hook: string;
   readonly priority: number;
   readonly policy: string;
-  readonly rules: readonly CompiledNftRule[];
   /** The chain's first op in its table's program. */
   readonly start: number;
 }
@@ -39,7 +37,6 @@ export interface NftTableIR {
   /** `ip kube-proxy` */
   readonly key: string;
   readonly family: string;
-  readonly chains: ReadonlyMap<string, NftChainIR>;
   readonly sets: ReadonlyMap<string, readonly Element[]>;
   /** Lookup indexes built on first use, per set and key layout (the hot path of big tables). */
   readonly indexes: Map<string, SetIndex<unknown>>;
