@@ -274,3 +274,9 @@ export function subnetAt(cidr: string | ParsedCIDR, newPrefix: number, n: bigint
   const base = c.base + (i << BigInt(bits - newPrefix));
   return formatCIDR({ family: c.family, base, prefix: newPrefix });
 }
+
+/** A flag's CIDR list (`"a,b"`, or already a list), trimmed, empty entries dropped. */
+export function cidrList(input: string | readonly string[]): string[] {
+  return (typeof input === 'string' ? input.split(',') : [...input])
+    .map((s) => s.trim()).filter((s) => s !== '');
+}

@@ -3,7 +3,7 @@
 // upstream's defaultservicecidr controller does. The first CIDR is the primary family.
 
 import { kdpError } from '../errors.js';
-import { canonicalCIDR, familyBits, nthAddress, parseCIDR, type IPFamily } from './net.js';
+import { canonicalCIDR, cidrList, familyBits, nthAddress, parseCIDR, type IPFamily } from './net.js';
 import type { ServiceCIDR } from './types.js';
 
 /** Upstream DefaultServiceCIDRName. */
@@ -22,8 +22,7 @@ export const DNS_SERVICE_IP_INDEX = 10;
  * Accepts `"10.96.0.0/12,fd00::/108"` or an array. Throws KDP_CONFIG naming the problem.
  */
 export function parseServiceCIDRs(input: string | readonly string[]): string[] {
-  const list = (typeof input === 'string' ? input.split(',') : [...input])
-    .map((s) => s.trim()).filter((s) => s !== '');
+  const list = cidrList(input);
   const bad = (msg: string): never => {
     throw kdpError('KDP_CONFIG', `--service-cluster-ip-range: ${msg}`);
   };

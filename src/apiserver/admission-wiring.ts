@@ -1,5 +1,6 @@
 // Builds the admission chain (security's plugins) over a server-internal object source.
 
+import { cidrList } from '../api/net.js';
 import { buildAdmissionPlugins } from './admission/index.js';
 import type { AdmissionPlugin } from './pipeline-types.js';
 import type { ResourceCatalog, ServedResource } from './resource-types.js';
@@ -60,7 +61,7 @@ export function buildObjectSource(
 }
 
 export function buildAdmission(o: AdmissionWiringOptions): AdmissionPlugin[] {
-  return buildAdmissionPlugins({ serviceCIDRs: o.serviceCIDR.split(',').map((s) => s.trim()),
+  return buildAdmissionPlugins({ serviceCIDRs: cidrList(o.serviceCIDR),
     nodePortRange: o.nodePortRange ?? '30000-32767',
     source: buildObjectSource(o.catalog, o.getDeps) });
 }

@@ -7,7 +7,7 @@ import { bootstrapRbacObjects } from './authz/index.js';
 import type { ApiService, Target } from './service.js';
 import type { RequestContext } from './rest/deps.js';
 import { parseApiVersion } from '../api/registry.js';
-import { ipFamilyOf } from '../api/net.js';
+import { cidrList, ipFamilyOf } from '../api/net.js';
 
 export interface BootstrapOptions {
   readonly serviceCIDR: string;
@@ -40,7 +40,7 @@ export function bootstrapObjects(o: BootstrapOptions): KubeObject[] {
   return [
     ...ns,
     { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'kubernetes' },
-      spec: { cidrs: o.serviceCIDR.split(',').map((s) => s.trim()) } },
+      spec: { cidrs: cidrList(o.serviceCIDR) } },
     { apiVersion: 'v1', kind: 'Service',
       metadata: { name: 'kubernetes', namespace: 'default', labels },
       spec: { type: 'ClusterIP', clusterIP: o.apiServiceIP, clusterIPs: [o.apiServiceIP],

@@ -4,7 +4,7 @@
 // families; the first is the primary family. Defaults are kind's: 10.244.0.0/16 and
 // fd00:10:244::/56 (node masks /24 and /64), 10.96.0.0/12 and fd00:10:96::/112.
 
-import { familyBits, parseCIDR, type IPFamily } from '../api/net.js';
+import { cidrList, familyBits, parseCIDR, type IPFamily } from '../api/net.js';
 import { parseServiceCIDRs } from '../api/service-cidr.js';
 import { parseClusterCIDRs, type NodeMaskFlags } from '../controllers/nodeipam/cluster-cidrs.js';
 import { kdpError } from '../errors.js';
@@ -46,8 +46,7 @@ const bad = (msg: string): never => {
 };
 
 function familiesOfList(text: string): IPFamily[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean)
-    .map((s) => parseCIDR(s)?.family ?? 'IPv4');
+  return cidrList(text).map((s) => parseCIDR(s)?.family ?? 'IPv4');
 }
 
 function choiceOf(families: readonly IPFamily[]): IPFamilyChoice {

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { nthAddress } from '../api/net.js';
+import { cidrList, nthAddress } from '../api/net.js';
 import { kdpError } from '../errors.js';
 import type { HostExec } from './exec.js';
 import { ensureNetns, ipBatch, setSysctl } from './netns.js';
@@ -104,7 +104,7 @@ export function buildTopology(d: TopologyDeps): Topology {
   const underlayNetns = `${prefix}-${spec.underlay.namespace}`;
   const prefixLen = spec.underlay.cidr.split('/')[1];
   const nodeNetns = (node: string) => `${prefix}-${node}`;
-  const clusterCIDRs = d.clusterCIDRs ?? spec.clusterCIDR.split(',').map((c) => c.trim());
+  const clusterCIDRs = d.clusterCIDRs ?? cidrList(spec.clusterCIDR);
   const v4CIDRs = clusterCIDRs.filter((c) => !c.includes(':'));
   const v6CIDRs = clusterCIDRs.filter((c) => c.includes(':'));
   const v6 = v6CIDRs.length > 0 && spec.underlay.cidr6 !== undefined;

@@ -3,7 +3,7 @@
 // stack; node mask sizes default to /24 for IPv4 and /64 for IPv6 and are ordered like the
 // cluster CIDRs (not v4 first). Messages are upstream's; errors are KDP_CONFIG.
 
-import { canonicalCIDR, familyBits, parseCIDR, type IPFamily } from '../../api/net.js';
+import { canonicalCIDR, cidrList, familyBits, parseCIDR, type IPFamily } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
 
 const DEFAULT_NODE_MASK: Readonly<Record<IPFamily, number>> = { IPv4: 24, IPv6: 64 };
@@ -31,8 +31,7 @@ const bad = (msg: string): never => {
 export function parseClusterCIDRs(
   input: string | readonly string[], masks: NodeMaskFlags = {},
 ): ClusterCIDRs {
-  const list = (typeof input === 'string' ? input.split(',') : [...input])
-    .map((s) => s.trim()).filter((s) => s !== '');
+  const list = cidrList(input);
   if (list.length === 0) {
     bad('Controller: Must specify --cluster-cidr if --allocate-node-cidrs is set');
   }
