@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { kdpError } from '../errors.js';
-import { peerCertificateOf } from './authn/index.js';
+import { peerCertificateOf, peerCertificateRejection } from './authn/index.js';
 import { buildAuthorizer, forbiddenError } from './authz/index.js';
 import {
   aggregatedContentType, aggregatedDiscovery, apiGroupList, apiVersions,
@@ -77,8 +77,19 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     const peer = peerCertificateOf(raw.socket as TLSSocket);
     const user = o.authenticator ?
       o.authenticator.authenticate({ headers: raw.headers, peerCertificate: peer }) : ADMIN_USER;
+    if (!user) refuseRejectedCertificate(raw);
     if (!user && !o.anonymous) throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
     return user ?? ANONYMOUS;
+  };
+  // As upstream's union authenticator: a client certificate that fails verification is an error
+  // unless another credential (a bearer token) authenticated the request, and anonymous access
+  // never covers it. The server asks for certificates only when it has a client CA (serve.ts),
+  // upstream's condition for its x509 authenticator.
+  const refuseRejectedCertificate = (raw: IncomingMessage): void => {
+    const why = o.authenticator ? peerCertificateRejection(raw.socket as TLSSocket) : undefined;
+    if (why === undefined) return;
+    app.log.info({ reason: why }, 'Unable to authenticate the request');
+    throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
   };
   // On a server of our own (listenApiServer), JSON resource requests skip Fastify.
   const lane = buildFastLane({ service, authenticate, bodyLimit: o.bodyLimit });

@@ -91,3 +91,23 @@ export function peerCertificateOf(
     v === undefined ? [] : Array.isArray(v) ? v : [v];
   return { subjectCN: asList(cert.subject.CN)[0] ?? '', subjectO: asList(cert.subject.O) };
 }
+
+/**
+ * Why the TLS peer's certificate failed verification against the client CA, or undefined when
+ * the peer sent no certificate, it verified, or the connection is not TLS. As upstream's x509
+ * authenticator, a certificate that is presented and fails (another CA, expired, not yet valid,
+ * not for client auth) is an authentication error, never the absence of credentials.
+ */
+export function peerCertificateRejection(
+  socket: Partial<Pick<TLSSocket, 'authorized' | 'authorizationError' | 'getPeerCertificate'>>
+    | undefined,
+): string | undefined {
+  if (!socket || socket.authorized || typeof socket.getPeerCertificate !== 'function') {
+    return undefined;
+  }
+  const cert = socket.getPeerCertificate();
+  if (!cert || Object.keys(cert).length === 0) return undefined;
+  const reason = socket.authorizationError;
+  return `verifying certificate SN=${cert.serialNumber} failed: ` +
+    `${reason instanceof Error ? reason.message : String(reason)}`;
+}
