@@ -21,4 +21,10 @@ export interface Command {
   readonly flags: readonly FlagSpec[];
   /** Returns the process exit code. Throws KdpError for user-facing failures. */
   run(args: ParsedArgs, io: CliIO): Promise<number>;
+  /**
+   * Exit status for every error this command throws, when its own statuses give 1 a meaning
+   * (`kdp trace`: 1 is "dropped"), so no error can be read as a verdict. Default: 2 for input
+   * errors (INPUT_ERROR_CODES), 1 for other failures.
+   */
+  readonly errorStatus?: number;
 }

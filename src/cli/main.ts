@@ -1,9 +1,14 @@
 // `kdp` entry point: finds the command, parses its flags, runs it, maps errors to exit codes.
 
-import { isKdpError } from '../errors.js';
+import { isKdpError, type ErrorCode } from '../errors.js';
 import type { CliIO, Command } from './command.js';
 import { formatFlagHelp, parseFlags } from './flags.js';
 import { COMMANDS } from './commands/index.js';
+
+/** Bad flags, config or input (README: exit 2); other failures exit 1, crashes 70. */
+export const INPUT_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'KDP_CONFIG', 'KDP_INPUT', 'KDP_PARSE', 'KDP_DIFF',
+]);
 
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   const found = findCommand(COMMANDS, argv);
@@ -24,7 +29,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     if (isKdpError(e)) {
       io.err(`error [${e.code}]: ${e.message}\n`);
       for (const c of e.details.causes ?? []) io.err(`  ${c.field}: ${c.message}\n`);
-      return e.code === 'KDP_DIFF' || e.code === 'KDP_PARSE' || e.code === 'KDP_CONFIG' ? 2 : 1;
+      return command.errorStatus ?? (INPUT_ERROR_CODES.has(e.code) ? 2 : 1);
     }
     io.err(`internal error: ${(e as Error).stack ?? String(e)}\n`);
     return 70;

@@ -90,7 +90,7 @@ describe('kdp rules compile input checks', () => {
       'endpoints: [{addresses: [10.244.0.5]}]', '',
     ].join('\n'));
     const r = await kdp('rules', 'compile', '-f', file, '--mode', 'iptables');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2); // input errors exit 2 (README)
     expect(r.out).toBe('');
     expect(r.err).toMatch(/document 2: EndpointSlice default\/web-1 is invalid: addressType: Required value/);
   });

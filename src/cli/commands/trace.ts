@@ -22,8 +22,11 @@ import { parseMode } from './rules-compile.js';
 import { liveJson, renderLive, renderTrace } from '../render-trace.js';
 import { DATA_DIR_FLAG } from './up.js';
 
+/** Exit 0 delivered, 1 dropped or rejected, 2 any error (bad input, untraceable), 3 (--live)
+ *  the kernel disagrees with the simulation. */
 export const traceCommand: Command = {
   name: 'trace',
+  errorStatus: 2,
   summary: 'trace a packet hop by hop through routes and the compiled rules',
   args: 'SRC DST[:PORT]',
   flags: [
@@ -43,7 +46,7 @@ export const traceCommand: Command = {
     DATA_DIR_FLAG,
   ],
   async run(args, io) {
-    if (args.positionals.length !== 2) throw kdpError('KDP_TRACE', 'usage: kdp trace SRC DST[:PORT]');
+    if (args.positionals.length !== 2) throw kdpError('KDP_CONFIG', 'usage: kdp trace SRC DST[:PORT]');
     const [srcText, dstText] = args.positionals as [string, string];
     const proto = parseProtocol(args.flags.proto as string);
     if (args.flags.live && args.flags.rules) {
