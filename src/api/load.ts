@@ -3,13 +3,21 @@
 // are flattened. Every object keeps its source so errors and the CLI can point at it.
 // YAML is read as YAML 1.1 with merge keys, like sigs.k8s.io/yaml (go-yaml v2), so `yes`/`on`
 // are booleans as kubectl sees them. Problems are KDP_INPUT naming file, document and field.
+// Input is bounded: a file is at most MAX_MANIFEST_BYTES and a document may expand at most
+// MAX_YAML_ALIASES aliases (a "billion laughs" document is refused, not expanded).
 
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { kdpError } from '../errors.js';
+import { isKdpError, kdpError } from '../errors.js';
 import type { KubeObject } from '../client/types.js';
 import { buildRegistry, type ResourceRegistry } from './registry.js';
+
+/** Largest manifest file (or stdin text) read: far above any real object set. */
+export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
+/** Aliases one document may resolve (the `yaml` library's maxAliasCount; its default too). */
+export const MAX_YAML_ALIASES = 100;
 
 export interface ObjectSource {
   readonly file: string;
@@ -90,6 +98,7 @@ function loadDocument(v: unknown, src: ObjectSource, opts: LoadOptions, reg: Res
 export function loadObjectsFromText(text: string, file: string, opts: LoadOptions = {})
   : LoadedObject[] {
   const reg = opts.registry ?? buildRegistry();
+  checkSize(Buffer.byteLength(text), file);
   const docs = parseAllDocuments(text, { version: '1.1', merge: true, uniqueKeys: true });
   const out: LoadedObject[] = [];
   docs.forEach((doc, i) => {
@@ -100,7 +109,14 @@ export function loadObjectsFromText(text: string, file: string, opts: LoadOption
       const at = pos ? ` at line ${pos.line}, column ${pos.col}` : '';
       inputError(src, '', `invalid YAML${at}: ${err.message.split('\n')[0]}`, err);
     }
-    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+    } catch (e) {
+      // The library throws (ReferenceError) when aliases expand past the limit.
+      inputError(src, '', `YAML aliases expand too much (more than ${MAX_YAML_ALIASES} ` +
+        'alias uses in one document)', e);
+    }
     if (value === null || value === undefined) return;
     loadDocument(value, src, opts, reg, out);
   });
@@ -108,6 +124,13 @@ export function loadObjectsFromText(text: string, file: string, opts: LoadOption
 }
 
 const MANIFEST_EXT = /\.(ya?ml|json)$/i;
+
+function checkSize(bytes: number, file: string): void {
+  if (bytes > MAX_MANIFEST_BYTES) {
+    throw kdpError('KDP_INPUT', `${file}: ${bytes} bytes is over the ${MAX_MANIFEST_BYTES}-byte ` +
+      'limit for a manifest file');
+  }
+}
 
 /**
  * Loads files in order; a directory contributes its `*.yaml`, `*.yml`, `*.json` files sorted by
@@ -129,8 +152,11 @@ export async function loadObjectsFromFiles(paths: readonly string[], opts: LoadO
     for (const f of files) {
       let text: string;
       try {
-        text = await readFile(f, 'utf8');
+        const size = (await stat(f)).size;
+        text = size > MAX_MANIFEST_BYTES ? '' : await readFile(f, 'utf8');
+        checkSize(size, f);
       } catch (e) {
+        if (isKdpError(e)) throw e;
         throw kdpError('KDP_INPUT', `${f}: cannot read: ${(e as Error).message}`, {}, e);
       }
       out.push(...loadObjectsFromText(text, f, opts));

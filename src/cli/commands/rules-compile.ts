@@ -1,10 +1,13 @@
 // `kdp rules compile`: offline, no cluster. Kubernetes YAML in, what kube-proxy would apply out.
 
 import { applyDefaults } from '../../api/defaults.js';
-import { describeSource, loadObjectsFromFiles, loadObjectsFromText } from '../../api/load.js';
+import {
+  describeSource, loadObjectsFromFiles, loadObjectsFromText, type LoadedObject,
+} from '../../api/load.js';
+import { isCIDR } from '../../api/net.js';
 import { validate } from '../../api/validation/index.js';
 import type { KubeObject } from '../../api/types.js';
-import { kdpError } from '../../errors.js';
+import { isKdpError, kdpError, type Cause } from '../../errors.js';
 import type { ProxyMode } from '../../proxy/backend.js';
 import { compileOffline } from '../../proxy/compile.js';
 import type { Command } from '../command.js';
@@ -21,9 +24,12 @@ export function parseMode(v: unknown, flag = '--mode'): ProxyMode | undefined {
 }
 
 /**
- * Reads manifests as the API server would store them: defaulted, then validated. kube-proxy only
- * ever sees stored objects, so an object the API server would refuse (a missing required field,
- * a bad IP) is an input error naming the document and fields — and nothing is printed.
+ * Reads manifests as the API server would store them: defaulted, then validated by the API's
+ * own entry point (`validate`, and for a Service with a status the status-subresource check),
+ * plus the range checks the API server's allocators make (a nodePort is a port number).
+ * kube-proxy only ever sees stored objects, so an object the API server would refuse (a missing
+ * required field, a bad IP, a value of the wrong type) is KDP_INPUT naming the file, document
+ * and fields — and nothing is printed.
  */
 export async function loadManifests(paths: readonly string[]): Promise<KubeObject[]> {
   const out: KubeObject[] = [];
@@ -32,18 +38,79 @@ export async function loadManifests(paths: readonly string[]): Promise<KubeObjec
       ? loadObjectsFromText(await readInput('-', '-f'), '<stdin>')
       : await loadObjectsFromFiles([p]);
     for (const l of loaded) {
-      applyDefaults(l.object);
-      const causes = validate(l.object);
-      if (causes.length > 0) {
-        const name = `${l.object.kind} ${l.object.metadata?.namespace ? `${l.object.metadata.namespace}/` : ''}${l.object.metadata?.name ?? ''}`;
-        throw kdpError('KDP_INPUT', `${describeSource(l.source)}: ${name} is invalid: ` +
-          causes.map((c) => `${c.field}: ${c.message}`).join('; '), { causes });
-      }
+      checkStored(l);
       out.push(l.object);
     }
   }
   return out;
 }
+
+function checkStored(l: LoadedObject): void {
+  const o = l.object;
+  const meta = isRecord(o.metadata) ? o.metadata : {};
+  const ns = typeof meta.namespace === 'string' && meta.namespace ? `${meta.namespace}/` : '';
+  const label = `${describeSource(l.source)}: ${o.kind} ${ns}${String(meta.name ?? '')}`;
+  // As the API server: a body whose shape defaulting cannot walk is the client's error; the
+  // validation below names the field when it can.
+  let shapeError: Error | undefined;
+  try {
+    applyDefaults(o);
+  } catch (e) {
+    if (isKdpError(e)) throw e;
+    shapeError = e as Error;
+  }
+  let causes: Cause[];
+  try {
+    causes = [...validate(o), ...statusCauses(o), ...nodePortCauses(o)];
+  } catch (e) {
+    if (isKdpError(e)) throw e;
+    shapeError ??= e as Error;
+    causes = [];
+  }
+  if (causes.length > 0) {
+    throw kdpError('KDP_INPUT', `${label} is invalid: ` +
+      causes.map((c) => `${c.field}: ${c.message}`).join('; '), { causes });
+  }
+  if (shapeError) {
+    throw kdpError('KDP_INPUT', `${label}: cannot be handled as a ${o.kind}: a field has the ` +
+      'wrong type (a list, object, string or number where another belongs)', {}, shapeError);
+  }
+}
+
+/** A Service's status as if written through the status subresource (kube-proxy reads it). */
+function statusCauses(o: KubeObject): Cause[] {
+  if (o.apiVersion !== 'v1' || o.kind !== 'Service' || !isRecord(o.status)) return [];
+  return validate(o, o, { subresource: 'status' });
+}
+
+/**
+ * The API server's NodePort allocator refuses a port outside its range before validation runs;
+ * offline there is no range, but a nodePort must still be a port number.
+ */
+function nodePortCauses(o: KubeObject): Cause[] {
+  if (o.apiVersion !== 'v1' || o.kind !== 'Service' || !isRecord(o.spec)) return [];
+  const spec = o.spec;
+  const ports = Array.isArray(spec.ports) ? spec.ports : [];
+  const fields: [string, unknown][] = ports.map((p, i) =>
+    [`spec.ports[${i}].nodePort`, isRecord(p) ? p.nodePort : undefined]);
+  fields.push(['spec.healthCheckNodePort', spec.healthCheckNodePort]);
+  return fields.flatMap(([field, v]) => {
+    if (v === undefined || v === null || v === 0) return [];
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 65535) return [];
+    return [{ field, reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(v)}: must be between 1 and 65535, inclusive` }];
+  });
+}
+
+function podCIDRsFlag(v: string[] | undefined): string[] | undefined {
+  for (const c of v ?? []) {
+    if (!isCIDR(c)) throw kdpError('KDP_CONFIG', `--pod-cidr: "${c}" is not a CIDR`);
+  }
+  return v;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const rulesCompileCommand: Command = {
   name: 'rules compile',
@@ -74,7 +141,7 @@ export const rulesCompileCommand: Command = {
       mode,
       nodeName: args.flags['node-name'] as string,
       nodeIPs: (args.flags['node-ip'] as string[] | undefined) ?? ['172.18.0.2'],
-      podCIDRs: args.flags['pod-cidr'] as string[] | undefined,
+      podCIDRs: podCIDRsFlag(args.flags['pod-cidr'] as string[] | undefined),
       // ipvs output is only readable with its section headers (the canonical form).
       canonical: (args.flags.canonical as boolean) || (mode ?? 'iptables') === 'ipvs',
       capabilities: { randomFully: args.flags['random-fully'] as boolean, nfacct: args.flags.nfacct as boolean },
