@@ -22,6 +22,7 @@ import { WalWriter } from './wal.js';
 import { pruneBefore, recover } from './recover.js';
 import { writeSnapshot } from './snapshot.js';
 import { acquireDirLock, type DirLock } from './lock.js';
+import { PRIVATE_DIR_MODE } from '../util/private-files.js';
 
 type Mutation =
   /** `value`: the put's value as written (so watchers need not unpack it). */
@@ -328,10 +329,11 @@ export async function buildEmbeddedStore(o: EmbeddedStoreOptions = {}): Promise<
     return new EmbeddedStore({ index: new KeyIndex(), ring: new EventRing(limits), revision: 1,
       wal: undefined, codec }, opts);
   }
-  await mkdir(opts.dataDir, { recursive: true });
+  // Created private; an existing directory with wider modes is tightened (and logged) by recover.
+  await mkdir(opts.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const lock = await acquireDirLock(opts.dataDir);
   try {
-    const r = await recover(opts.dataDir, limits, codec);
+    const r = await recover(opts.dataDir, limits, codec, { repair: opts.repair, log: opts.log });
     const walOpts = { fsync: opts.fsync, segmentBytes: opts.segmentBytes };
     const wal = await WalWriter.open(opts.dataDir, walOpts, r.tail, r.nextSeq);
     const start = { index: r.index, ring: r.ring, revision: r.revision, wal, lock, codec };

@@ -1,8 +1,9 @@
 // One process per data directory: a `LOCK` file holding the owner's pid. A lock left by a
 // process that no longer exists (crash, SIGKILL) is taken over.
-import { open, readFile, unlink } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kdpError } from '../errors.js';
+import { openPrivate } from '../util/private-files.js';
 
 export interface DirLock {
   release(): Promise<void>;
@@ -21,7 +22,7 @@ export async function acquireDirLock(dir: string): Promise<DirLock> {
   const path = join(dir, 'LOCK');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fh = await open(path, 'wx');
+      const fh = await openPrivate(path, 'wx');
       await fh.writeFile(`${process.pid}\n`);
       await fh.close();
       return { release: () => unlink(path).catch(() => undefined) };

@@ -25,6 +25,14 @@ export interface EmbeddedStoreOptions {
   readonly packValues?: boolean;
   /** Receives errors of background work (snapshots); writes stay safe in the WAL. */
   readonly onBackgroundError?: (err: unknown) => void;
+  /**
+   * Start even when the WAL is damaged other than by a torn final write: keep everything before
+   * the first damaged record and drop the rest (kept aside as `<file>.damaged-<time>`). Without
+   * it such damage is KDP_STORE_CORRUPT (default false; the CLI's `--repair`).
+   */
+  readonly repair?: boolean;
+  /** Receives one line per change recovery makes to the data directory (default: stderr). */
+  readonly log?: (line: string) => void;
 }
 
 export type ResolvedOptions = Required<Omit<EmbeddedStoreOptions, 'dataDir'>> & {
@@ -45,6 +53,8 @@ export function resolveStoreOptions(o: EmbeddedStoreOptions): ResolvedOptions {
     watchQueueLimit: o.watchQueueLimit ?? 100_000,
     packValues: o.packValues ?? true,
     onBackgroundError: o.onBackgroundError ?? (() => {}),
+    repair: o.repair ?? false,
+    log: o.log ?? ((line) => void process.stderr.write(`kdp: ${line}\n`)),
   };
   for (const k of [
     'snapshotEvery', 'snapshotBytes', 'segmentBytes', 'historyWindow', 'historyBytes',

@@ -11,7 +11,7 @@ export const MAX_PAYLOAD = 64 * 1024 * 1024;
 export const TYPE_PUT = 0x50; // 'P'
 export const TYPE_DELETE = 0x44; // 'D'
 export const TYPE_COMPACT = 0x43; // 'C'
-/** Ends every group-commit batch: records after the last marker were never acknowledged. */
+/** Ends every group-commit batch (recovery: wal-scan.ts; a missing one is written back). */
 export const TYPE_COMMIT = 0x42; // 'B'
 
 export type WalRecord =

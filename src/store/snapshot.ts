@@ -11,6 +11,7 @@ import type { StoredKV } from './events.js';
 import { ValueCodec } from './value-codec.js';
 import { readFrame, sealFrame, FRAME_HEADER } from './record-codec.js';
 import { corrupt, syncDir } from './wal.js';
+import { openPrivate } from '../util/private-files.js';
 
 const SNAP_RE = /^snap-([0-9a-f]{16})\.(snap|tmp)$/;
 const T_HEADER = 0x48; // 'H'
@@ -73,7 +74,7 @@ export async function writeSnapshot(
   fsync: boolean, codec: ValueCodec,
 ): Promise<number> {
   const tmp = snapPath(dir, revision, 'tmp');
-  const fh = await open(tmp, 'w');
+  const fh = await openPrivate(tmp, 'w');
   let buf = Buffer.allocUnsafeSlow(WRITE_CHUNK);
   let used = 0;
   let total = 0;

@@ -2,24 +2,19 @@
 // batch is one write of its records followed by a commit marker, durable when it returns (the
 // segment is opened O_DSYNC: write and fdatasync in one system call, so a batch costs one trip
 // to libuv's thread pool and back instead of two, each of which waits for the busy event loop);
-// a write is acknowledged only after that. On replay, records after the last commit marker of
-// the last segment belong to a batch never acknowledged (torn by a crash) and are discarded;
-// a damaged record followed by a later commit marker is corruption (KDP_STORE_CORRUPT).
+// a write is acknowledged only after that. Replay and the damage rule: wal-scan.ts, recover.ts.
 // The next segment is created (and its directory entry made durable) ahead of time, in the
 // background: a rotation on the commit path only switches files, where creating one there cost
 // a directory fsync (tens of ms behind a snapshot's writes) on the batch that rotates. So the
 // newest segment may be an empty spare: "the last segment" means the last one with any bytes
 // (recovery removes the spare and continues that one).
 import { constants } from 'node:fs';
-import { open, readdir, readFile, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kdpError } from '../errors.js';
 import type { LogSink } from './group-commit.js';
-import {
-  decodeWalPayload, readFrame, walFrameSize, writeWalFrame, FRAME_HEADER, TYPE_COMMIT,
-  type WalRecord,
-} from './record-codec.js';
-import { crc32 } from './crc32.js';
+import { walFrameSize, writeWalFrame, type WalRecord } from './record-codec.js';
+import { openPrivate } from '../util/private-files.js';
 
 export interface WalOptions {
   /** fdatasync after every batch (default true). Off only for tests and benchmarks. */
@@ -96,7 +91,7 @@ export class WalWriter implements LogSink {
     dir: string, opts: WalOptions, tail: { seq: number; size: number } | undefined, nextSeq: number,
   ): Promise<WalWriter> {
     if (tail) {
-      const fh = await open(segmentPath(dir, tail.seq), appendFlags(opts.fsync));
+      const fh = await openPrivate(segmentPath(dir, tail.seq), appendFlags(opts.fsync));
       if (opts.fsync) await fh.datasync(); // makes a replay's truncation of a torn tail durable
       return new WalWriter(dir, opts, fh, tail.seq, tail.size);
     }
@@ -107,7 +102,7 @@ export class WalWriter implements LogSink {
   /** A new, empty segment whose directory entry is durable; on failure nothing is left. */
   private static async create(dir: string, seq: number, fsync: boolean): Promise<FileHandle> {
     const path = segmentPath(dir, seq);
-    const fh = await open(path, appendFlags(fsync) | constants.O_EXCL);
+    const fh = await openPrivate(path, appendFlags(fsync) | constants.O_EXCL);
     try {
       await syncDir(dir);
       return fh;
@@ -168,62 +163,7 @@ function appendFlags(fsync: boolean): number {
     (fsync ? constants.O_DSYNC : 0);
 }
 
-export interface SegmentScan {
-  /** Bytes up to the end of the last commit marker. */
-  readonly validLength: number;
-  /** True when bytes after `validLength` were discarded. */
-  readonly torn: boolean;
-}
-
-/**
- * Reads a segment and calls `apply` for every record of every committed batch, in order.
- * Only the last segment may end in a torn batch; it is cut off (truncated on disk).
- */
-export async function replaySegment(
-  path: string, isLast: boolean, apply: (rec: WalRecord, offset: number) => void,
-): Promise<SegmentScan> {
-  const buf = await readFile(path);
-  let off = 0;
-  let committedEnd = 0;
-  let pending: { rec: WalRecord; offset: number }[] = [];
-  let damage: string | undefined;
-  while (off < buf.length) {
-    const f = readFrame(buf, off);
-    const rec = f.ok ? decodeWalPayload(f.payload) : undefined;
-    if (!f.ok || !rec) {
-      damage = f.ok ? 'undecodable record' : `${f.reason === 'crc' ? 'CRC mismatch' : f.reason}`;
-      break;
-    }
-    if (rec.type === 'commit') {
-      if (rec.revision !== pending.length) throw corrupt(path, off, 'commit marker count mismatch');
-      for (const p of pending) apply(p.rec, p.offset);
-      pending = [];
-      committedEnd = f.next;
-    } else {
-      pending.push({ rec, offset: off });
-    }
-    off = f.next;
-  }
-  if (damage !== undefined && (!isLast || hasCommitMarkerAfter(buf, off + 1))) {
-    throw corrupt(path, off, damage);
-  }
-  if (!isLast && committedEnd !== buf.length) {
-    throw corrupt(path, committedEnd, 'batch without commit marker in a closed segment');
-  }
-  const torn = committedEnd !== buf.length;
-  if (torn) await truncate(path, committedEnd);
-  return { validLength: committedEnd, torn };
-}
-
-function hasCommitMarkerAfter(buf: Buffer, from: number): boolean {
-  for (let p = from; p + FRAME_HEADER + 9 <= buf.length; p++) {
-    if (buf.readUInt32LE(p) !== 9 || buf[p + FRAME_HEADER] !== TYPE_COMMIT) continue;
-    const payload = buf.subarray(p + FRAME_HEADER, p + FRAME_HEADER + 9);
-    if (crc32(payload) === buf.readUInt32LE(p + 4)) return true;
-  }
-  return false;
-}
-
-export function corrupt(path: string, offset: number, reason: string) {
-  return kdpError('KDP_STORE_CORRUPT', `${path}: corrupt record at offset ${offset}: ${reason}`);
+export function corrupt(path: string, offset: number, reason: string, advice = '') {
+  const msg = `${path}: corrupt record at offset ${offset}: ${reason}${advice}`;
+  return kdpError('KDP_STORE_CORRUPT', msg);
 }

@@ -103,19 +103,6 @@ describe('embedded store durability', () => {
     await again.close();
   });
 
-  it('records of a batch whose commit marker never reached the disk are discarded', async () => {
-    const s = await open();
-    await s.create('/k/a', '1');
-    await Promise.all([s.create('/k/b', '1'), s.create('/k/c', '1')]);
-    await s.close();
-    const seg = await lastSegment(dir);
-    const fs = await frames(seg);
-    await truncate(seg, fs[fs.length - 1]!.offset); // drop the final commit marker only
-    const r = await open();
-    expect((await dump(r)).map((kv) => kv.key)).toEqual(['/k/a']);
-    await r.close();
-  });
-
   it('a corrupt record mid-WAL is KDP_STORE_CORRUPT naming file and offset', async () => {
     const s = await open();
     for (let i = 0; i < 5; i++) await s.create(`/k/${i}`, 'x'.repeat(100));
