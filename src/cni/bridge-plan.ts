@@ -1,6 +1,7 @@
 // The kernel changes of one bridge ADD, as `ip -batch` lines and sysctl writes, computed from the
 // config, the allocated IPs and what is known of the bridge. Pure: no I/O, so the checks that can
-// fail (an address clash on the bridge) happen before anything is changed.
+// fail (an address clash on the bridge) happen before anything is changed. Names stand after
+// `name`/`dev` keywords, so one that is also an `ip` keyword (`up`, `type`) stays a name.
 
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -68,10 +69,10 @@ export function planBridge(
   const lines: string[] = [];
   const sysctls: string[] = [];
   const mac = known?.mac ?? randomMac();
-  if (!known) lines.push(`link add ${br} address ${mac}${conf.mtu ? ` mtu ${conf.mtu}` : ''} type bridge`);
-  if (conf.promiscMode) lines.push(`link set ${br} promisc on`);
+  if (!known) lines.push(`link add name ${br} address ${mac}${conf.mtu ? ` mtu ${conf.mtu}` : ''} type bridge`);
+  if (conf.promiscMode) lines.push(`link set dev ${br} promisc on`);
   if (!known?.raOff) sysctls.push(`${sysctlKey('net', 'ipv6', 'conf', br, 'accept_ra')}=0`);
-  if (!known?.up) lines.push(`link set ${br} up`);
+  if (!known?.up) lines.push(`link set dev ${br} up`);
   let addrs: BridgeAddr[] = [...(known?.addrs ?? [])];
   const forwarding = { v4: known?.forwarding.v4 ?? false, v6: known?.forwarding.v6 ?? false };
   for (const ip of conf.isGateway ? ips : []) {
@@ -103,7 +104,7 @@ export function planBridge(
 /** The pod side after the veth exists: addresses, link up, routes (one `ip -batch`). */
 export function podBatchText(ifname: string, ips: readonly GwIP[], routes: readonly CniRoute[]): string {
   const lines = ips.map((ip) => `addr add ${ip.address} dev ${ifname}`);
-  lines.push(`link set ${ifname} up`, 'link set lo up');
+  lines.push(`link set dev ${ifname} up`, 'link set dev lo up');
   for (const r of routes) {
     const v6 = r.dst.includes(':');
     const gw = r.gw ?? ips.find((ip) => ip.address.includes(':') === v6)?.gateway;

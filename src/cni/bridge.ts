@@ -121,8 +121,8 @@ async function wire(
     await createVethFromPod(t, att, veth, mtu);
   }
   undo.push(() => t.ipNode(['link', 'del', veth.host]));
-  add('port', `link set ${veth.host} master ${conf.bridge} up`);
-  if (conf.hairpinMode) add('port', `link set ${veth.host} type bridge_slave hairpin on`);
+  add('port', `link set dev ${veth.host} master ${conf.bridge} up`);
+  if (conf.hairpinMode) add('port', `link set dev ${veth.host} type bridge_slave hairpin on`);
   const podText = podBatchText(att.ifname, ips, routes);
   if (t.podName) {
     add('pod', `netns exec ${t.podName} sysctl -q -e -w ${podSysctls(att.ifname).join(' ')}`,

@@ -2,6 +2,7 @@
 // skel package (cni.md §1.3, §1.8).
 
 import { CNI_CODES, CniError, goQuoteList } from './spec.js';
+import { ifNameProblem } from './if-name.js';
 
 export type CniCommand = 'ADD' | 'DEL' | 'CHECK' | 'GC' | 'STATUS' | 'VERSION';
 
@@ -31,11 +32,8 @@ export function validateContainerID(id: string): void {
 }
 
 export function validateIfname(name: string): void {
-  const e = (msg: string, details?: string) => new CniError(CNI_CODES.invalidEnvironment, msg, details);
-  if (name === '') throw e('interface name is empty');
-  if (Buffer.byteLength(name) > 15) throw e('interface name is too long', 'interface name should be less than 16 characters');
-  if (name === '.' || name === '..') throw e('interface name is . or ..');
-  if (/[/:\s]/.test(name)) throw e('interface name contains / or : or whitespace characters');
+  const p = ifNameProblem(name);
+  if (p) throw new CniError(CNI_CODES.invalidEnvironment, p.msg, p.details);
 }
 
 /** Parses the environment. `CNI_COMMAND` empty is the "about" case, handled by the caller. */

@@ -2,7 +2,9 @@
 // §3.1). Unknown keys pass through untouched (the spec requires it).
 
 import { CNI_CODES, CniError, compareVersions, goQuoteList, isSupported, SUPPORTED_VERSIONS } from './spec.js';
-import type { RangeConfig } from './ipam/range.js';
+import { parseCIDR, parseIP } from '../api/net.js';
+import { ifNameProblem } from './if-name.js';
+import { canonicalizeRange, type RangeConfig } from './ipam/range.js';
 
 const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
@@ -77,6 +79,20 @@ export function requireVersionFor(verb: 'CHECK' | 'GC' | 'STATUS', v: string): v
   }
 }
 
+/** Code 7 (invalid network configuration) naming the field. */
+function invalidField(field: string, msg: string, details?: string): CniError {
+  return new CniError(CNI_CODES.invalidNetworkConfig, `${field}: ${msg}`, details);
+}
+
+/** The kernel's MTU bounds for a bridge and its veths (ETH_MIN_MTU, ETH_MAX_MTU); 0 is unset. */
+const MTU_MIN = 68;
+const MTU_MAX = 65535;
+
+/**
+ * The bridge plugin's fields, every one that reaches a command checked before any side effect
+ * (code 7 naming the field): interface names as the kernel takes them, mtu, booleans, and the
+ * IPAM ranges, gateways and routes.
+ */
 export function parseBridgeConf(raw: Record<string, unknown>, version: string): BridgeConf {
   const bool = (k: string): boolean => {
     const v = raw[k];
@@ -88,14 +104,14 @@ export function parseBridgeConf(raw: Record<string, unknown>, version: string): 
     cniVersion: version,
     name: raw.name as string,
     type: String(raw.type ?? ''),
-    bridge: typeof raw.bridge === 'string' && raw.bridge !== '' ? raw.bridge : 'cni0',
+    bridge: parseBridgeName(raw.bridge),
     isGateway: bool('isGateway') || bool('isDefaultGateway'),
     isDefaultGateway: bool('isDefaultGateway'),
     forceAddress: bool('forceAddress'),
     ipMasq: bool('ipMasq'),
     hairpinMode: bool('hairpinMode'),
     promiscMode: bool('promiscMode'),
-    mtu: typeof raw.mtu === 'number' ? raw.mtu : 0,
+    mtu: parseMtu(raw.mtu),
     ipam: parseIpam(raw.ipam),
     prevResult: raw.prevResult as Record<string, unknown> | undefined,
     runtimeConfig: raw.runtimeConfig as Record<string, unknown> | undefined,
@@ -106,26 +122,99 @@ export function parseBridgeConf(raw: Record<string, unknown>, version: string): 
   if (conf.hairpinMode && conf.promiscMode) {
     throw new CniError(CNI_CODES.internal, 'cannot set hairpin mode and promiscuous mode at the same time.');
   }
-  if (Buffer.byteLength(conf.bridge) > 15) {
-    throw new CniError(CNI_CODES.invalidNetworkConfig, `bridge name "${conf.bridge}" is longer than 15 characters`);
-  }
   return conf;
+}
+
+function parseBridgeName(v: unknown): string {
+  if (v === undefined || v === null || v === '') return 'cni0';
+  if (typeof v !== 'string') throw invalidField('bridge', 'must be a string');
+  const p = ifNameProblem(v);
+  if (p) throw invalidField('bridge', `${JSON.stringify(v)}: ${p.msg}`, p.details);
+  return v;
+}
+
+function parseMtu(v: unknown): number {
+  if (v === undefined || v === null || v === 0) return 0;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < MTU_MIN || v > MTU_MAX) {
+    throw invalidField('mtu', `must be an integer from ${MTU_MIN} to ${MTU_MAX} (0 or unset: ` +
+      `the kernel's default), got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function optionalString(o: Record<string, unknown>, k: string, field: string): string | undefined {
+  const v = o[k];
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw invalidField(field, 'must be a string');
+  return v;
 }
 
 function parseIpam(v: unknown): IpamConf | undefined {
   if (v === undefined || v === null) return undefined;
-  const o = v as Record<string, unknown>;
-  if (typeof o.type !== 'string' || o.type === '') return undefined;
-  let ranges = (o.ranges as RangeConfig[][] | undefined) ?? [];
-  if (ranges.length === 0 && typeof o.subnet === 'string') {
-    ranges = [[{ subnet: o.subnet, rangeStart: o.rangeStart, rangeEnd: o.rangeEnd, gateway: o.gateway } as RangeConfig]];
+  if (!isRecord(v)) throw invalidField('ipam', 'must be an object');
+  const o = v;
+  if (o.type !== undefined && o.type !== null && typeof o.type !== 'string') {
+    throw invalidField('ipam.type', 'must be a string');
   }
-  return {
-    type: o.type,
-    ranges,
-    routes: (o.routes as IpamConf['routes'] | undefined) ?? [],
-    dataDir: typeof o.dataDir === 'string' ? o.dataDir : undefined,
-  };
+  if (typeof o.type !== 'string' || o.type === '') return undefined;
+  const dataDir = optionalString(o, 'dataDir', 'ipam.dataDir');
+  let ranges: RangeConfig[][];
+  if (o.ranges !== undefined && o.ranges !== null &&
+    !(Array.isArray(o.ranges) && o.ranges.length === 0)) {
+    ranges = parseRangeSets(o.ranges);
+  } else if (o.subnet !== undefined) {
+    ranges = [[parseRange(o, 'ipam')]];
+  } else {
+    ranges = [];
+  }
+  return { type: o.type, ranges, routes: parseRoutes(o.routes), dataDir };
+}
+
+function parseRangeSets(v: unknown): RangeConfig[][] {
+  if (!Array.isArray(v)) throw invalidField('ipam.ranges', 'must be a list of range lists');
+  return v.map((set, i) => {
+    const f = `ipam.ranges[${i}]`;
+    if (!Array.isArray(set) || set.length === 0) throw invalidField(f, 'must be a non-empty list of ranges');
+    return set.map((r, j) => parseRange(r, `${f}[${j}]`));
+  });
+}
+
+/** One host-local range, checked as host-local's Canonicalize checks it (pure, no I/O). */
+function parseRange(v: unknown, field: string): RangeConfig {
+  if (!isRecord(v)) throw invalidField(field, 'must be an object');
+  const subnet = optionalString(v, 'subnet', `${field}.subnet`);
+  if (subnet === undefined) throw invalidField(`${field}.subnet`, 'Required value');
+  const r: RangeConfig = { subnet };
+  for (const k of ['rangeStart', 'rangeEnd', 'gateway'] as const) {
+    const s = optionalString(v, k, `${field}.${k}`);
+    if (s !== undefined) r[k] = s;
+  }
+  try {
+    canonicalizeRange(r);
+  } catch (e) {
+    throw invalidField(field, (e as Error).message);
+  }
+  return r;
+}
+
+function parseRoutes(v: unknown): IpamConf['routes'] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw invalidField('ipam.routes', 'must be a list');
+  return v.map((r, i) => {
+    const f = `ipam.routes[${i}]`;
+    if (!isRecord(r)) throw invalidField(f, 'must be an object');
+    const dst = optionalString(r, 'dst', `${f}.dst`);
+    const cidr = dst === undefined ? null : parseCIDR(dst);
+    if (!cidr) throw invalidField(`${f}.dst`, `invalid CIDR address: ${String(dst ?? '')}`);
+    const gw = optionalString(r, 'gw', `${f}.gw`);
+    if (gw !== undefined && parseIP(gw)?.family !== cidr.family) {
+      throw invalidField(`${f}.gw`, `invalid ${cidr.family} gateway address: ${gw}`);
+    }
+    return gw === undefined ? { dst } : { dst: dst!, gw };
+  }) as IpamConf['routes'];
 }
 
 function parseAttachments(v: unknown): BridgeConf['validAttachments'] {

@@ -49,10 +49,13 @@ export interface Targets {
   dispose(): void;
 }
 
-/** `/run/netns/NAME` or `/var/run/netns/NAME` → NAME. */
+/**
+ * `/run/netns/NAME` or `/var/run/netns/NAME` → NAME, when NAME can stand as one word in an
+ * `ip -batch` line (`netns exec NAME`); any other namespace is entered by its path instead.
+ */
 export function netnsNameOf(path: string): string | undefined {
-  const m = /^(?:\/var)?\/run\/netns\/([^/]+)$/.exec(path);
-  return m ? m[1] : undefined;
+  const m = /^(?:\/var)?\/run\/netns\/([A-Za-z0-9_.+@=-]+)$/.exec(path);
+  return m && m[1] !== '.' && m[1] !== '..' ? m[1] : undefined;
 }
 
 /** A running `ip -batch` in the node namespace (ip-session.ts). */
