@@ -8,6 +8,8 @@ export interface UserInfo {
   readonly name: string;
   readonly uid?: string;
   readonly groups: readonly string[];
+  /** user.Info's Extra (set by impersonation's Impersonate-Extra-<key> headers). */
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What the authenticator sees of a request. */

@@ -16,8 +16,9 @@ import type { JsonReply, ResourceRequest } from './resource-handler.js';
 
 export interface FastLaneOptions {
   readonly service: ApiService;
-  /** As the Fastify onRequest hook: the user, or throws KDP_UNAUTHORIZED. */
-  readonly authenticate: (req: IncomingMessage) => UserInfo;
+  /** As the Fastify onRequest hook: the user (after impersonation), or throws
+   *  (KDP_UNAUTHORIZED, KDP_FORBIDDEN for refused impersonation). */
+  readonly authenticate: (req: IncomingMessage) => UserInfo | Promise<UserInfo>;
   readonly bodyLimit: number;
 }
 
@@ -89,7 +90,7 @@ export function buildFastLane(o: FastLaneOptions): FastLane {
     parsed: ReturnType<typeof parsePath>): Promise<void> {
     const reply = new RawReply(res);
     try {
-      const user = o.authenticate(raw);
+      const user = await o.authenticate(raw);
       const body = await readBody(raw, o.bodyLimit);
       await handleJsonRequest(service, { user }, { ...probe, body }, reply, parsed);
     } catch (e) {
