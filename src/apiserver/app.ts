@@ -16,13 +16,17 @@ import { aggregatedVersion } from './http/media.js';
 import { buildFastLane } from './http/fast-lane.js';
 import { handleResourceRequest, sendJson } from './http/resource-handler.js';
 import type { LineCache } from './http/watch-stream.js';
+import { buildRefusalTracker, methodRefused } from './http-refusals.js';
+import type { ClientError } from './http-refusals.js';
 import { buildOpenApi } from './openapi.js';
 import type { ApiServerOptions, ResolvedApiServerOptions } from './options.js';
 import { resolveApiServerOptions } from './options.js';
 import type { UserInfo } from './pipeline-types.js';
 import { buildDefaultCatalog } from './resources.js';
+import type { ResourceCatalog } from './resource-types.js';
 import type { RequestContext } from './rest/deps.js';
 import { pathNotFound } from './rest/errors.js';
+import { parsePath } from './http/path.js';
 import { buildObjectRules } from './rules.js';
 import type { ApiService } from './service.js';
 import { buildApiService } from './service.js';
@@ -56,6 +60,21 @@ function fastifyErrorToKdp(err: { code?: string; statusCode?: number; message: s
     return kdpError('KDP_BAD_REQUEST', err.message);
   }
   return err;
+}
+
+const SERVED_PATHS = new Set(['/api', '/apis', '/version', '/healthz', '/readyz', '/livez',
+  '/openapi/v3']);
+
+/** A path some route serves (with another method than the request's, when not found). */
+function isServedPath(catalog: ResourceCatalog, url: string): boolean {
+  const path = url.split('?')[0]!.replace(/\/+$/, '');
+  if (SERVED_PATHS.has(path) || path.startsWith('/openapi/v3/')) return true;
+  const parsed = parsePath(catalog, path);
+  if (parsed.kind === 'resource') {
+    const t = parsed.target;
+    return catalog.find(t.group, t.version, t.resource) !== undefined;
+  }
+  return parsed.kind !== 'invalid';
 }
 
 function sendError(reply: FastifyReply, e: unknown) {
@@ -102,10 +121,16 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   // On a server of our own (listenApiServer), JSON resource requests skip Fastify.
   const lane = buildFastLane({ service, authenticate: requestUser, bodyLimit: o.bodyLimit });
   const factory = o.serverFactory;
+  const refusals = buildRefusalTracker();
   const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit,
     return503OnClosing: false, forceCloseConnections: true,
     ...(factory ? { serverFactory: (handler: RequestListener, opts: unknown) =>
-      factory((req, res) => { if (!lane(req, res)) handler(req, res); }, opts as never) } : {}),
+      factory((req, res) => {
+        if (refusals.admit(req, res) && !lane(req, res)) handler(req, res);
+      }, opts as never) } : {}),
+    // Requests Node's parser refuses (431, 400, 501, 405) and timeouts (408, 504) as Statuses.
+    clientErrorHandler: (err, socket) =>
+      refusals.onClientError(err as unknown as ClientError, socket),
     // Errors Fastify raises before routing (a malformed URL) are Statuses too.
     frameworkErrors: (err, _req, reply) => {
       void sendError(reply, fastifyErrorToKdp(err as { code?: string; statusCode?: number;
@@ -121,7 +146,9 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   });
   app.setErrorHandler((err, _req, reply) => sendError(reply, fastifyErrorToKdp(
     err as { code?: string; statusCode?: number; message: string })));
-  app.setNotFoundHandler((_req, reply) => sendError(reply, pathNotFound()));
+  // As go-restful: a path served for other methods answers 405, an unknown one 404.
+  app.setNotFoundHandler((req, reply) => sendError(reply,
+    isServedPath(catalog, req.url) ? methodRefused() : pathNotFound()));
 
   const ctxOf = (req: FastifyRequest): RequestContext => ({ user: req.kdpUser ?? ANONYMOUS });
   /** Non-resource requests are authorized by path (RBAC nonResourceURLs). */

@@ -26,6 +26,18 @@ export interface ApiServerOptions {
   readonly serverFactory?: FastifyServerFactory;
   /** Request body limit in bytes (default 3 MiB, as upstream). */
   readonly bodyLimit?: number;
+  /** Time to receive a request's line and headers, from its first byte (default 32 s, upstream's
+   *  ReadHeaderTimeout); then 408 with a Status and the connection is closed. */
+  readonly headersTimeoutMs?: number;
+  /** Time to receive a whole request, headers and body (default 60 s, upstream's
+   *  --request-timeout); then 504 Timeout as upstream's timeout filter. Sending the response
+   *  (a watch, a log stream, a long list) is not bounded. */
+  readonly requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this (default 90 s, upstream's IdleTimeout). */
+  readonly keepAliveTimeoutMs?: number;
+  /** Most bytes of a request line and headers (default 1 MiB, upstream's MaxHeaderBytes); 431
+   *  past it. */
+  readonly maxHeaderBytes?: number;
   /** Interval of watch bookmarks (default 60 s). */
   readonly bookmarkIntervalMs?: number;
   /** Fastify/pino logging (default off). */
@@ -38,11 +50,22 @@ export interface ResolvedApiServerOptions extends ApiServerOptions {
   readonly anonymous: boolean;
   readonly bodyLimit: number;
   readonly bookmarkIntervalMs: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxHeaderBytes: number;
   readonly now: () => Date;
   readonly newUid: () => string;
 }
 
 export const DEFAULT_BODY_LIMIT = 3 * 1024 * 1024;
+/** kube-apiserver's http.Server: ReadHeaderTimeout 32 s ("just shy of requestTimeoutUpperBound"),
+ *  IdleTimeout 90 s (http.DefaultTransport's keep-alive), MaxHeaderBytes 1 MiB; --request-timeout
+ *  60 s bounds non-long-running requests (here: receiving them; a slower body gets its 504). */
+export const DEFAULT_HTTP_LIMITS = {
+  headersTimeoutMs: 32_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 90_000,
+  maxHeaderBytes: 1024 * 1024,
+} as const;
 
 export function resolveApiServerOptions(o: ApiServerOptions): ResolvedApiServerOptions {
   if (!o || !o.store) throw kdpError('KDP_CONFIG', 'apiserver: a store is required');
@@ -51,13 +74,23 @@ export function resolveApiServerOptions(o: ApiServerOptions): ResolvedApiServerO
     anonymous: o.anonymous ?? true,
     bodyLimit: o.bodyLimit ?? DEFAULT_BODY_LIMIT,
     bookmarkIntervalMs: o.bookmarkIntervalMs ?? 60_000,
+    headersTimeoutMs: o.headersTimeoutMs ?? DEFAULT_HTTP_LIMITS.headersTimeoutMs,
+    requestTimeoutMs: o.requestTimeoutMs ?? DEFAULT_HTTP_LIMITS.requestTimeoutMs,
+    keepAliveTimeoutMs: o.keepAliveTimeoutMs ?? DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs,
+    maxHeaderBytes: o.maxHeaderBytes ?? DEFAULT_HTTP_LIMITS.maxHeaderBytes,
     now: o.now ?? (() => new Date()),
     newUid: o.newUid ?? randomUUID,
   };
-  for (const k of ['bodyLimit', 'bookmarkIntervalMs'] as const) {
+  for (const k of ['bodyLimit', 'bookmarkIntervalMs', 'headersTimeoutMs', 'requestTimeoutMs',
+    'keepAliveTimeoutMs', 'maxHeaderBytes'] as const) {
     if (!Number.isInteger(r[k]) || r[k] < 1) {
       throw kdpError('KDP_CONFIG', `apiserver option ${k} must be a positive integer, got ${r[k]}`);
     }
+  }
+  // Node checks both from a request's first byte; headers are part of the request.
+  if (r.headersTimeoutMs > r.requestTimeoutMs) {
+    throw kdpError('KDP_CONFIG', `apiserver option headersTimeoutMs (${r.headersTimeoutMs}) ` +
+      `must not exceed requestTimeoutMs (${r.requestTimeoutMs})`);
   }
   return r;
 }

@@ -6,9 +6,11 @@ import { createServer as createHttps } from 'node:https';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { kdpError } from '../errors.js';
-import type { ApiServerOptions } from './options.js';
+import type { ApiServerOptions, ResolvedApiServerOptions } from './options.js';
+import { resolveApiServerOptions } from './options.js';
 import { buildApiServer } from './app.js';
 import type { ApiServer } from './app.js';
+import { refuseConnect, refuseExpectation } from './http-refusals.js';
 
 export interface TlsMaterial {
   readonly certPem: string;
@@ -31,21 +33,38 @@ export interface ListeningServer extends ApiServer {
   readonly port: number;
 }
 
+/** Node's limits on receiving requests (`requestTimeout` ends when the request has been read,
+ *  so watches and long responses are not cut); the Host check is app.ts's (a Status body). */
+function httpLimits(o: ResolvedApiServerOptions) {
+  return {
+    headersTimeout: o.headersTimeoutMs,
+    requestTimeout: o.requestTimeoutMs,
+    keepAliveTimeout: o.keepAliveTimeoutMs,
+    maxHeaderSize: o.maxHeaderBytes,
+    // Node looks for expired requests at this interval (default 30 s, too coarse for 32 s).
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(o.headersTimeoutMs / 4))),
+    requireHostHeader: false,
+  };
+}
+
 /** Builds the app on a server of our own (so TLS options stay ours) and listens. */
 export async function listenApiServer(opts: ApiServerOptions, l: ListenOptions):
   Promise<ListeningServer> {
   const host = l.host ?? '127.0.0.1';
   if (!l.insecureHttp && !l.tls) throw kdpError('KDP_CONFIG', 'apiserver: TLS material required');
+  const o = resolveApiServerOptions(opts);
   let srv: Server | undefined;
   const serverFactory = (handler: Parameters<typeof createHttp>[1]) => {
-    srv = l.insecureHttp ? createHttp(handler) :
+    // Client certificates are requested, not required, and verified by authentication (app.ts):
+    // a certificate that fails is a 401 there, as upstream's tls.RequestClientCert.
+    srv = l.insecureHttp ? createHttp(httpLimits(o), handler) :
       createHttps({ cert: l.tls!.certPem, key: l.tls!.keyPem, ca: l.tls!.caPem,
-        requestCert: !!l.tls!.caPem, rejectUnauthorized: false }, handler);
-    srv.keepAliveTimeout = 65_000;
-    srv.requestTimeout = 0;
+        requestCert: !!l.tls!.caPem, rejectUnauthorized: false, ...httpLimits(o) }, handler);
+    srv.on('connect', refuseConnect);
+    srv.on('checkExpectation', refuseExpectation);
     return srv;
   };
-  const built = buildApiServer({ ...opts, serverFactory });
+  const built = buildApiServer({ ...o, serverFactory });
   await built.app.listen({ host, port: l.port });
   const port = (built.app.server.address() as AddressInfo).port;
   const hostPart = host.includes(':') ? `[${host}]` : host;
