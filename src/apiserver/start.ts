@@ -5,6 +5,7 @@
 import { apiServiceIP, parseServiceCIDRs } from '../api/service-cidr.js';
 import { buildEmbeddedStore } from '../store/index.js';
 import type { StoreBackend } from '../store/types.js';
+import type { StoreStartOptions } from '../store/options.js';
 import { buildAuthenticator } from './authn/index.js';
 import type { AuthorizationMode } from './authz/index.js';
 import { buildAuthorizer } from './authz/index.js';
@@ -36,6 +37,8 @@ export interface StartApiServerOptions {
   readonly logProvider?: LogProvider;
   /** Extra admission plugins after the built-in ones. */
   readonly admission?: readonly AdmissionPlugin[];
+  /** Passed to the embedded store: `--repair` and where recovery logs what it changed. */
+  readonly store?: StoreStartOptions;
 }
 
 export interface RunningApiServer {
@@ -60,7 +63,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
   const pki = await ensurePki(o.dataDir, {
     extraSANs: [`IP:${apiServiceIP}`, ...(o.advertiseAddress ? [`IP:${o.advertiseAddress}`] : [])],
   });
-  const store = await buildEmbeddedStore({ dataDir: o.dataDir });
+  const store = await buildEmbeddedStore({ ...o.store, dataDir: o.dataDir });
   const catalog = buildDefaultCatalog();
   let deps: ServiceDeps | undefined;
   const source = buildStoreRbacSource(store, catalog, () => deps);

@@ -1,7 +1,8 @@
 // cluster.json: written by a running `kdp up` once the API server listens; how every other
 // command finds the cluster of a data directory.
 
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writePrivateFileSync } from '../util/private-files.js';
 import { kdpError } from '../errors.js';
 import type { ProxyMode } from '../proxy/backend.js';
 import type { DataDirPaths } from './data-dir.js';
@@ -24,9 +25,7 @@ export interface ClusterInfo {
 }
 
 export function writeClusterInfo(paths: DataDirPaths, info: ClusterInfo): void {
-  const tmp = `${paths.clusterFile}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(info, null, 2)}\n`);
-  renameSync(tmp, paths.clusterFile);
+  writePrivateFileSync(paths.clusterFile, `${JSON.stringify(info, null, 2)}\n`, { atomic: true });
 }
 
 /** The running cluster of this data directory, or KDP_NOT_RUNNING. */

@@ -3,13 +3,14 @@
 // a process that is not ours.
 
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { openPrivateSync, writePrivateFileSync } from '../util/private-files.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { procStartTicks, type ProcessRecord } from '../host/process.js';
 
 export function writePidFile(path: string, pid = process.pid): void {
   const rec: ProcessRecord = { pid, startTicks: procStartTicks(pid) ?? '' };
-  writeFileSync(path, `${JSON.stringify(rec)}\n`, { mode: 0o644 });
+  writePrivateFileSync(path, `${JSON.stringify(rec)}\n`);
 }
 
 /** The pid recorded in `path` if that exact process is still alive; otherwise undefined. */
@@ -31,7 +32,7 @@ export function livePid(path: string): number | undefined {
  */
 export function spawnDetached(script: string, args: readonly string[], logFile: string,
   nodeFlags: readonly string[] = []): number {
-  const fd = openSync(logFile, 'a');
+  const fd = openPrivateSync(logFile, 'a');
   try {
     const child = spawn(process.execPath, [...nodeFlags, script, ...args], {
       detached: true,

@@ -1,8 +1,10 @@
 // Where a cluster keeps its state. One data directory = one cluster; every command that talks to
 // a running cluster takes `--data-dir` to pick it.
 
+import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { PRIVATE_DIR_MODE, tightenModes } from '../util/private-files.js';
 
 export interface DataDirPaths {
   readonly root: string;
@@ -35,4 +37,21 @@ export function dataDirPaths(root: string): DataDirPaths {
     kubeconfig: join(root, 'kubeconfig'),
     hostState: join(root, 'host-state.json'),
   };
+}
+
+/**
+ * Creates the data directory (0700), or makes an existing one private: it holds Secret values
+ * (store), keys and tokens, so nothing under it keeps group or other access (directories become
+ * 0700, files lose their group/other bits; symbolic links are left alone). Says so through `log`
+ * when it had to change anything. Every command that starts a cluster or an API server runs it
+ * before writing; the writers themselves create 0600 files (src/util/private-files.ts).
+ */
+export async function ensureDataDir(root: string, log: (line: string) => void): Promise<void> {
+  await mkdir(root, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const changed = await tightenModes(root, { recursive: true });
+  if (changed.length > 0) {
+    const shown = changed.slice(0, 3).map((p) => p.slice(root.length + 1) || '.').join(', ');
+    log(`data dir ${root}: removed group/other access from ${changed.length} ` +
+      `file(s) and directories (${shown}${changed.length > 3 ? ', ...' : ''}); it holds secrets`);
+  }
 }

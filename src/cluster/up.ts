@@ -4,7 +4,8 @@
 // With `dataPlane: 'netns'` (root) nodes and pods are network namespaces and kube-proxy's rules
 // go into the kernel (data-plane-netns.ts); closing removes every kernel object it made.
 
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { writePrivateFileSync } from '../util/private-files.js';
 import { ipFamilyOf } from '../api/net.js';
 import { ADMIN_USER } from '../apiserver/app.js';
 import { startApiServer, type RunningApiServer } from '../apiserver/start.js';
@@ -18,7 +19,8 @@ import type { Node } from '../api/types.js';
 import type { ProxyMode } from '../proxy/backend.js';
 import { buildScheduler, type Scheduler } from '../scheduler/scheduler.js';
 import { writeClusterInfo } from './cluster-file.js';
-import type { DataDirPaths } from './data-dir.js';
+import { ensureDataDir, type DataDirPaths } from './data-dir.js';
+import type { StoreStartOptions } from '../store/options.js';
 import { writePidFile } from './daemon.js';
 import { buildNodeSet, nodeIPsOf, nodeSpecs, type NodeSet, type NodeSpec } from './node-set.js';
 import { resolveClusterNetwork, type ClusterNetwork } from './network.js';
@@ -44,6 +46,8 @@ export interface UpOptions {
   /** IP families and ranges (`--ip-family`, `--cluster-cidr`, `--service-cidr`); default IPv4
    *  10.244.0.0/16 and 10.96.0.0/12. */
   readonly network?: ClusterNetwork;
+  /** Passed to the embedded store (`--repair`; recovery's log lines). */
+  readonly store?: StoreStartOptions;
 }
 
 export interface RunningCluster {
@@ -57,7 +61,7 @@ export interface RunningCluster {
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 
 export async function startCluster(o: UpOptions): Promise<RunningCluster> {
-  mkdirSync(o.paths.root, { recursive: true });
+  await ensureDataDir(o.paths.root, o.progress);
   writePidFile(o.paths.pidFile);
   const router = buildNodeLogRouter();
   const closers: Array<() => Promise<void> | void> = [];
@@ -90,7 +94,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const under = topoSpec.underlay;
     const v6Primary = ipFamilyOf(net.serviceCIDRs[0]!) === 'IPv6';
     const api: RunningApiServer = await startApiServer({
-      dataDir: o.paths.root, port: o.port, logProvider: router,
+      dataDir: o.paths.root, port: o.port, logProvider: router, store: o.store,
       serviceCIDR: net.serviceCIDRs.join(','),
       advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
     });
@@ -125,8 +129,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const supervisor = superviseAgents(informers, nodeSet, nodes, o.progress);
     closers.push(() => supervisor.stop());
     await waitForReady(client, nodes, o.progress);
-    writeFileSync(o.paths.kubeconfig, renderKubeconfig({ server: api.url, caPem: api.pki.caCertPem, token: api.pki.adminToken }),
-      { mode: 0o600 });
+    writePrivateFileSync(o.paths.kubeconfig, renderKubeconfig({ server: api.url, caPem: api.pki.caCertPem, token: api.pki.adminToken }));
     writeClusterInfo(o.paths, {
       url: api.url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
       startedAt: new Date().toISOString(), timeScale: o.timeScale,

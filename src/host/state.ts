@@ -7,7 +7,8 @@
 // writes run on libuv's pool, not on the event loop.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
+import { writePrivateFile } from '../util/private-files.js';
 import type { ProcessRecord } from './process.js';
 
 export interface HostState {
@@ -83,7 +84,7 @@ export class HostStateFile {
   private async write(): Promise<void> {
     const text = `${JSON.stringify(this.state, null, 1)}\n`; // snapshot before the first await
     const tmp = `${this.path}.tmp`;
-    await writeFile(tmp, text);
+    await writePrivateFile(tmp, text);
     await rename(tmp, this.path);
   }
 }

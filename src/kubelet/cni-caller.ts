@@ -8,7 +8,8 @@
 // `type: kdp-cni` runs in-process (no process start, bridge state kept across calls) unless
 // `execKdpCni` is set; every other type is exec'd from the bin dirs, like any CNI runtime.
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { ensurePrivateDirSync, writePrivateFileSync } from '../util/private-files.js';
 import { join } from 'node:path';
 import { buildBridgeCache, type BridgeCache } from '../cni/bridge-state.js';
 import {
@@ -100,7 +101,7 @@ export function buildCniCaller(o: CniCallerOptions): CniCaller {
   }
 
   function writeCache(list: NetworkConfigList, att: CniAttachment, result: Record<string, unknown>): void {
-    mkdirSync(join(o.cacheDir, 'results'), { recursive: true, mode: 0o700 });
+    ensurePrivateDirSync(join(o.cacheDir, 'results'));
     const entry: CacheEntry = {
       kind: 'cniCacheV1', containerId: att.containerID, ifName: att.ifname, networkName: list.name,
       config: Buffer.from(JSON.stringify(listDoc(list))).toString('base64'),
@@ -109,7 +110,7 @@ export function buildCniCaller(o: CniCallerOptions): CniCaller {
       ...(att.capabilityArgs ? { capabilityArgs: { ...att.capabilityArgs } } : {}),
       result,
     };
-    writeFileSync(cachePath(list.name, att), JSON.stringify(entry), { mode: 0o600 });
+    writePrivateFileSync(cachePath(list.name, att), JSON.stringify(entry));
   }
 
   async function invoke(

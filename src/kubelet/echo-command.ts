@@ -5,7 +5,8 @@
 
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { ensurePrivateDirSync } from '../util/private-files.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -43,12 +44,13 @@ export async function resolveEchoCommand(binDir: string, compilers: readonly str
   }
   const target = join(binDir, `kdp-echo-${createHash('sha256').update(source).digest('hex').slice(0, 12)}`);
   if (existsSync(target)) return { file: target, args: [], native: true };
-  mkdirSync(binDir, { recursive: true });
+  ensurePrivateDirSync(binDir);
   const tmp = `${target}.${process.pid}.tmp`;
   const errors: string[] = [];
   for (const cc of compilers) {
     try {
       await run(cc, ['-O2', '-o', tmp, ECHO_SOURCE], { timeout: 60_000 });
+      chmodSync(tmp, 0o700); // an executable: owner only, as every file in the data dir
       renameSync(tmp, target);
       return { file: target, args: [], native: true };
     } catch (e) {

@@ -2,4 +2,4 @@
 export type * from './types.js';
 export { buildEmbeddedStore } from './embedded-store.js';
 export { buildMemoryStore, type MemoryStoreOptions } from './memory-store.js';
-export type { EmbeddedStoreOptions } from './options.js';
+export type { EmbeddedStoreOptions, StoreStartOptions } from './options.js';

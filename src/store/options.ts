@@ -35,6 +35,9 @@ export interface EmbeddedStoreOptions {
   readonly log?: (line: string) => void;
 }
 
+/** What a command that opens the store passes down from its flags (`--repair`) and its log. */
+export type StoreStartOptions = Pick<EmbeddedStoreOptions, 'repair' | 'log'>;
+
 export type ResolvedOptions = Required<Omit<EmbeddedStoreOptions, 'dataDir'>> & {
   readonly dataDir: string | undefined;
 };

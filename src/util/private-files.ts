@@ -9,7 +9,7 @@ import {
 import {
   chmod, lstat, mkdir, open, readdir, rename, stat, writeFile, type FileHandle,
 } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -26,13 +26,13 @@ export function ensurePrivateDirSync(dir: string): void {
 }
 
 /**
- * Writes `path` 0600 (replacing its content), in a 0700 parent directory. With `atomic`, the text
- * goes to `<path>.tmp` first and is renamed over `path`, so readers never see half a file.
+ * Writes `path` 0600 (replacing its content). The parent directory must exist; it is left as it
+ * is (the data directory's own modes are the business of `ensureDataDir`). With `atomic`, the
+ * text goes to `<path>.tmp` first and is renamed over `path`, so readers never see half a file.
  */
 export async function writePrivateFile(
   path: string, data: string | Uint8Array, o: { atomic?: boolean } = {},
 ): Promise<void> {
-  await ensurePrivateDir(dirname(path));
   const target = o.atomic ? `${path}.tmp` : path;
   await writeFile(target, data, { mode: PRIVATE_FILE_MODE });
   await chmod(target, PRIVATE_FILE_MODE); // the file may have existed with a wider mode
@@ -42,7 +42,6 @@ export async function writePrivateFile(
 export function writePrivateFileSync(
   path: string, data: string | Uint8Array, o: { atomic?: boolean; flag?: string } = {},
 ): void {
-  ensurePrivateDirSync(dirname(path));
   const target = o.atomic ? `${path}.tmp` : path;
   writeFileSync(target, data, { mode: PRIVATE_FILE_MODE, flag: o.flag ?? 'w' });
   chmodSync(target, PRIVATE_FILE_MODE);

@@ -120,7 +120,8 @@ describe('WAL tail cut by 1..N bytes', () => {
         expect(o.log[1]).toContain('kept 1 complete record (revision 3) of a batch');
         const aside = await asideFiles(dir);
         expect(aside).toHaveLength(1);
-        expect(aside[0]).toMatch(new RegExp(`^${template.name}\\.damaged-\\d{8}T\\d{6}\\.\\d{3}Z$`));
+        expect(aside[0]!.startsWith(`${template.name}.damaged-`)).toBe(true);
+        expect(aside[0]).toMatch(/\.damaged-\d{8}T\d{6}\.\d{3}Z$/);
         await writesAndReopensCleanly(dir, o.store!);
       }
     });
@@ -211,7 +212,7 @@ describe('damage that is not a torn final write refuses to start without --repai
   it('damage in an older segment: --repair moves the later segments aside', async () => {
     const dir = await fresh();
     const s = await buildEmbeddedStore({ dataDir: dir, segmentBytes: 600 });
-    for (let i = 0; i < 12; i++) await s.create(`/k/${String(i).padStart(2, '0')}`, 'v'.repeat(200));
+    for (let i = 10; i < 22; i++) await s.create(`/k/${i}`, 'v'.repeat(200));
     await s.close();
     const segs = (await filesOf(dir, /^wal-.*\.log$/)).slice(0, -1); // minus the empty spare
     expect(segs.length).toBeGreaterThan(3);

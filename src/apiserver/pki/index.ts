@@ -4,7 +4,8 @@
 // CA or lacking a wanted SAN, and refuses (KDP_CONFIG) to overwrite a CA it cannot read.
 
 import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename } from 'node:fs/promises';
+import { ensurePrivateDir, writePrivateFile } from '../../util/private-files.js';
 import { join } from 'node:path';
 import { kdpError } from '../../errors.js';
 import { formatTokenLine, parseTokenFile, type TokenEntry } from '../authn/token-file.js';
@@ -57,7 +58,7 @@ async function readIfPresent(path: string): Promise<string | undefined> {
 /** Writes through a temporary file and a rename, so a crash never leaves half a key. */
 async function writeSecret(path: string, text: string): Promise<void> {
   const tmp = `${path}.tmp-${randomBytes(4).toString('hex')}`;
-  await writeFile(tmp, text, { mode: 0o600 });
+  await writePrivateFile(tmp, text);
   await rename(tmp, path);
 }
 
@@ -144,7 +145,7 @@ async function ensureAdminToken(path: string): Promise<string> {
 /** Creates (once) or loads the PKI in `<dataDir>/pki`. Idempotent; see the module comment. */
 export async function ensurePki(dataDir: string, opts: EnsurePkiOptions = {}): Promise<Pki> {
   const dir = join(dataDir, 'pki');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await ensurePrivateDir(dir);
   const ca = await ensureCa(dir);
   const sans = [...DEFAULT_SANS, ...(opts.extraSANs ?? [])];
   const server = await ensureLeaf(

@@ -1,12 +1,12 @@
 // `kdp apiserver`: the API server alone (for labs that run components as separate processes).
 
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { startApiServer } from '../../apiserver/start.js';
-import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
+import { dataDirPaths, ensureDataDir, resolveDataDir } from '../../cluster/data-dir.js';
+import { writePrivateFileSync } from '../../util/private-files.js';
 import { renderKubeconfig } from '../../client/kubeconfig.js';
 import { kdpError } from '../../errors.js';
 import type { Command } from '../command.js';
-import { DATA_DIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG, REPAIR_FLAG } from './up.js';
 
 export const apiserverCommand: Command = {
   name: 'apiserver',
@@ -21,6 +21,7 @@ export const apiserverCommand: Command = {
     { name: 'anonymous-auth', type: 'boolean', default: true, help: 'allow unauthenticated requests (as system:anonymous)' },
     { name: 'token-auth-file', type: 'string', help: 'bearer tokens, upstream CSV format (default: the generated one)' },
     DATA_DIR_FLAG,
+    REPAIR_FLAG,
   ],
   async run(args, io) {
     const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
@@ -28,16 +29,18 @@ export const apiserverCommand: Command = {
     if (mode !== 'RBAC' && mode !== 'AlwaysAllow') {
       throw kdpError('KDP_CONFIG', `--authorization-mode: "${String(mode)}" is not RBAC or AlwaysAllow`);
     }
-    mkdirSync(paths.root, { recursive: true });
+    const log = (line: string) => io.err(`kdp: ${line}\n`);
+    await ensureDataDir(paths.root, log);
     const server = await startApiServer({
       dataDir: paths.root, port: args.flags.port as number, host: args.flags['bind-address'] as string,
       insecureHttp: args.flags['insecure-http'] as boolean, serviceCIDR: args.flags['service-cluster-ip-range'] as string,
       nodePortRange: args.flags['service-node-port-range'] as string, authorizationMode: mode,
       anonymous: args.flags['anonymous-auth'] as boolean, tokenFile: args.flags['token-auth-file'] as string | undefined,
+      store: { repair: args.flags.repair as boolean, log },
     });
-    writeFileSync(paths.kubeconfig, renderKubeconfig({
+    writePrivateFileSync(paths.kubeconfig, renderKubeconfig({
       server: server.url, ...(args.flags['insecure-http'] ? {} : { caPem: server.pki.caCertPem, token: server.pki.adminToken }),
-    }), { mode: 0o600 });
+    }));
     io.out(`kdp apiserver listening on ${server.url}\n  export KUBECONFIG=${paths.kubeconfig}\n`);
     await io.interrupted;
     await server.close();

@@ -19,8 +19,13 @@ import { parseMode } from './rules-compile.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { isAlive, recordProcess } from '../../host/process.js';
+import { PRIVATE_DIR_MODE } from '../../util/private-files.js';
 
 export const DATA_DIR_FLAG = { name: 'data-dir', type: 'string', help: 'cluster data directory (default $KDP_DATA_DIR or ~/.kdp)' } as const;
+
+/** On every command that opens the embedded store (src/store/README.md, "Damaged WAL bytes"). */
+export const REPAIR_FLAG = { name: 'repair', type: 'boolean', default: false,
+  help: 'start even if the store\'s WAL is damaged: drop everything from the first bad record (kept aside as *.damaged-<time>)' } as const;
 
 /** kube-controller-manager's node mask flags (also `kdp controller-manager`'s). */
 export const NODE_MASK_FLAGS = [
@@ -62,6 +67,7 @@ export const upCommand: Command = {
     { name: 'cni-bin-dir', type: 'string', help: 'netns mode: CNI plugin dirs, comma-separated (default /usr/lib/cni)' },
     ...NETWORK_FLAGS,
     DATA_DIR_FLAG,
+    REPAIR_FLAG,
   ],
   async run(args, io) {
     const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
@@ -87,6 +93,7 @@ export const upCommand: Command = {
         ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
       progress: (l) => io.err(`  ${l}\n`),
       cni: cniFlags(args.flags), network,
+      store: { repair: args.flags.repair as boolean, log: (l) => io.err(`kdp: ${l}\n`) },
     });
     io.out(readyMessage(cluster.url, paths.kubeconfig, paths.root, network.serviceCIDRs));
     await io.interrupted;
@@ -143,7 +150,7 @@ async function detach(paths: DataDirPaths, io: CliIO): Promise<number> {
   const script = fileURLToPath(new URL('../../../bin/kdp.js', import.meta.url));
   const argv = process.argv.slice(2).filter((a) => a !== '-d' && a !== '--detach');
   if (!argv.includes('--data-dir')) argv.push('--data-dir', paths.root);
-  mkdirSync(paths.root, { recursive: true });
+  mkdirSync(paths.root, { recursive: true, mode: PRIVATE_DIR_MODE }); // the child tightens an old one
   const child = recordProcess(spawnDetached(script, argv, paths.logFile, KDP_NODE_FLAGS));
   for (let waited = 0; waited < 120_000; waited += 200) {
     try {

@@ -2,7 +2,7 @@
 // pcap file that is kept (Wireshark reads it), started before the probe and awaited until it
 // listens, stopped after it, then read back and decoded.
 
-import { mkdirSync } from 'node:fs';
+import { ensurePrivateDirSync } from '../../util/private-files.js';
 import { join } from 'node:path';
 import { kdpError } from '../../errors.js';
 import { startWatcher, tcpdumpListening, type Watcher } from './capture-process.js';
@@ -81,7 +81,7 @@ export function pcapFileName(p: CapturePoint): string {
 export async function startCaptures(
   points: readonly CapturePoint[], dir: string, f: CaptureFilter,
 ): Promise<RunningCaptures> {
-  mkdirSync(dir, { recursive: true });
+  ensurePrivateDirSync(dir);
   const filter = bpfFilter(f);
   const started = await Promise.all(points.map(async (point) => {
     const file = join(dir, pcapFileName(point));

@@ -3,7 +3,7 @@
 // before any other table, and `nft -a monitor trace` in the node's namespace reports every rule
 // the packet then matched. kube-proxy's table is never touched; the table goes afterwards.
 
-import { writeFileSync } from 'node:fs';
+import { writePrivateFileSync } from '../../util/private-files.js';
 import type { HostExec } from '../../host/exec.js';
 import { startKernelTraceTool } from './capture-process.js';
 import {
@@ -92,7 +92,7 @@ export async function startNftTrace(
     tearDown: () => exec.run('nft', ['delete', 'table', 'inet', NFT_TRACE_TABLE], { netns })
       .then(() => undefined, () => undefined),
     read(text) {
-      writeFileSync(file, text);
+      writePrivateFileSync(file, text);
       const events = parseNftTrace(text);
       const own = (e: KernelTraceEvent) => e.table === `inet ${NFT_TRACE_TABLE}`;
       return {

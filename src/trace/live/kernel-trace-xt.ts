@@ -3,7 +3,7 @@
 // raw rules), and `xtables-monitor --trace` in the node's namespace prints every rule the packet
 // then matched, in iptables-save syntax. The two rules are deleted afterwards.
 
-import { writeFileSync } from 'node:fs';
+import { writePrivateFileSync } from '../../util/private-files.js';
 import type { HostExec } from '../../host/exec.js';
 import { startKernelTraceTool } from './capture-process.js';
 import type { KernelTraceSession, TraceMatch } from './kernel-trace-nft.js';
@@ -106,7 +106,7 @@ export async function startXtTrace(
       for (const c of CHAINS) await raw('-D', c).catch(() => undefined);
     },
     read(text) {
-      writeFileSync(file, text);
+      writePrivateFileSync(file, text);
       const events = parseXtTrace(text);
       const own = (e: KernelTraceEvent) => (e.text ?? '').includes(`--comment ${XT_TRACE_COMMENT}`);
       return {

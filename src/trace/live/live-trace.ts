@@ -4,6 +4,7 @@
 // beside the simulation and every disagreement is reported as a fidelity bug.
 
 import { mkdirSync } from 'node:fs';
+import { ensurePrivateDirSync, PRIVATE_DIR_MODE } from '../../util/private-files.js';
 import { join } from 'node:path';
 import { kdpError } from '../../errors.js';
 import type { HostExec } from '../../host/exec.js';
@@ -55,12 +56,12 @@ export interface LiveTrace {
 
 /** A fresh `<traces>/<timestamp>-<n>` folder (n counts up from 1 within one second). */
 export function newTraceDir(tracesDir: string): string {
-  mkdirSync(tracesDir, { recursive: true });
+  ensurePrivateDirSync(tracesDir);
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   for (let n = 1; ; n++) {
     const dir = join(tracesDir, `${stamp}-${n}`);
     try {
-      mkdirSync(dir);
+      mkdirSync(dir, { mode: PRIVATE_DIR_MODE });
       return dir;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
