@@ -133,24 +133,29 @@ const CREATES: HostileCase[] = [
   { name: 'delete of an object that does not exist', method: 'DELETE', path: `${CM}/pc-none`,
     expect: { code: 404, reason: 'NotFound' } },
   { name: 'deletecollection with dryRun=All', method: 'DELETE',
-    path: `${CM}?dryRun=All&labelSelector=a%3Db`, expect: { ok: 200, writes: false },
-    after: (h) => expectStored(h, `${CM}/cm`) },
+    path: `${CM}?dryRun=All&labelSelector=hostile-dc%3Dpc`, expect: { ok: 200, writes: false },
+    after: (h) => expectStored(h, `${CM}/pc-dc`) },
   { name: 'deletecollection with dryRun=Bogus', method: 'DELETE',
-    path: `${CM}?dryRun=Bogus&labelSelector=a%3Db`, expect: invalidParam('dryRun'),
-    after: (h) => expectStored(h, `${CM}/cm`) },
+    path: `${CM}?dryRun=Bogus&labelSelector=hostile-dc%3Dpc`, expect: invalidParam('dryRun'),
+    after: (h) => expectStored(h, `${CM}/pc-dc`) },
   { name: 'deletecollection with a malformed labelSelector', method: 'DELETE',
     path: `${CM}?labelSelector=a%20in%20(`, expect: BAD,
-    after: (h) => expectStored(h, `${CM}/cm`) },
+    after: (h) => expectStored(h, `${CM}/pc-dc`) },
   { name: 'deletecollection with an unsupported fieldSelector', method: 'DELETE',
-    path: `${CM}?fieldSelector=data.k%3Dv`, expect: BAD,
-    after: (h) => expectStored(h, `${CM}/cm`) },
+    path: `${CM}?fieldSelector=data.k%3Dv&labelSelector=hostile-dc%3Dpc`, expect: BAD,
+    after: (h) => expectStored(h, `${CM}/pc-dc`) },
   { name: 'deletecollection with propagationPolicy=Bogus', method: 'DELETE',
-    path: `${CM}?propagationPolicy=Bogus`, expect: invalidParam('propagationPolicy'),
-    after: (h) => expectStored(h, `${CM}/cm`) },
+    path: `${CM}?propagationPolicy=Bogus&labelSelector=hostile-dc%3Dpc`,
+    expect: invalidParam('propagationPolicy'),
+    after: (h) => expectStored(h, `${CM}/pc-dc`) },
 ];
 
 export const PRECONDITIONS_TABLE: HostileTable = {
-  fixtures: ON_CM.map((_c, i) => ({ path: CM, body: KINDS.ConfigMap.make(`pc-${i}`) })),
+  fixtures: [
+    ...ON_CM.map((_c, i) => ({ path: CM, body: KINDS.ConfigMap.make(`pc-${i}`) })),
+    { path: CM, body: { ...KINDS.ConfigMap.make('pc-dc'),
+      metadata: { name: 'pc-dc', labels: { 'hostile-dc': 'pc' } } } },
+  ],
   cases: [
     ...ON_CM.map((c, i): HostileCase => {
       const name = `pc-${i}`;
