@@ -46,6 +46,10 @@ export interface ApiServerOptions {
   readonly newUid?: () => string;
 }
 
+/** The HTTP server's bounds on receiving requests and on idle connections. */
+export type HttpLimitOptions = Pick<ApiServerOptions, 'headersTimeoutMs' | 'requestTimeoutMs' |
+  'keepAliveTimeoutMs' | 'maxHeaderBytes'>;
+
 export interface ResolvedApiServerOptions extends ApiServerOptions {
   readonly anonymous: boolean;
   readonly bodyLimit: number;

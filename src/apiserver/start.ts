@@ -12,6 +12,7 @@ import { buildAuthorizer } from './authz/index.js';
 import { ADMIN_USER } from './app.js';
 import { bootstrapObjects, ensureObjects } from './bootstrap.js';
 import type { AdmissionPlugin } from './pipeline-types.js';
+import type { HttpLimitOptions } from './options.js';
 import { ensurePki } from './pki/index.js';
 import type { Pki } from './pki/index.js';
 import { buildDefaultCatalog } from './resources.js';
@@ -37,6 +38,8 @@ export interface StartApiServerOptions {
   readonly logProvider?: LogProvider;
   /** Extra admission plugins after the built-in ones. */
   readonly admission?: readonly AdmissionPlugin[];
+  /** Bounds on receiving requests and on idle connections (default: upstream's, options.ts). */
+  readonly httpLimits?: HttpLimitOptions;
   /** Passed to the embedded store: `--repair` and where recovery logs what it changed. */
   readonly store?: StoreStartOptions;
 }
@@ -76,7 +79,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
       catalog, getDeps: () => deps }), ...(o.admission ?? [])];
     server = await listenApiServer({
       store, catalog, authorizer, authenticator, anonymous: o.anonymous ?? !o.insecureHttp,
-      admission, logProvider: o.logProvider,
+      admission, logProvider: o.logProvider, ...o.httpLimits,
     }, { host, port: o.port, insecureHttp: o.insecureHttp,
       tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caCertPem } });
     deps = server.service.deps;

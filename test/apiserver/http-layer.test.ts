@@ -2,6 +2,9 @@
 // requests and idle connections are answered with a Kubernetes Status (codes as Go's net/http
 // under kube-apiserver) and the connection is closed; refused requests store nothing; a watch
 // outlives the request timeout, which bounds receiving a request only.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAuthenticator } from '../../src/apiserver/authn/index.js';
@@ -9,6 +12,7 @@ import { DEFAULT_HTTP_LIMITS, resolveApiServerOptions } from '../../src/apiserve
 import { issueCa, issueLeaf } from '../../src/apiserver/pki/index.js';
 import { listenApiServer } from '../../src/apiserver/serve.js';
 import type { ListeningServer } from '../../src/apiserver/serve.js';
+import { startApiServer } from '../../src/apiserver/start.js';
 import { isKdpError } from '../../src/errors.js';
 import { buildMemoryStore } from '../../src/store/index.js';
 import type { StoreBackend } from '../../src/store/types.js';
@@ -31,14 +35,14 @@ let store: StoreBackend;
 let caPem: string;
 
 /** Sends `parts` (`gapMs` apart) on a new TLS connection; reads until close or `waitMs`. */
-function exchange(parts: readonly (string | Buffer)[], waitMs = 3000, gapMs = 0):
-  Promise<Exchange> {
+function exchange(parts: readonly (string | Buffer)[], waitMs = 3000, gapMs = 0,
+  to: { port: number; caPem: string } = { port: srv.port, caPem }): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const t0 = Date.now();
     const chunks: Buffer[] = [];
     let closed = false;
-    const s = connect({ host: '127.0.0.1', port: srv.port, ca: caPem, servername: 'localhost' },
-      async () => {
+    const s = connect({ host: '127.0.0.1', port: to.port, ca: to.caPem,
+      servername: 'localhost' }, async () => {
         for (const p of parts) {
           if (s.destroyed) return;
           s.write(p);
@@ -284,6 +288,21 @@ describe('slow requests are cut off; responses are not', () => {
 
 describe('HTTP limits are options with upstream defaults', () => {
   const store0 = buildMemoryStore();
+
+  it('kdp apiserver\'s start passes its limits to the server', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kdp-http-limits-'));
+    const api = await startApiServer({ dataDir: join(dir, 'data'), port: 0,
+      httpLimits: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });
+    try {
+      const r = await exchange(['GET /version HTTP/1.1\r\n'], 4000, 0,
+        { port: api.port, caPem: api.pki.caCertPem });
+      expectRefusal(r, 408, 'Timeout', 'request headers were not received in time');
+      expect(r.elapsedMs).toBeLessThan(2000);
+    } finally {
+      await api.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   it('defaults: 32 s for headers, 60 s for a request, 90 s idle, 1 MiB of headers', () => {
     const o = resolveApiServerOptions({ store: store0 });
