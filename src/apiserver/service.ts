@@ -12,7 +12,9 @@ import { authorize } from './rest/authorize.js';
 import type { LogOptions, RequestContext, ServiceDeps } from './rest/deps.js';
 import { deleteObject } from './rest/delete.js';
 import { badRequest, methodNotAllowed, pathNotFound } from './rest/errors.js';
-import { checkBody } from './rest/prepare.js';
+import {
+  checkBody, checkPatchedScale, checkPatchedTypes, checkScaleBody,
+} from './rest/prepare.js';
 import { clone, servedJson, withEncoding } from './rest/codec.js';
 import { listObjects, readObject } from './rest/read.js';
 import { fromScale, toScale } from './rest/scale.js';
@@ -21,11 +23,13 @@ import type { ServiceWatchOptions, WatchSink } from './rest/watch.js';
 import { createObject, guaranteedUpdate } from './rest/write.js';
 import type { WriteCtx } from './rest/write.js';
 import { applyPatch } from './rest/patching.js';
+import { checkAppliedType, checkPatchedIdentity, checkPutUid } from './rest/patch-identity.js';
 import { serverSideApply } from './patch/apply.js';
 import { bindPod, reviewAccess } from './rest/special.js';
 import { evictPod } from './rest/eviction.js';
 import { podLogs } from './rest/logs.js';
-import { deleteNamespaceContents } from './rest/namespace-delete.js';
+import { deleteNamespace } from './rest/namespace-delete.js';
+import { isNamespaces } from './rest/namespace-spec.js';
 
 /** Addresses a collection, an object or an object's subresource. */
 export interface Target {
@@ -130,7 +134,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       await az(ctx, 'update', r, t);
       const wctx: WriteCtx = { ...ctx, ...opts, subresource: t.subresource };
       if (t.subresource === 'scale') {
-        const scale = body as KubeObject;
+        const scale = checkScaleBody(body);
         const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name,
           (p) => fromScale(p, scale));
         return { obj: toScale(out.obj), created: false };
@@ -141,7 +145,10 @@ export function buildApiService(deps: ServiceDeps): ApiService {
           `on the URL (${name})`);
       }
       try {
-        const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name, () => clone(obj));
+        const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name, (cur) => {
+          checkPutUid(r, cur, obj);
+          return clone(obj);
+        });
         return { obj: out.obj, created: false };
       } catch (e) {
         if (!isKdpError(e, 'KDP_NOT_FOUND') || t.subresource || !createsOnUpdate(r)) throw e;
@@ -158,8 +165,15 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       const wctx: WriteCtx = { ...ctx, ...opts, subresource: t.subresource };
       if (type === 'apply') return applyObject(wctx, r, t, name, body, !!opts.force);
       const mutate = t.subresource === 'scale' ?
-        (p: KubeObject) => fromScale(p, applyPatch(toScale(p), type, body)) :
-        (p: KubeObject) => applyPatch(p, type, body);
+        (p: KubeObject) =>
+          fromScale(p, checkPatchedScale(type, body, applyPatch(toScale(p), type, body))) :
+        (p: KubeObject) => {
+          const uid = p.metadata.uid;
+          const out = applyPatch(p, type, body);
+          checkPatchedIdentity(r, uid, out, name, ns(r, t));
+          checkPatchedTypes(r, type, body, out);
+          return out;
+        };
       const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name, mutate);
       return { obj: t.subresource === 'scale' ? toScale(out.obj) : out.obj, created: false };
     },
@@ -168,9 +182,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       const name = needName(t);
       if (t.subresource) throw methodNotAllowed('delete is not supported on subresources');
       await az(ctx, 'delete', r, t);
-      if (r.group === '' && r.resource === 'namespaces') {
-        await deleteNamespaceContents(svc, ctx, name);
-      }
+      if (isNamespaces(r)) return deleteNamespace(deps, ctx, r, name, opts);
       return (await deleteObject(deps, ctx, r, ns(r, t), name, opts)).obj;
     },
     async deleteCollection(ctx, t, listOpts, opts) {
@@ -181,8 +193,8 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       for (const o of list.items) {
         try {
           const m = o.metadata;
-          const out = await deleteObject(deps, ctx, r, m.namespace, m.name!, opts);
-          items.push(out.obj);
+          items.push(isNamespaces(r) ? await deleteNamespace(deps, ctx, r, m.name!, opts) :
+            (await deleteObject(deps, ctx, r, m.namespace, m.name!, opts)).obj);
         } catch (e) {
           if (!isKdpError(e, 'KDP_NOT_FOUND')) throw e;
         }
@@ -207,6 +219,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
   ): Promise<{ obj: KubeObject; created: boolean }> {
     const manager = wctx.fieldManager;
     if (!manager) throw badRequest('PATCH /apply requires fieldManager to be set');
+    checkAppliedType(r, body);
     const applied = checkBody(r, body, ns(r, t));
     if (applied.metadata.name && applied.metadata.name !== name) {
       throw badRequest(`the name of the object (${applied.metadata.name}) does not match the ` +

@@ -63,13 +63,15 @@ describe('delete', () => {
     expect(l.body.items.map((i: any) => i.metadata.name)).toEqual(['b']);
   });
 
-  it('deleting a namespace deletes its contents first', async () => {
-    await s.req('POST', '/api/v1/namespaces', { metadata: { name: 'tmp' } });
-    await s.req('POST', '/api/v1/namespaces/tmp/configmaps', { metadata: { name: 'c' } });
-    await s.req('DELETE', '/api/v1/namespaces/tmp');
-    expect((await s.req('GET', '/api/v1/namespaces/tmp/configmaps/c')).status).toBe(404);
-    expect((await s.req('GET', '/api/v1/namespaces/tmp')).status).toBe(404);
-  });
+  it('deleting a namespace marks it Terminating; its contents wait for the controller',
+    async () => {
+      await s.req('POST', '/api/v1/namespaces', { metadata: { name: 'tmp' } });
+      await s.req('POST', '/api/v1/namespaces/tmp/configmaps', { metadata: { name: 'c' } });
+      expect((await s.req('DELETE', '/api/v1/namespaces/tmp')).status).toBe(200);
+      expect((await s.req('GET', '/api/v1/namespaces/tmp/configmaps/c')).status).toBe(200);
+      const ns = await s.req('GET', '/api/v1/namespaces/tmp');
+      expect(ns.body.status.phase).toBe('Terminating');
+    });
 });
 
 describe('subresources', () => {

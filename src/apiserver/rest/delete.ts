@@ -25,7 +25,8 @@ function isPod(r: ServedResource): boolean {
   return r.group === '' && r.resource === 'pods';
 }
 
-function checkPreconditions(r: ServedResource, o: KubeObject, opts: DeleteOptions): void {
+/** 409 when the delete's preconditions (uid, resourceVersion) do not hold for `o`. */
+export function checkPreconditions(r: ServedResource, o: KubeObject, opts: DeleteOptions): void {
   const p = opts.preconditions;
   if (p?.uid && p.uid !== o.metadata.uid) {
     throw conflict(r, o.metadata.name!, `Precondition failed: UID in precondition: ${p.uid}, ` +

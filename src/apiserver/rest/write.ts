@@ -18,6 +18,9 @@ import { prepareForCreate, prepareForUpdate, unchanged } from './prepare.js';
 import { readObject } from './read.js';
 import { deleteNow } from './finalize.js';
 import { recordManager } from './managed-fields.js';
+import {
+  ensureNamespaceFinalizer, isNamespaces, keepSpecFinalizers, specFinalizers,
+} from './namespace-spec.js';
 
 export interface WriteCtx extends RequestContext {
   readonly dryRun?: boolean;
@@ -74,6 +77,7 @@ export async function createObject(
 ): Promise<KubeObject> {
   forgetEncoding(obj);
   prepareForCreate(r, obj, deps.now(), deps.newUid());
+  if (isNamespaces(r)) ensureNamespaceFinalizer(obj);
   if (!obj.metadata.name) {
     throw invalid(r, '', [{ field: 'metadata.name', reason: 'FieldValueRequired',
       message: 'Required value: name or generateName is required' }]);
@@ -100,6 +104,13 @@ export async function createObject(
 /** A mutation of the current object; may throw to abort. Returns the desired next object. */
 export type Mutation = (current: KubeObject) => KubeObject | Promise<KubeObject>;
 
+export interface UpdateOptions {
+  /** The write marks the object deleted: deletionTimestamp comes from the mutation. */
+  readonly deleting?: boolean;
+  /** Runs on the object after server-owned fields are carried over (e.g. status, spec). */
+  readonly finish?: (next: KubeObject) => void;
+}
+
 export interface UpdateOutcome {
   readonly obj: KubeObject;
   /** True when the write was a finalization that removed the object. */
@@ -112,7 +123,7 @@ export interface UpdateOutcome {
  */
 export async function guaranteedUpdate(
   deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, namespace: string | undefined, name: string,
-  mutate: Mutation, opts: { deleting?: boolean } = {},
+  mutate: Mutation, opts: UpdateOptions = {},
 ): Promise<UpdateOutcome> {
   for (let attempt = 0; ; attempt++) {
     const { obj: current, kv } = await readObject(deps, r, namespace, name);
@@ -120,7 +131,7 @@ export async function guaranteedUpdate(
     const pinned = desired.metadata?.resourceVersion;
     if (pinned && pinned !== current.metadata.resourceVersion) throw conflict(r, name);
     try {
-      return await commitUpdate(deps, ctx, r, current, kv, desired, !!opts.deleting);
+      return await commitUpdate(deps, ctx, r, current, kv, desired, opts);
     } catch (e) {
       if (!isKdpError(e, 'KDP_CONFLICT') || e.details.causes) throw e;
       if (pinned || attempt >= CONFLICT_RETRIES) throw conflict(r, name);
@@ -131,15 +142,19 @@ export async function guaranteedUpdate(
 
 async function commitUpdate(
   deps: ServiceDeps, ctx: WriteCtx, r: ServedResource, current: KubeObject, kv: KeyValue,
-  desired: KubeObject, deleting: boolean,
+  desired: KubeObject, opts: UpdateOptions,
 ): Promise<UpdateOutcome> {
   forgetEncoding(desired);
-  const next = prepareForUpdate(r, desired, current, ctx.subresource, deleting);
+  const next = prepareForUpdate(r, desired, current, ctx.subresource, !!opts.deleting);
+  const ns = isNamespaces(r);
+  // A namespace's spec.finalizers change only through `namespaces/finalize` (upstream).
+  if (ns && ctx.subresource !== 'finalize') keepSpecFinalizers(next, current);
+  opts.finish?.(next);
   recordManager(next, current, ctx.fieldManager, 'Update', deps.now(), ctx.subresource);
   const adm = await admitDefaultValidate(deps, ctx, r, 'UPDATE', next, current);
   next.metadata.resourceVersion = current.metadata.resourceVersion;
   const finalizing = !!next.metadata.deletionTimestamp && !next.metadata.finalizers?.length &&
-    !isGracefulPending(r, next);
+    !isGracefulPending(r, next) && !(ns && specFinalizers(next).length > 0);
   if (ctx.dryRun) { await adm.aborted(); return { obj: next, deleted: false }; }
   if (!finalizing && unchanged(next, current)) {
     await adm.aborted();

@@ -11,7 +11,8 @@ import { NAMESPACES } from '../refs.js';
 import { buildQueueController } from '../runner.js';
 import type { Controller } from '../util.js';
 
-const SKIP = new Set(['events', 'bindings', 'localsubjectaccessreviews']);
+// Not listable. Events are deleted like everything else (upstream does too).
+const SKIP = new Set(['bindings', 'localsubjectaccessreviews']);
 
 export function buildNamespaceController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
@@ -40,7 +41,6 @@ export function buildNamespaceController(ctx: ControllerContext): Controller {
         });
       }
     }
-    // Events go last, with everything else.
     if (remaining > 0) { c.queue.addAfter(name, options.scaled(1000) + 20); return; }
     const fins = ns.spec?.finalizers ?? [];
     if (!fins.includes('kubernetes')) return;
