@@ -136,6 +136,30 @@ describe('WAL tail cut by 1..N bytes', () => {
       await writesAndReopensCleanly(dir, o.store!);
     });
 
+  it('any cut keeps exactly the complete records before it; a cut inside a frame is logged',
+    async () => {
+      const ends = template.frames.map((f, i) => template.frames[i + 1]?.offset ?? size());
+      const keys = ['/k/a', null, '/k/b', '/k/c', null]; // per frame; null: a commit marker
+      const cuts = new Set<number>();
+      for (const f of template.frames) {
+        for (const d of [0, 1, 4, 7, 8, 9, 12, 13, 20]) cuts.add(f.offset + d);
+      }
+      for (const e of ends) cuts.add(e - 1);
+      for (const at of [...cuts].filter((c) => c > 0 && c < size()).sort((x, y) => x - y)) {
+        const { dir } = await dirWith(template.bytes.subarray(0, at));
+        const o = await open(dir);
+        expect(o.error, `cut at ${at}`).toBeUndefined();
+        const whole = ends.filter((e) => e <= at).length;
+        const expected = keys.slice(0, whole).filter((k): k is string => k !== null);
+        expect(await keysAndRevision(o.store!), `cut at ${at}`)
+          .toEqual([expected, 1 + expected.length]);
+        const inside = !ends.includes(at);
+        expect((await asideFiles(dir)).length, `cut at ${at}`).toBe(inside ? 1 : 0);
+        if (inside) expect(o.log[0]).toContain(`at offset ${template.frames[whole]!.offset}: `);
+        await writesAndReopensCleanly(dir, o.store!);
+      }
+    });
+
   it('a write torn by a file system that zero-fills: the zeroed sectors are a torn write',
     async () => {
       const bytes = Buffer.from(template.bytes);
