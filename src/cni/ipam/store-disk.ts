@@ -70,7 +70,7 @@ export function buildDiskIpamStore(opts: DiskStoreOptions): IpamStore {
   return {
     lock() {
       if (held++ > 0) return;
-      if (!fs.existsSync(lockFile)) fs.writeFileSync(lockFile, '', { mode: 0o750 });
+      if (!fs.existsSync(lockFile)) fs.writeFileSync(lockFile, '', { mode: 0o600 });
       const deadline = Date.now() + timeout;
       while (!tryTake()) {
         if (Date.now() > deadline) {
