@@ -70,6 +70,7 @@ export function buildDiskIpamStore(opts: DiskStoreOptions): IpamStore {
   return {
     lock() {
       if (held++ > 0) return;
+      // Upstream's go-filemutex creates it 0750; empty, but kdp's data-dir files are all 0600.
       if (!fs.existsSync(lockFile)) fs.writeFileSync(lockFile, '', { mode: 0o600 });
       const deadline = Date.now() + timeout;
       while (!tryTake()) {
