@@ -33,7 +33,24 @@ export function defaultNode(n: Node): void {
 }
 
 export function defaultSecret(s: Secret): void {
+  mergeStringData(s);
   s.type ??= 'Opaque';
+}
+
+/**
+ * `stringData` is write-only: its values overwrite `data`'s (base64-encoded) and it is never
+ * stored, as upstream's v1 → internal Secret conversion does on every write.
+ */
+export function mergeStringData(s: Secret): void {
+  const sd = s.stringData;
+  if (sd === undefined) return;
+  delete s.stringData;
+  if (!sd || typeof sd !== 'object' || Object.keys(sd).length === 0) return;
+  const data: Record<string, string> = { ...(s.data ?? {}) };
+  for (const [k, v] of Object.entries(sd)) {
+    data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+  }
+  s.data = data;
 }
 
 export function defaultEndpointSlice(es: EndpointSlice): void {

@@ -72,7 +72,8 @@ export function generateJobSelector(j: Job): void {
   if (!s || s.manualSelector === true) return;
   const name = j.metadata.name ?? '';
   const uid = j.metadata.uid ?? '';
-  const meta = (s.template.metadata ??= {});
+  // Go's template is a struct, never absent: an unset one is labelled like any other.
+  const meta = ((s.template ??= {}).metadata ??= {});
   const labels = (meta.labels ??= {});
   labels[JOB_LABELS.legacyJobName] ??= name;
   labels[JOB_LABELS.jobName] ??= name;

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../client/types.js';
 import type { Job, ObjectMeta } from '../types.js';
 import { generateJobSelector } from '../defaults/workloads.js';
 import { kdpError } from '../../errors.js';
+import { decodeTypes } from '../schema/index.js';
 import { type Cause, invalidMessage } from './field-errors.js';
 import { validateObjectMetaUpdate } from './common.js';
 import {
@@ -102,12 +103,17 @@ export function hasValidation(apiVersion: string, kind: string): boolean {
 
 /**
  * Validates `obj` (create) or the change `old` → `obj` (update). Unknown kinds yield [].
- * Never throws for malformed input; every problem is a cause. The one mutation: creating a Job
- * with a uid and no manual selector fills its generated selector and labels, as upstream.
+ * Never throws for malformed input; every problem is a cause (a value of the wrong type is the
+ * one cause, FieldValueTypeInvalid). Mutations: nulls are decoded as the API server decodes
+ * them (schema/decodeTypes), and creating a Job with a uid and no manual selector fills its
+ * generated selector and labels, as upstream.
  */
 export function validate(obj: KubeObject, old?: KubeObject, opts: ValidateOptions = {}): Cause[] {
   const kv = KINDS[`${obj.apiVersion ?? ''}|${obj.kind ?? ''}`];
   if (!kv) return [];
+  // The semantic checks assume the typed shape; a value of the wrong type is the one cause.
+  const p = decodeTypes(obj.apiVersion ?? '', obj.kind ?? '', obj);
+  if (p) return [{ field: p.field, reason: 'FieldValueTypeInvalid', message: p.message }];
   const o = obj as never;
   if (old === undefined) return kv.create(o);
   if (opts.subresource === 'status') {

@@ -20,7 +20,10 @@ function selectorMatchesTemplate(sel: LabelSelector, t: PodTemplateSpec | undefi
   : Cause[] {
   let matcher;
   try {
-    matcher = labelSelectorMatcher(sel);
+    // An unset key or operator is Go's "" (an invalid requirement), not a missing property.
+    const exprs = sel.matchExpressions?.map((e) => ({ ...e, key: e.key ?? '',
+      operator: e.operator ?? '' }));
+    matcher = labelSelectorMatcher(exprs ? { ...sel, matchExpressions: exprs } : sel);
   } catch (e) {
     if (isKdpError(e)) return [invalid(child(path, 'selector'), sel, 'invalid label selector')];
     throw e;

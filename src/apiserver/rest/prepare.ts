@@ -4,6 +4,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../../client/types.js';
 import type { ServedResource } from '../resource-types.js';
 import { groupVersion } from '../resource-types.js';
+import { decodeTypes } from '../../api/schema/index.js';
+import type { TypeProblem } from '../../api/schema/index.js';
+import { kdpError } from '../../errors.js';
+import type { Cause, KdpError } from '../../errors.js';
 import { badRequest } from './errors.js';
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
@@ -34,41 +38,64 @@ export function hasStatusSubresource(r: ServedResource): boolean {
   return r.subresources.some((s) => s.name === 'status');
 }
 
-function isStringMap(v: unknown): boolean {
-  return !!v && typeof v === 'object' && !Array.isArray(v) &&
-    Object.values(v).every((x) => typeof x === 'string');
+/** What decoding into the kind's Go struct refuses: 400, as upstream's create and update. */
+function cannotHandle(r: ServedResource, p: TypeProblem): KdpError {
+  return kdpError('KDP_BAD_REQUEST', `${r.kind} in version "${r.version}" cannot be handled ` +
+    `as a ${r.kind}: ${p.message}`, { causes: [typeCause(p)] });
 }
 
-function fail(field: string, want: string): never {
-  throw badRequest(`json: cannot unmarshal into Go struct field ObjectMeta.metadata.${field} ` +
-    `of type ${want}`);
+function typeCause(p: TypeProblem): Cause {
+  return { reason: 'FieldValueTypeInvalid', field: p.field, message: p.message };
 }
 
-/** What decoding into Go's ObjectMeta rejects (upstream answers 400 before validation). */
-function checkMetadataTypes(m: unknown): void {
-  if (typeof m !== 'object' || Array.isArray(m)) fail('', 'v1.ObjectMeta');
-  const o = m as Record<string, unknown>;
-  for (const f of ['name', 'generateName', 'namespace', 'uid', 'resourceVersion']) {
-    if (o[f] !== undefined && o[f] !== null && typeof o[f] !== 'string') fail(f, 'string');
+/**
+ * A JSON, merge or strategic patch's result must decode as the resource's type; upstream
+ * answers 422 Invalid on field `patch` with the patched document and the decoder's message
+ * (handlers/patch.go). A strategic patch whose own numbers do not decode (1e400) is refused
+ * while reading the patch: 400. Nulls in the result are decoded (dropped or zeroed).
+ */
+export function checkPatchedTypes(
+  r: ServedResource, type: string, patch: unknown, patched: KubeObject,
+): void {
+  checkPatchedAs(groupVersion(r), r.kind, type, patch, patched);
+}
+
+/** `checkPatchedTypes` for a patched autoscaling/v1 Scale (the `scale` subresource). */
+export function checkPatchedScale(type: string, patch: unknown, scale: KubeObject): KubeObject {
+  checkPatchedAs('autoscaling/v1', 'Scale', type, patch, scale);
+  return scale;
+}
+
+function checkPatchedAs(gv: string, kind: string, type: string, patch: unknown,
+  patched: KubeObject): void {
+  const p = decodeTypes(gv, kind, patched);
+  if (!p) return;
+  if (type === 'strategic' && hasNonFinite(patch)) {
+    throw kdpError('KDP_BAD_REQUEST', p.message, { causes: [typeCause(p)] });
   }
-  for (const f of ['labels', 'annotations']) {
-    if (o[f] !== undefined && o[f] !== null && !isStringMap(o[f])) fail(f, 'map[string]string');
+  const message = `Invalid value: ${JSON.stringify(JSON.stringify(patched))}: ${p.message}`;
+  throw kdpError('KDP_INVALID', ` "" is invalid: patch: ${message}`, {
+    name: '', kind: '', causes: [{ reason: 'FieldValueInvalid', field: 'patch', message }],
+  });
+}
+
+function hasNonFinite(v: unknown, depth = 0): boolean {
+  if (typeof v === 'number') return !Number.isFinite(v);
+  if (!v || typeof v !== 'object' || depth > 100) return false;
+  return Object.values(v).some((x) => hasNonFinite(x, depth + 1));
+}
+
+/** A Scale body (PUT on `scale`) decoded as autoscaling/v1 Scale: 400 otherwise. */
+export function checkScaleBody(body: unknown): KubeObject {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest('the body of the request must be a JSON or YAML object');
   }
-  const fin = o.finalizers;
-  if (fin !== undefined && fin !== null &&
-    (!Array.isArray(fin) || !fin.every((x) => typeof x === 'string'))) {
-    fail('finalizers', '[]string');
+  const p = decodeTypes('autoscaling/v1', 'Scale', body);
+  if (p) {
+    throw kdpError('KDP_BAD_REQUEST', `Scale in version "v1" cannot be handled as a Scale: ` +
+      p.message, { causes: [typeCause(p)] });
   }
-  const refs = o.ownerReferences;
-  if (refs !== undefined && refs !== null && (!Array.isArray(refs) ||
-    !refs.every((x) => !!x && typeof x === 'object' && !Array.isArray(x)))) {
-    fail('ownerReferences', '[]v1.OwnerReference');
-  }
-  const mf = o.managedFields;
-  if (mf !== undefined && mf !== null && !Array.isArray(mf)) {
-    fail('managedFields', '[]v1.ManagedFieldsEntry');
-  }
-  for (const f of Object.keys(o)) if (o[f] === null) delete o[f];
+  return body as KubeObject;
 }
 
 /** Checks kind/apiVersion and namespace of a request body against the URL. */
@@ -78,7 +105,6 @@ export function checkBody(r: ServedResource, obj: unknown, namespace?: string): 
   }
   const o = obj as KubeObject;
   if (o.metadata === undefined || o.metadata === null) o.metadata = {};
-  checkMetadataTypes(o.metadata);
   if (o.kind !== undefined && o.kind !== '' && o.kind !== r.kind) {
     throw badRequest(`${o.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ` +
       `the kind does not match ${r.kind}`);
@@ -89,6 +115,8 @@ export function checkBody(r: ServedResource, obj: unknown, namespace?: string): 
   }
   o.kind = r.kind;
   o.apiVersion = groupVersion(r);
+  const problem = decodeTypes(groupVersion(r), r.kind, o);
+  if (problem) throw cannotHandle(r, problem);
   if (r.namespaced) {
     const ns = o.metadata.namespace;
     if (ns && namespace && ns !== namespace) {
