@@ -3,8 +3,9 @@
 // (other processes) can read them. Bounded: the oldest are removed past `keep`. Next to them,
 // `drift.json`: what the last comparison of the kernel with the compiled rules found.
 
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { PRIVATE_DIR_MODE, writePrivateFileSync } from '../util/private-files.js';
 import { kdpError } from '../errors.js';
 import type { ProxyMode, RuleOrigin } from './backend.js';
 import type { IPFamily } from './types.js';
@@ -32,7 +33,7 @@ export class RuleHistory {
   private seq: number;
 
   constructor(private readonly dir: string, private readonly keep = 50) {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     this.seq = Math.max(0, ...snapshotFiles(dir).map((f) => f.seq));
   }
 
@@ -45,7 +46,7 @@ export class RuleHistory {
     const file = `${String(seq).padStart(6, '0')}-${s.family}.json`;
     const snap: RuleSnapshot = { ...s, seq, file, time: new Date().toISOString() };
     const tmp = join(this.dir, `.${file}.tmp`);
-    writeFileSync(tmp, JSON.stringify(snap));
+    writePrivateFileSync(tmp, JSON.stringify(snap));
     renameSync(tmp, join(this.dir, file));
     for (const old of snapshotFiles(this.dir).slice(0, -this.keep)) rmSync(join(this.dir, old.file), { force: true });
     return snap;
@@ -69,7 +70,7 @@ const DRIFT_FILE = 'drift.json';
 
 export function writeDriftStatus(dir: string, statuses: readonly DriftStatus[]): void {
   const tmp = join(dir, `.${DRIFT_FILE}.tmp`);
-  writeFileSync(tmp, JSON.stringify(statuses));
+  writePrivateFileSync(tmp, JSON.stringify(statuses));
   renameSync(tmp, join(dir, DRIFT_FILE));
 }
 

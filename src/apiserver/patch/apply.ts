@@ -10,8 +10,9 @@ import type { KubeObject } from '../../client/types.js';
 import type { ManagedFieldsEntry } from '../../api/types/meta.js';
 import type { FieldSet } from '../rest/managed-fields.js';
 import {
-  fieldsOf, leaves, ownsPath, pathString, removePath, setEntries, valueAt,
+  elementKeyOf, fieldsOf, leaves, ownsPath, pathString, removePath, setEntries, valueAt,
 } from '../rest/managed-fields.js';
+import { getOwn } from './own.js';
 import { timestamp } from '../rest/prepare.js';
 import { applyStrategicMergePatch } from './strategic.js';
 
@@ -27,8 +28,10 @@ function removeAt(obj: unknown, path: readonly string[]): void {
   const last = path.at(-1)!;
   if (last.startsWith('f:') && isObj(parent)) delete parent[last.slice(2)];
   else if (last.startsWith('k:') && Array.isArray(parent)) {
-    const [k, v] = Object.entries(JSON.parse(last.slice(2)) as Obj)[0]!;
-    const i = parent.findIndex((e) => isObj(e) && e[k] === v);
+    const kv = elementKeyOf(last);
+    if (!kv) return;
+    const [k, v] = kv;
+    const i = parent.findIndex((e) => isObj(e) && getOwn(e, k) === v);
     if (i >= 0) parent.splice(i, 1);
   }
 }

@@ -4,6 +4,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { kdpError } from '../../errors.js';
+import { getOwn, setOwn } from './own.js';
 
 type Json = unknown;
 interface Op { op: string; path: string; from?: string; value?: Json }
@@ -36,7 +37,7 @@ function parentOf(doc: Json, path: string[], opName: string): { parent: Json; ke
   let cur = doc;
   for (const seg of path.slice(0, -1)) {
     if (Array.isArray(cur)) cur = cur[index(cur, seg, false)];
-    else if (isContainer(cur) && seg in cur) cur = (cur as Record<string, Json>)[seg];
+    else if (isContainer(cur) && Object.hasOwn(cur, seg)) cur = getOwn(cur, seg);
     else throw bad(`${opName} operation does not apply: doc is missing path: /${path.join('/')}`);
   }
   if (!isContainer(cur)) throw bad(`${opName}: doc is missing path: /${path.join('/')}`);
@@ -47,7 +48,7 @@ function getAt(doc: Json, path: string[]): Json {
   let cur = doc;
   for (const seg of path) {
     if (Array.isArray(cur)) cur = cur[index(cur, seg, false)];
-    else if (isContainer(cur) && Object.hasOwn(cur, seg)) cur = (cur as Record<string, Json>)[seg];
+    else if (isContainer(cur) && Object.hasOwn(cur, seg)) cur = getOwn(cur, seg);
     else throw bad(`doc is missing path: /${path.join('/')}`);
   }
   return cur;
@@ -57,7 +58,7 @@ function add(doc: Json, path: string[], value: Json): Json {
   if (!path.length) return value;
   const { parent, key } = parentOf(doc, path, 'add');
   if (Array.isArray(parent)) parent.splice(index(parent, key, true), 0, value);
-  else (parent as Record<string, Json>)[key] = value;
+  else setOwn(parent as object, key, value);
   return doc;
 }
 
@@ -69,8 +70,15 @@ function remove(doc: Json, path: string[], opName = 'remove'): Json {
   return doc;
 }
 
+/** Upstream's maxJSONPatchOperations (handlers/patch.go): more answer 413. */
+const MAX_OPERATIONS = 10_000;
+
 export function applyJsonPatch(doc: Json, patch: unknown): Json {
   if (!Array.isArray(patch)) throw bad('json patch must be an array of operations');
+  if (patch.length > MAX_OPERATIONS) {
+    throw kdpError('KDP_TOO_LARGE', 'The allowed maximum operations in a JSON patch is ' +
+      `${MAX_OPERATIONS}, got ${patch.length}`);
+  }
   let out = structuredClone(doc);
   for (const raw of patch as Op[]) {
     if (!raw || typeof raw !== 'object') throw bad('json patch operation must be an object');

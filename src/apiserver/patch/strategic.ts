@@ -1,11 +1,15 @@
 // Strategic merge patch (apimachinery/pkg/util/strategicpatch) for built-in kinds: JSON merge,
 // except that lists with a patchMergeKey merge element by element, primitive set-lists union,
 // and the directives `$patch` (replace/delete/merge), `$retainKeys`, `$setElementOrder/<list>`
-// and `$deleteFromPrimitiveList/<list>` are honoured. Unknown lists are replaced.
+// and `$deleteFromPrimitiveList/<list>` are honoured. Unknown lists are replaced. A malformed
+// directive answers 400 with upstream's message (mergepatch errors); other `$` keys are ignored
+// (upstream keeps them as fields that typed decoding drops). Keys are request data: read and
+// written as own properties (own.ts).
 
 import { isDeepStrictEqual } from 'node:util';
 import { kdpError } from '../../errors.js';
 import { isSetList, mergeKeyFor } from './merge-keys.js';
+import { getOwn, setOwn } from './own.js';
 
 type Obj = Record<string, unknown>;
 
@@ -26,7 +30,7 @@ function strip(v: unknown): unknown {
   for (const [k, c] of Object.entries(v)) {
     if (k.startsWith('$')) continue;
     if (c === null) continue;
-    out[k] = strip(c);
+    setOwn(out, k, strip(c));
   }
   return out;
 }
@@ -42,40 +46,102 @@ export function applyStrategicMergePatch(original: unknown, patch: unknown, opts
   return mergeMap(isObj(original) ? original : {}, patch, opts);
 }
 
+function bad(msg: string) {
+  return kdpError('KDP_BAD_REQUEST', msg);
+}
+
+/** Go's %v of a decoded JSON value (maps with sorted keys), for upstream's messages. */
+function goFormat(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goFormat).join(' ')}]`;
+  if (typeof v === 'object') {
+    const o = v as Obj;
+    return `map[${Object.keys(o).sort().map((k) => `${k}:${goFormat(o[k])}`).join(' ')}]`;
+  }
+  return String(v);
+}
+
+function badPatchType(directive: unknown, m: Obj) {
+  return bad(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(m)}`);
+}
+
+/** `$retainKeys` must be a list naming every field the patch sets (applyRetainKeysDirective). */
+function checkRetainKeys(patch: Obj): unknown[] | undefined {
+  if (!Object.hasOwn(patch, '$retainKeys')) return undefined;
+  const retain = patch.$retainKeys;
+  if (!Array.isArray(retain)) throw bad('invalid patch format of retainKeys');
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null || k === '$retainKeys' || k.startsWith(DEL_PRIM) || k.startsWith(ORDER)) {
+      continue;
+    }
+    if (!retain.includes(k)) throw bad('invalid patch format of retainKeys');
+  }
+  return retain;
+}
+
 function mergeMap(orig: Obj, patch: Obj, opts: SmpOptions): Obj | undefined {
-  const directive = patch.$patch;
-  if (directive === 'delete') return undefined;
-  if (directive === 'replace') return strip(patch) as Obj;
+  if (Object.hasOwn(patch, '$patch')) {
+    const directive = patch.$patch;
+    if (directive === 'delete') return undefined;
+    if (directive === 'replace') return strip(patch) as Obj;
+    throw badPatchType(directive, patch);
+  }
+  const retain = checkRetainKeys(patch);
   const out: Obj = { ...orig };
   for (const [k, v] of Object.entries(patch)) {
+    if (k.startsWith(DEL_PRIM) && !Array.isArray(v)) {
+      throw bad('invalid patch format of primitive list');
+    }
+    if (k.startsWith(ORDER) && !Array.isArray(v)) {
+      throw bad('invalid patch format of setElementOrder list');
+    }
     if (k.startsWith('$')) continue;
     if (v === null) { if (!opts.ignoreNull) delete out[k]; continue; }
+    const cur = getOwn(out, k);
     if (isObj(v)) {
-      const merged = mergeMap(isObj(out[k]) ? (out[k] as Obj) : {}, v, opts);
-      if (merged === undefined) delete out[k]; else out[k] = merged;
+      const merged = mergeMap(isObj(cur) ? cur : {}, v, opts);
+      if (merged === undefined) delete out[k]; else setOwn(out, k, merged);
     } else if (Array.isArray(v)) {
-      out[k] = mergeList(k, Array.isArray(out[k]) ? (out[k] as unknown[]) : [], v, opts);
+      setOwn(out, k, mergeList(k, Array.isArray(cur) ? cur : [], v, opts));
     } else {
-      out[k] = v;
+      setOwn(out, k, v);
     }
   }
   for (const [k, v] of Object.entries(patch)) {
     if (k.startsWith(DEL_PRIM) && Array.isArray(v)) {
       const f = k.slice(DEL_PRIM.length);
-      if (Array.isArray(out[f])) out[f] = (out[f] as unknown[]).filter((x) => !v.includes(x));
+      const cur = getOwn(out, f);
+      if (Array.isArray(cur)) setOwn(out, f, cur.filter((x) => !v.includes(x)));
     }
   }
   for (const [k, v] of Object.entries(patch)) {
     if (k.startsWith(ORDER) && Array.isArray(v)) {
       const f = k.slice(ORDER.length);
-      if (Array.isArray(out[f])) out[f] = reorder(f, out[f] as unknown[], v);
+      const cur = getOwn(out, f);
+      if (Array.isArray(cur)) setOwn(out, f, reorder(f, cur, v));
     }
   }
-  const retain = patch.$retainKeys;
-  if (Array.isArray(retain)) {
+  if (retain) {
     for (const k of Object.keys(out)) if (!retain.includes(k)) delete out[k];
   }
   return out;
+}
+
+/** `$patch` in the elements of a list merged by `key` (mergeSliceWithSpecialElements). */
+function checkListDirectives(patch: unknown[], key: string): void {
+  for (const e of patch) {
+    if (!isObj(e) || !Object.hasOwn(e, '$patch')) continue;
+    const d = e.$patch;
+    if (d === 'replace') continue;
+    if (d === 'delete') {
+      if (e[key] === undefined) {
+        throw bad(`map: ${goFormat(e)} does not contain declared merge key: ${key}`);
+      }
+      continue;
+    }
+    if (d === 'merge') throw bad('merging lists cannot yet be specified in the patch');
+    throw badPatchType(d, e);
+  }
 }
 
 function mergeList(field: string, orig: unknown[], patch: unknown[], opts: SmpOptions): unknown[] {
@@ -89,6 +155,7 @@ function mergeList(field: string, orig: unknown[], patch: unknown[], opts: SmpOp
   }
   const key = mergeKeyFor(field, orig, patch);
   if (!key) return strip(patch) as unknown[];
+  checkListDirectives(patch, key);
   const out = [...orig];
   for (const el of patch) {
     if (!isObj(el)) continue;

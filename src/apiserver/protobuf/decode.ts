@@ -3,6 +3,7 @@
 // the field is a pointer (then presence is the point: `replicas: 0`). Unknown fields are
 // skipped by wire type.
 
+import { setOwn } from '../patch/own.js';
 import { kdpError } from '../../errors.js';
 import type { Field, MessageSchema, Scalar } from './schema.js';
 import { ProtoReader, WIRE_LEN, WIRE_VARINT } from './wire.js';
@@ -106,7 +107,7 @@ export function decodeMessage(schema: MessageSchema, r: ProtoReader): JsonObject
       if (t.wireType !== WIRE_LEN) wrongWire(field, t.wireType);
       const [k, v] = readMapEntry(field, r.sub());
       const obj = (out[field.name] ??= {}) as JsonObject;
-      obj[k] = v;
+      setOwn(obj, k, v); // k is request data (`__proto__` is a key, not the prototype)
     } else if (field.repeated) {
       const v = readValue(field.type, field, r, t.wireType);
       ((out[field.name] ??= []) as Json[]).push(v ?? {});

@@ -5,9 +5,16 @@
 import type { KubeObject } from '../../client/types.js';
 import type { ManagedFieldsEntry } from '../../api/types/meta.js';
 import { mergeKeyFor } from '../patch/merge-keys.js';
+import { getOwn, setOwn } from '../patch/own.js';
 import { timestamp } from './prepare.js';
 
 export type FieldSet = { [k: string]: FieldSet };
+
+// Field-set segments come from requests (a PUT may send metadata.managedFields): every walk
+// reads own members only and writes own data properties (`f:__proto__` stays a field name).
+function child(fs: FieldSet | undefined, seg: string): FieldSet | undefined {
+  return fs ? (getOwn(fs, seg) as FieldSet | undefined) : undefined;
+}
 
 const SERVER_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation',
   'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields',
@@ -96,7 +103,7 @@ export function leaves(fs: FieldSet, prefix: string[] = []): string[][] {
   const out: string[][] = [];
   for (const [k, c] of Object.entries(fs)) {
     if (k === '.') continue;
-    const kids = Object.keys(c).filter((x) => x !== '.');
+    const kids = c && typeof c === 'object' ? Object.keys(c).filter((x) => x !== '.') : [];
     if (!kids.length) out.push([...prefix, k]); else out.push(...leaves(c, [...prefix, k]));
   }
   return out;
@@ -105,7 +112,7 @@ export function leaves(fs: FieldSet, prefix: string[] = []): string[][] {
 export function hasPath(fs: FieldSet, path: readonly string[]): boolean {
   let cur: FieldSet | undefined = fs;
   for (const seg of path) {
-    cur = cur?.[seg];
+    cur = child(cur, seg);
     if (!cur) return false;
   }
   return true;
@@ -117,22 +124,26 @@ export function ownsPath(fs: FieldSet, path: readonly string[]): boolean {
   for (const seg of path) {
     if (!cur) return false;
     if (cur !== fs && !Object.keys(cur).some((k) => k !== '.')) return true;
-    cur = cur[seg];
+    cur = child(cur, seg);
   }
   return !!cur;
 }
 
 export function addPath(fs: FieldSet, path: readonly string[]): void {
   let cur = fs;
-  for (const seg of path) cur = cur[seg] ??= {};
+  for (const seg of path) {
+    let next = child(cur, seg);
+    if (!next || typeof next !== 'object') { next = {}; setOwn(cur, seg, next); }
+    cur = next;
+  }
 }
 
 export function removePath(fs: FieldSet, path: readonly string[]): void {
   const walk = (node: FieldSet, i: number): boolean => {
-    const child = node[path[i]!];
-    if (!child) return false;
+    const c = child(node, path[i]!);
+    if (!c || typeof c !== 'object') return false;
     if (i === path.length - 1) delete node[path[i]!];
-    else if (walk(child, i + 1) && !Object.keys(child).some((k) => k !== '.')) {
+    else if (walk(c, i + 1) && !Object.keys(c).some((k) => k !== '.')) {
       delete node[path[i]!];
     }
     return true;
@@ -145,23 +156,35 @@ export function valueAt(obj: unknown, path: readonly string[]): unknown {
   let cur: unknown = obj;
   for (const seg of path) {
     if (seg.startsWith('f:')) {
-      cur = isObj(cur) ? cur[seg.slice(2)] : undefined;
+      cur = isObj(cur) ? getOwn(cur, seg.slice(2)) : undefined;
     } else if (seg.startsWith('k:')) {
-      const want = JSON.parse(seg.slice(2)) as Record<string, unknown>;
-      const [k, v] = Object.entries(want)[0]!;
-      cur = Array.isArray(cur) ? cur.find((e) => isObj(e) && e[k] === v) : undefined;
+      const kv = elementKeyOf(seg);
+      if (!kv) return undefined;
+      const [k, v] = kv;
+      cur = Array.isArray(cur) ? cur.find((e) => isObj(e) && getOwn(e, k) === v) : undefined;
     } else return undefined;
     if (cur === undefined) return undefined;
   }
   return cur;
 }
 
+/** The key and value a `k:{"key":value}` segment names; undefined when malformed. */
+export function elementKeyOf(seg: string): [string, unknown] | undefined {
+  try {
+    const want = JSON.parse(seg.slice(2)) as unknown;
+    const first = isObj(want) ? Object.entries(want)[0] : undefined;
+    return first;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `.spec.template.spec.containers[name="web"].image`, as upstream prints conflicts. */
 export function pathString(path: readonly string[]): string {
   return path.map((seg) => {
     if (seg.startsWith('f:')) return `.${seg.slice(2)}`;
-    const [k, v] = Object.entries(JSON.parse(seg.slice(2)) as Record<string, unknown>)[0]!;
-    return `[${k}=${JSON.stringify(v)}]`;
+    const kv = elementKeyOf(seg);
+    return kv ? `[${kv[0]}=${JSON.stringify(kv[1])}]` : `[${seg}]`;
   }).join('');
 }
 
