@@ -23,6 +23,8 @@ export interface Refused {
 export interface Accepted {
   readonly ok: number;
   readonly writes: boolean;
+  /** The answer's `kind` (e.g. a list, not a watch stream). */
+  readonly kind?: string;
 }
 
 /**
@@ -43,6 +45,10 @@ export interface HostileCase {
   readonly contentType?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly as?: Identity;
+  /** A watch: an accepted one is judged by its status line alone. */
+  readonly streaming?: boolean;
+  /** Runs first; may give the path (e.g. one naming a revision it compacted away). */
+  readonly prepare?: (h: HostileServer) => Promise<{ path?: string }>;
   readonly expect: Refused | Accepted | Tolerated;
   /** Asserts stored state after the request (e.g. a refused delete removed nothing). */
   readonly after?: (h: HostileServer) => Promise<void>;
@@ -126,10 +132,12 @@ export function runCases(cases: readonly HostileCase[], h: () => HostileServer):
   for (const c of cases) {
     it(title(c), async () => {
       const srv = h();
+      const path = (await c.prepare?.(srv))?.path ?? c.path;
       const protoBefore = ownNames();
       const before = await srv.revision();
-      const r = await srv.send(c.method, c.path, {
+      const r = await srv.send(c.method, path, {
         body: c.body, contentType: c.contentType, headers: c.headers, as: c.as,
+        streaming: c.streaming,
       });
       const after = await srv.revision();
       const polluted = pollutionSince(protoBefore);
@@ -143,8 +151,10 @@ export function runCases(cases: readonly HostileCase[], h: () => HostileServer):
           revisionMoved: e.mayWrite && !refused ? after !== before : false, polluted: [] },
         r.text);
       } else if (isAccepted(e)) {
-        mustMatch({ status: r.status, revisionMoved: after !== before, polluted },
-          { status: e.ok, revisionMoved: e.writes, polluted: [] }, r.text);
+        mustMatch({ status: r.status, revisionMoved: after !== before, polluted,
+          ...(e.kind ? { kind: r.body?.kind } : {}) },
+        { status: e.ok, revisionMoved: e.writes, polluted: [],
+          ...(e.kind ? { kind: e.kind } : {}) }, r.text);
       } else {
         const v = refusalView(r, e);
         mustMatch({ ...v.actual, revisionMoved: after !== before, polluted },

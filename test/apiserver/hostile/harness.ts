@@ -32,6 +32,8 @@ export interface SendOptions {
   readonly contentType?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly as?: Identity;
+  /** A watch: a 2xx answer resolves at its headers (the stream is then closed). */
+  readonly streaming?: boolean;
 }
 
 export interface Reply {
@@ -106,6 +108,11 @@ export async function startHostileServer(): Promise<HostileServer> {
     }
     return new Promise((resolve, reject) => {
       const req = request(`${server.url}${path}`, { method, headers, agent }, (res) => {
+        if (opts.streaming && res.statusCode! < 300) {
+          resolve({ status: res.statusCode!, headers: res.headers, text: '', body: undefined });
+          res.destroy();
+          return;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
         res.on('end', () => {

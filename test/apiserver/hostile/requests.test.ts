@@ -1,0 +1,10 @@
+// Hostile query parameters, selectors, watch options, names, namespaces, paths, methods and
+// subresources over HTTPS: refused with upstream's status and Status body, nothing written.
+import { hostileSuite } from './suite.js';
+import { PATHS_TABLE } from './tables/paths.js';
+import { QUERY_TABLE } from './tables/query.js';
+
+hostileSuite('hostile request lines are refused before they reach anything', {
+  'query parameters, selectors and watches': QUERY_TABLE,
+  'names, namespaces, paths, methods and subresources': PATHS_TABLE,
+});
