@@ -139,7 +139,8 @@ function mapOf(el: Node, goType = `map[string]${el.goType}`): Node {
     goType, zero: () => ({}),
     check(v, mutate) {
       if (!isObject(v)) return miss(describe(v), goType);
-      for (const key of Object.keys(v)) {
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue;
         const x = v[key];
         if (x == null) { if (mutate) v[key] = el.zero(); continue; }
         const m = el.check(x, mutate);
@@ -159,9 +160,10 @@ function structNode(goType: string): StructNode {
     goType, fields, zero: () => ({}),
     check(v, mutate) {
       if (!isObject(v)) return miss(describe(v), goType);
-      for (const name of Object.keys(v)) {
+      // for-in (no key array: this is the create path's hot loop); own keys only.
+      for (const name in v) {
         const node = fields.get(name);
-        if (!node) continue;
+        if (!node || !Object.hasOwn(v, name)) continue;
         const x = v[name];
         if (x === undefined) continue;
         if (x === null) { if (mutate && node !== TIME) delete v[name]; continue; }
