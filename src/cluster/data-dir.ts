@@ -48,10 +48,15 @@ export function dataDirPaths(root: string): DataDirPaths {
  */
 export async function ensureDataDir(root: string, log: (line: string) => void): Promise<void> {
   await mkdir(root, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const changed = await tightenModes(root, { recursive: true });
+  const { changed, refused } = await tightenModes(root, { recursive: true });
+  const shown = (ps: string[]) => ps.slice(0, 3).map((p) => p.slice(root.length + 1) || '.')
+    .join(', ') + (ps.length > 3 ? ', ...' : '');
   if (changed.length > 0) {
-    const shown = changed.slice(0, 3).map((p) => p.slice(root.length + 1) || '.').join(', ');
     log(`data dir ${root}: removed group/other access from ${changed.length} ` +
-      `file(s) and directories (${shown}${changed.length > 3 ? ', ...' : ''}); it holds secrets`);
+      `file(s) and directories (${shown(changed)}); it holds secrets`);
+  }
+  if (refused.length > 0) {
+    log(`data dir ${root}: WARNING: ${refused.length} file(s) and directories belong to another ` +
+      `user and stay readable by others (${shown(refused)}); chown or remove them`);
   }
 }

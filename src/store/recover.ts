@@ -40,10 +40,14 @@ export interface Recovered {
 export async function recover(
   dir: string, limits: HistoryLimits, codec: ValueCodec, ro: RecoveryOptions,
 ): Promise<Recovered> {
-  const widened = await tightenModes(dir, { include: (n) => STORE_FILE_RE.test(n) });
-  if (widened.length > 0) {
-    ro.log(`store: ${dir}: removed group/other access from ${widened.length} store file(s) ` +
-      `and directories (data directories are 0700, their files 0600)`);
+  const modes = await tightenModes(dir, { include: (n) => STORE_FILE_RE.test(n) });
+  if (modes.changed.length > 0) {
+    ro.log(`store: ${dir}: removed group/other access from ${modes.changed.length} store ` +
+      'file(s) and directories (data directories are 0700, their files 0600)');
+  }
+  if (modes.refused.length > 0) {
+    ro.log(`store: ${dir}: WARNING: ${modes.refused.length} store file(s) belong to another ` +
+      'user and stay readable by others');
   }
   const index = new KeyIndex();
   const snaps = await listSnapshots(dir);

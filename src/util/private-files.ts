@@ -84,21 +84,34 @@ export function modeOfSync(path: string): number | undefined {
   }
 }
 
+/** What `tightenModes` did: paths it changed, and paths it could not (owned by someone else). */
+export interface Tightened {
+  readonly changed: string[];
+  readonly refused: string[];
+}
+
 /**
  * Removes group and other permissions from `dir`, and from the entries `include` accepts (all
- * by default; directories are descended into with `recursive`). Returns the paths changed, so
- * that callers can say so. Symbolic links are left alone (chmod would follow them).
+ * by default; directories are descended into with `recursive`). Reports what it changed and what
+ * it was not allowed to (EPERM: another user's file), so that callers can say so. Symbolic links
+ * are left alone (chmod would follow them).
  */
 export async function tightenModes(
   dir: string, o: { recursive?: boolean; include?: (name: string) => boolean } = {},
-): Promise<string[]> {
+): Promise<Tightened> {
   const changed: string[] = [];
+  const refused: string[] = [];
   const visit = async (path: string, isRoot: boolean): Promise<void> => {
     const st = await lstat(path).catch(() => undefined);
     if (!st || st.isSymbolicLink()) return;
     if ((st.isDirectory() || st.isFile()) && (st.mode & 0o077) !== 0) {
-      await chmod(path, st.isDirectory() ? PRIVATE_DIR_MODE : st.mode & 0o700);
-      changed.push(path);
+      try {
+        await chmod(path, st.isDirectory() ? PRIVATE_DIR_MODE : st.mode & 0o700);
+        changed.push(path);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EPERM') throw e;
+        refused.push(path);
+      }
     }
     if (!st.isDirectory() || (!isRoot && !o.recursive)) return;
     for (const name of await readdir(path)) {
@@ -107,5 +120,5 @@ export async function tightenModes(
     }
   };
   await visit(dir, true);
-  return changed;
+  return { changed, refused };
 }

@@ -1,6 +1,7 @@
 // A data directory holds Secret values (WAL, snapshots), keys and tokens: it is 0700 and every
 // file kdp writes in it 0600 whatever the umask, and an older, wider one is tightened at start.
-import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { writePidFile } from '../../src/cluster/daemon.js';
 import { dataDirPaths, ensureDataDir } from '../../src/cluster/data-dir.js';
 import { HostStateFile } from '../../src/host/state.js';
 import { buildEmbeddedStore } from '../../src/store/index.js';
+import { canUseNetns } from '../helpers/root.js';
 
 let base: string;
 let savedUmask: number;
@@ -131,5 +133,26 @@ describe('an existing data directory with wider modes', () => {
     expect(log).toEqual([`store: ${dir}: removed group/other access from 2 store file(s) ` +
       'and directories (data directories are 0700, their files 0600)']);
     expect(wider(await modes(dir))).toEqual({});
+  });
+
+  it('a file of another user is reported, not fatal (the start goes on)', async (ctx) => {
+    if (!canUseNetns([])) return ctx.skip(); // root, to make another user's file (CI: must run)
+    const nobody = 65534;
+    const root = join(base, 'shared');
+    await mkdir(root, { mode: 0o755 });
+    await chmod(base, 0o755); // let the other user reach it
+    await writeFile(join(root, 'root-owned.json'), '{}', { mode: 0o644 });
+    await chown(root, nobody, nobody);
+    const probe = ['bin/run-ts.js', 'test/cluster/data-dir-probe.ts', root];
+    const r = spawnSync(process.execPath, probe, { uid: nobody, gid: nobody, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.split('\n')).toEqual([
+      `data dir ${root}: removed group/other access from 1 file(s) and directories (.); ` +
+        'it holds secrets',
+      `data dir ${root}: WARNING: 1 file(s) and directories belong to another user and stay ` +
+        'readable by others (root-owned.json); chown or remove them',
+      'ok', '',
+    ]);
+    expect((await modes(root))['root-owned.json']).toBe('644');
   });
 });
