@@ -70,7 +70,7 @@ export async function seed(h: HostileServer): Promise<void> {
   for (const k of Object.values(KINDS)) {
     await h.must('POST', k.collection, { body: k.make(k.fixture) });
   }
-  for (const ns of [VICTIM, 'default', 'kube-system', 'doomed']) {
+  for (const ns of [VICTIM, 'default', 'kube-system', 'kube-public', 'doomed']) {
     await h.must('POST', `/api/v1/namespaces/${ns}/configmaps`,
       { body: { metadata: { name: 'keep' }, data: { k: 'v' } } });
   }
@@ -88,26 +88,33 @@ export async function seed(h: HostileServer): Promise<void> {
         name: CM_READER_USER }] } });
 }
 
-/** Fails unless `path` reads back (as admin) with 200, optionally matching `like`. */
+/** Throws unless `path` reads back (as admin) with 200, optionally matching `like`. */
 export async function expectStored(h: HostileServer, path: string, like?: object): Promise<void> {
   const r = await h.send('GET', path);
-  expect({ path, status: r.status }).toEqual({ path, status: 200 });
-  if (like) expect(r.body).toMatchObject(like);
+  if (r.status !== 200) {
+    throw new Error(`after: GET ${path} answered ${r.status}, expected 200 (it must survive)`);
+  }
+  if (like) expect(r.body, `after: GET ${path}`).toMatchObject(like);
 }
 
-/** Fails unless `path` is absent (404). */
+/** Throws unless `path` is absent (404). */
 export async function expectAbsent(h: HostileServer, path: string): Promise<void> {
   const r = await h.send('GET', path);
-  expect({ path, status: r.status }).toEqual({ path, status: 404 });
+  if (r.status !== 404) {
+    throw new Error(`after: GET ${path} answered ${r.status}, expected 404 (nothing written)`);
+  }
 }
 
 /** What a refused delete of namespace `ns` must leave: the namespace, Active, and its contents. */
 export function contentsSurvive(ns: string, extra: string[] = []) {
   return async (h: HostileServer): Promise<void> => {
     const n = await h.send('GET', `/api/v1/namespaces/${ns}`);
-    expect({ ns, status: n.status, phase: n.body?.status?.phase,
-      deleting: n.body?.metadata?.deletionTimestamp !== undefined })
-      .toEqual({ ns, status: 200, phase: 'Active', deleting: false });
+    const phase = n.body?.status?.phase;
+    const deleting = n.body?.metadata?.deletionTimestamp !== undefined;
+    if (n.status !== 200 || phase !== 'Active' || deleting) {
+      throw new Error(`after: namespace ${ns} answered ${n.status}, phase ${phase}, ` +
+        `deletionTimestamp ${deleting ? 'set' : 'unset'}; expected 200, Active, unset`);
+    }
     await expectStored(h, `/api/v1/namespaces/${ns}/configmaps/keep`);
     for (const p of extra) await expectStored(h, p);
   };
