@@ -5,7 +5,7 @@
 // are compared as one object so a failure shows every expected-vs-actual difference at once.
 
 import { it } from 'vitest';
-import type { HostileServer, Identity, Reply } from './harness.js';
+import type { HostileServer, Identity, RawRequest, Reply } from './harness.js';
 
 /** A refusal: upstream's status code and Status reason. */
 export interface Refused {
@@ -45,6 +45,8 @@ export interface HostileCase {
   readonly contentType?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly as?: Identity;
+  /** Written byte for byte on its own TLS connection instead (method and path are labels). */
+  readonly raw?: RawRequest;
   /** A watch: an accepted one is judged by its status line alone. */
   readonly streaming?: boolean;
   /** Runs first; may give the path (e.g. one naming a revision it compacted away). */
@@ -94,7 +96,7 @@ function refusalView(r: Reply, e: Refused) {
   const which = e.alt?.find((a) => a.code === r.status) ?? e;
   const actual = {
     status: r.status, kind: b.kind, apiVersion: b.apiVersion, statusField: b.status,
-    code: b.code, reason: b.reason,
+    code: b.code, reason: b.reason ?? (which.reason === '' ? '' : undefined),
     ...(e.field !== undefined ? { causeField: causes.some((c) => c?.field === e.field) ?
       e.field : causes.map((c) => c?.field) } : {}),
     ...(e.mentions ? { mentions: e.mentions.filter((m) => message.includes(m)) } : {}),
@@ -135,7 +137,7 @@ export function runCases(cases: readonly HostileCase[], h: () => HostileServer):
       const path = (await c.prepare?.(srv))?.path ?? c.path;
       const protoBefore = ownNames();
       const before = await srv.revision();
-      const r = await srv.send(c.method, path, {
+      const r = c.raw ? await srv.sendRaw(c.raw) : await srv.send(c.method, path, {
         body: c.body, contentType: c.contentType, headers: c.headers, as: c.as,
         streaming: c.streaming,
       });

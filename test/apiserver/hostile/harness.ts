@@ -11,6 +11,7 @@
 // store (upstream: the etcd revision at the read, which kdp's MVCC store also answers).
 
 import { Agent, request } from 'node:https';
+import { connect } from 'node:tls';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,9 +45,19 @@ export interface Reply {
   readonly body: any;
 }
 
+/** A request written byte for byte on a fresh TLS connection (for HTTP-layer refusals). */
+export interface RawRequest {
+  /** `GET /path HTTP/1.1` */
+  readonly line: string;
+  /** Header lines besides Host, Authorization (the admin's) and `Connection: close`. */
+  readonly headers?: readonly string[];
+  readonly body?: string;
+}
+
 export interface HostileServer {
   readonly server: RunningApiServer;
   send(method: string, path: string, opts?: SendOptions): Promise<Reply>;
+  sendRaw(req: RawRequest): Promise<Reply>;
   /** The store's current revision, as a list read from the store reports it. */
   revision(): Promise<number>;
   /** Sends as admin and fails unless the status is 2xx; returns the parsed body. */
@@ -73,6 +84,36 @@ function encodeBody(body: unknown): string | Buffer | undefined {
   if (body === undefined) return undefined;
   if (typeof body === 'string' || Buffer.isBuffer(body)) return body;
   return toJson(body);
+}
+
+/** Status line, headers and body of an HTTP/1.1 answer read to the end of the connection. */
+function parseRawReply(text: string): Reply {
+  const end = text.indexOf('\r\n\r\n');
+  const head = end < 0 ? text : text.slice(0, end);
+  let body = end < 0 ? '' : text.slice(end + 4);
+  const [statusLine, ...lines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const l of lines) {
+    const i = l.indexOf(':');
+    if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+  }
+  if (headers['transfer-encoding'] === 'chunked') body = dechunk(body);
+  let parsed: unknown;
+  try { parsed = JSON.parse(body); } catch { parsed = undefined; }
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0);
+  return { status, headers, text: body || statusLine || '(connection closed, no answer)',
+    body: parsed };
+}
+
+function dechunk(s: string): string {
+  let out = '';
+  for (let i = 0; ;) {
+    const eol = s.indexOf('\r\n', i);
+    const size = parseInt(s.slice(i, eol), 16);
+    if (!(size > 0)) return out;
+    out += s.slice(eol + 2, eol + 2 + size);
+    i = eol + 2 + size + 2;
+  }
 }
 
 export async function startHostileServer(): Promise<HostileServer> {
@@ -129,6 +170,19 @@ export async function startHostileServer(): Promise<HostileServer> {
     });
   };
 
+  const sendRaw: HostileServer['sendRaw'] = (raw) => new Promise((resolve, reject) => {
+    const head = [raw.line, `Host: 127.0.0.1:${server.port}`,
+      `Authorization: Bearer ${server.pki.adminToken}`, 'Connection: close',
+      ...(raw.headers ?? []), '', ''].join('\r\n');
+    const socket = connect({ host: '127.0.0.1', port: server.port, ca: server.pki.caCertPem,
+      servername: 'localhost' }, () => socket.end(head + (raw.body ?? '')));
+    const chunks: Buffer[] = [];
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`${raw.line}: no answer in 10 s`)));
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(parseRawReply(Buffer.concat(chunks).toString('latin1'))));
+  });
+
   const must: HostileServer['must'] = async (method, path, opts) => {
     const r = await send(method, path, opts);
     if (r.status < 200 || r.status > 299) {
@@ -138,7 +192,7 @@ export async function startHostileServer(): Promise<HostileServer> {
   };
 
   return {
-    server, send, must,
+    server, send, sendRaw, must,
     async revision() {
       const l = await must('GET', '/api/v1/namespaces?limit=1');
       const rv = Number(l?.metadata?.resourceVersion);
