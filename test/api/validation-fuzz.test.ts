@@ -58,7 +58,7 @@ function generator(seed: number) {
     if (typeof def === 'string') return gen(def, depth, wrong);
     const out: Record<string, unknown> = {};
     for (const [f, t] of Object.entries(def)) {
-      if (f === '$go' || r() < (depth > 6 ? 0.9 : 0.45)) continue;
+      if (f.startsWith('$') || r() < (depth > 6 ? 0.9 : 0.45)) continue;
       out[f] = r() < 0.03 ? null : gen(t, depth + 1, wrong);
     }
     if (r() < 0.1) out.unknownField = pick(JUNK);

@@ -219,6 +219,23 @@ describe('values of the wrong type are refused before anything is stored', () =>
     expect(s.store.currentRevision()).toBe(rev);
   });
 
+  it('unknown top-level and metadata fields are dropped, as Go\'s decoder drops them', async () => {
+    const url = KINDS.ConfigMap!.url;
+    const text = '{"metadata":{"name":"u","__proto__":{"p":"x"},"bogus":1},"data":{"k":"v"},' +
+      '"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"p":1}},"extra":true}';
+    const r = await s.req('POST', url, text);
+    expect(r.status).toBe(201);
+    expect(Object.keys(r.body).sort()).toEqual(['apiVersion', 'data', 'kind', 'metadata']);
+    expect(Object.hasOwn(r.body.metadata, '__proto__')).toBe(false);
+    expect(r.body.metadata.bogus).toBeUndefined();
+    const rev = s.store.currentRevision();
+    const p = await s.req('PATCH', `${url}/u`, '{"__proto__":{"polluted":"yes"}}',
+      { 'content-type': 'application/merge-patch+json' });
+    expect(p.status).toBe(200);
+    expect(s.store.currentRevision()).toBe(rev);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('nulls decode as Go decodes them: a map value is "", a struct field is unset', async () => {
     const r = await s.req('POST', KINDS.ConfigMap!.url, { metadata: { name: 'n',
       labels: { a: null } }, data: { k: null }, immutable: null });

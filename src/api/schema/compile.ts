@@ -1,7 +1,9 @@
 // Compiles the declarative type tables (one per kind, after upstream's OpenAPI schema) into
 // checkers that decode a JSON value as Go's encoding/json would decode it into the typed
 // struct: the first mismatch in document order, described as Go describes it. Unknown fields
-// are left alone (upstream's default, non-strict decoding); nothing outside the table is walked.
+// are not errors (upstream's default, non-strict decoding): dropped from `$complete` tables,
+// kept elsewhere (kdp's tables omit some rarely used upstream fields); nothing outside the
+// table is walked.
 // Decoding nulls: a struct field's null is dropped (a Time's kept), an array element's or map
 // value's becomes the type's zero value, so later code never meets a null where a value belongs.
 //
@@ -12,7 +14,11 @@
 
 import { base64ErrorOffset } from './base64.js';
 
-/** A struct: JSON field → type expression; `$go` overrides the Go type name (`v1.<key>`). */
+/**
+ * A struct: JSON field → type expression; `$go` overrides the Go type name (`v1.<key>`);
+ * `$complete` says the table lists every upstream field, so decoding drops any other field,
+ * as Go's decoder does (tables without it keep fields they do not list).
+ */
 export type StructDef = { readonly [field: string]: string };
 export type Defs = { readonly [name: string]: StructDef | string };
 
@@ -153,7 +159,7 @@ function mapOf(el: Node, goType = `map[string]${el.goType}`): Node {
 
 interface StructNode extends Node { fields: Map<string, Node> }
 
-function structNode(goType: string): StructNode {
+function structNode(goType: string, complete: boolean): StructNode {
   const short = goType.slice(goType.lastIndexOf('.') + 1);
   const fields = new Map<string, Node>();
   return {
@@ -162,8 +168,9 @@ function structNode(goType: string): StructNode {
       if (!isObject(v)) return miss(describe(v), goType);
       // for-in (no key array: this is the create path's hot loop); own keys only.
       for (const name in v) {
+        if (!Object.hasOwn(v, name)) continue;
         const node = fields.get(name);
-        if (!node || !Object.hasOwn(v, name)) continue;
+        if (!node) { if (mutate && complete) delete v[name]; continue; }
         const x = v[name];
         if (x === undefined) continue;
         if (x === null) { if (mutate && node !== TIME) delete v[name]; continue; }
@@ -191,10 +198,10 @@ export function compileDefs(defs: Defs): (expr: string) => Node {
       return cache(expr, def.startsWith('map[string]') ?
         mapOf(resolve(def.slice('map[string]'.length)), `v1.${expr}`) : resolve(def));
     }
-    const node = structNode(def.$go ?? `v1.${expr}`);
+    const node = structNode(def.$go ?? `v1.${expr}`, def.$complete === 'true');
     nodes.set(expr, node);
     for (const [field, t] of Object.entries(def)) {
-      if (field !== '$go') node.fields.set(field, resolve(t));
+      if (!field.startsWith('$')) node.fields.set(field, resolve(t));
     }
     return node;
   };

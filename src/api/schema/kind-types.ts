@@ -4,7 +4,8 @@
 import type { Defs } from './compile.js';
 import { TYPE_META } from './meta-types.js';
 
-const ROOT = { ...TYPE_META, metadata: 'ObjectMeta' } as const;
+/** Every kind's top level is listed whole: other top-level fields are dropped on decode. */
+const ROOT = { ...TYPE_META, metadata: 'ObjectMeta', $complete: 'true' } as const;
 
 const CONDITION = {
   type: 'string', status: 'string', lastTransitionTime: 'time', reason: 'string',

@@ -102,13 +102,11 @@ export function validateConfigMap(cm: ConfigMap): Cause[] {
   out.push(...validateDataKeys(cm.data, 'data'), ...validateDataKeys(cm.binaryData, 'binaryData'));
   let size = 0;
   for (const [k, v] of Object.entries(cm.data ?? {})) {
-    size += String(v).length;
+    size += Buffer.byteLength(String(v));
     if (cm.binaryData && k in cm.binaryData) out.push(invalid('data', k,
       'duplicate of key present in binaryData'));
   }
-  for (const v of Object.values(cm.binaryData ?? {})) {
-    size += Math.floor((String(v).length * 3) / 4);
-  }
+  for (const v of Object.values(cm.binaryData ?? {})) size += base64Size(String(v));
   if (size > DATA_LIMIT) out.push(tooLong('', DATA_LIMIT));
   return out;
 }
@@ -127,9 +125,19 @@ export function validateConfigMapUpdate(cm: ConfigMap, old: ConfigMap): Cause[] 
   return out;
 }
 
+/** Bytes a (decodable) base64 value holds: what upstream's size limits count. */
+function base64Size(v: string): number {
+  const t = v.replace(/[\r\n]/g, '');
+  const pad = t.endsWith('==') ? 2 : t.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((t.length * 3) / 4) - pad);
+}
+
 export function validateSecret(s: Secret): Cause[] {
   const out = validateObjectMeta(s.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain });
   out.push(...validateDataKeys(s.data, 'data'));
+  let size = 0;
+  for (const v of Object.values(s.data ?? {})) size += base64Size(String(v));
+  if (size > DATA_LIMIT) out.push(tooLong('data', DATA_LIMIT));
   return out;
 }
 
