@@ -21,6 +21,8 @@ interface WrongType {
   readonly mentions: string;
   /** Decodes, but validation refuses it: 422 naming `invalidField` on every verb. */
   readonly invalidField?: string;
+  /** The field strategic merge and apply name instead (they merge list items by key). */
+  readonly mergedField?: string;
   /** The patch document itself does not decode as JSON numbers go (1e400): SMP/apply 400. */
   readonly undecodable?: boolean;
 }
@@ -80,7 +82,9 @@ export const WRONG_TYPES: readonly WrongType[] = [
   { kind: 'Service', path: 'spec.ports.0.port', value: '80', what: 'a port as a string',
     mentions: 'port' },
   { kind: 'Service', path: 'spec.ports.0.port', value: 70000, what: 'port 70000',
-    mentions: 'port', invalidField: 'spec.ports[0].port' },
+    mentions: 'port', invalidField: 'spec.ports[0].port',
+    // Ports merge by `port`: strategic merge and apply add a second port rather than change it.
+    mergedField: 'spec.ports[1].port' },
   { kind: 'Pod', path: 'spec.containers', value: { name: 'c', image: 'x' },
     what: 'containers as an object', mentions: 'spec.containers' },
   { kind: 'Pod', path: 'spec.containers.0.image', value: 5, what: 'an image as a number',
@@ -140,6 +144,8 @@ function casesFor(t: WrongType, i: number): HostileCase[] {
   const invalid: Refused | undefined = t.invalidField ?
     { code: 422, reason: 'Invalid', field: t.invalidField } : undefined;
   const patchRefusal = invalid ?? PATCH_INVALID;
+  const merged: Refused | undefined = t.mergedField ?
+    { code: 422, reason: 'Invalid', field: t.mergedField } : invalid;
   return [
     { name: `create: ${label}`, method: 'POST', path: k.collection,
       body: setPath(k.make(`${name}-new`), t.path, t.value),
@@ -154,13 +160,13 @@ function casesFor(t: WrongType, i: number): HostileCase[] {
       contentType: 'application/json-patch+json', expect: patchRefusal },
     { name: `strategic merge patch: ${label}`, method: 'PATCH', path: one, body: mergeBody(t, name),
       contentType: 'application/strategic-merge-patch+json',
-      expect: t.undecodable ? BAD_REQUEST(t.mentions) : patchRefusal },
+      expect: t.undecodable ? BAD_REQUEST(t.mentions) : merged ?? patchRefusal },
     // Upstream's apply answers a type error from the structured-merge-diff converter (a 500
     // there); kdp must answer a 4xx naming the field: 400 or 422.
     { name: `apply: ${label}`, method: 'PATCH',
       path: `${one}?fieldManager=hostile&force=true`, body: applyBody(t, name),
       contentType: 'application/apply-patch+yaml',
-      expect: invalid ?? { code: 422, reason: 'Invalid', mentions: [t.mentions],
+      expect: merged ?? { code: 422, reason: 'Invalid', mentions: [t.mentions],
         alt: [{ code: 400, reason: 'BadRequest' }] } },
   ];
 }
