@@ -3,6 +3,7 @@
 // input, the line and the reason (KDP_PARSE).
 
 import { isKdpError, kdpError } from '../errors.js';
+import { checkRuleText } from '../ruleset/check.js';
 import { parse, tablesOf } from '../ruleset/iptables/parse.js';
 import type { IptablesTable } from '../ruleset/iptables/model.js';
 import { normalizeRuleset } from '../ruleset/nftables/normalize.js';
@@ -41,6 +42,22 @@ export function detectFormat(text: string, label: string): DiffFormat {
       ' (give --format iptables|nftables|ipvs)');
   }
   throw kdpError('KDP_PARSE', `${label}: empty input (give --format for an empty table)`);
+}
+
+/**
+ * Checks a whole loaded table as the kernel's tools would before applying it (ruleset/check.ts):
+ * a truncated transaction, a jump to a missing chain or a loop is KDP_PARSE naming the input and
+ * the line, never a diff. An empty table passes only when its format was given (`--format`).
+ */
+export function checkTable(table: LoadedTable, opts: { allowEmpty?: boolean } = {}): void {
+  try {
+    checkRuleText(table.format, table.text, opts);
+  } catch (e) {
+    if (isKdpError(e, 'KDP_PARSE')) {
+      throw kdpError('KDP_PARSE', `${table.label}: ${e.message}`, e.details);
+    }
+    throw e;
+  }
 }
 
 export function parseSide(table: LoadedTable): ParsedSide {

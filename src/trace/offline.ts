@@ -1,7 +1,8 @@
 // Tracing a rule dump with no cluster: one node whose local addresses are the given node IPs.
 // Used by `kdp trace --rules DUMP` and by the golden packet-flow tests.
 
-import { kdpError } from '../errors.js';
+import { isKdpError, kdpError } from '../errors.js';
+import { checkRuleText } from '../ruleset/check.js';
 import type { RuleOrigin } from '../proxy/backend.js';
 import { buildIptablesFilter } from './iptables/filter.js';
 import { buildNftFilter } from './nftables/filter.js';
@@ -36,6 +37,20 @@ export function buildFilter(mode: TraceMode, rules: string, origins?: ReadonlyMa
       return buildNftFilter(rules, origins);
     case 'ipvs':
       return buildIpvsFilter(rules);
+  }
+}
+
+/**
+ * Checks a dump read from a file (`kdp trace --rules`) as the kernel's tools would before it is
+ * traced: a table the kernel refuses (a jump loop, a jump to a missing chain, a bad DNAT
+ * address, a truncated or empty file) is KDP_PARSE naming `label` and the line, never a trace.
+ */
+export function checkDump(mode: TraceMode, text: string, label: string): void {
+  try {
+    checkRuleText(mode, text);
+  } catch (e) {
+    if (isKdpError(e, 'KDP_PARSE')) throw kdpError('KDP_PARSE', `${label}: ${e.message}`, e.details);
+    throw e;
   }
 }
 

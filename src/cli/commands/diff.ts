@@ -7,7 +7,7 @@ import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { isKdpError, kdpError } from '../../errors.js';
 import { readSnapshot, rulesDir } from '../../proxy/history.js';
 import { runDiff, type DiffView } from '../../diff/diff.js';
-import { detectFormat, FORMATS } from '../../diff/load.js';
+import { checkTable, detectFormat, FORMATS } from '../../diff/load.js';
 import type { DiffFormat, LoadedTable } from '../../diff/types.js';
 import type { CliIO, Command } from '../command.js';
 import type { FlagValues } from '../flags.js';
@@ -88,7 +88,10 @@ async function loadTable(ref: string, format: DiffFormat | undefined, ctx: LoadC
   if (ref.startsWith('@')) return loadSnapshot(ref, ctx);
   const text = await readInput(ref, 'input');
   const label = ref === '-' ? '(stdin)' : ref;
-  return { label, text, format: format ?? detectFormat(text, label) };
+  const table: LoadedTable = { label, text, format: format ?? detectFormat(text, label) };
+  // An empty file is a table only when its format was given (detection refuses it).
+  checkTable(table, { allowEmpty: format !== undefined });
+  return table;
 }
 
 function loadSnapshot(ref: string, ctx: LoadContext): LoadedTable {

@@ -14,7 +14,7 @@ import { liveTrace } from '../../trace/live/live-trace.js';
 import { assertLiveCapable, buildLiveCluster } from '../../trace/live/live-trace-cluster.js';
 import type { Topology } from '../../trace/topology.js';
 import { parseHostPort, parseProtocol, type TraceProtocol } from '../../trace/packet.js';
-import { traceOffline, type TraceMode } from '../../trace/offline.js';
+import { checkDump, traceOffline, type TraceMode } from '../../trace/offline.js';
 import type { TraceResult } from '../../trace/result.js';
 import type { CliIO, Command } from '../command.js';
 import { readInput } from '../read-input.js';
@@ -56,8 +56,11 @@ export const traceCommand: Command = {
     const mode = parseMode(args.flags.mode) ?? 'iptables';
     const src = parseHostPort(srcText, 'SRC');
     const dst = parseHostPort(dstText, 'DST');
+    const rulesFile = args.flags.rules as string;
+    const rules = await readInput(rulesFile, '--rules');
+    checkDump(mode as TraceMode, rules, rulesFile === '-' ? '(stdin)' : rulesFile);
     const result = traceOffline({
-      rules: await readInput(args.flags.rules as string, '--rules'),
+      rules,
       mode: mode as TraceMode,
       nodeIPs: (args.flags['node-ip'] as string[] | undefined) ?? [],
       podCIDRs: args.flags['pod-cidr'] as string[] | undefined,

@@ -1,0 +1,295 @@
+// What `iptables-restore` (and the kernel, on commit) refuses in a parsed document, beyond the
+// syntax parse.ts checks: unknown tables, rules in chains that do not exist, jumps to chains that
+// do not exist or to built-in chains, jump loops (the kernel answers ELOOP), built-in policies,
+// and values iptables' own option parsers refuse (addresses, ports, DNAT/SNAT targets, marks,
+// probabilities, recent's --seconds). The first problem is KDP_PARSE naming the line, as
+// `iptables-restore` names it ("Error occurred at line: N").
+//
+// Addresses must be literal: iptables would resolve a host name through DNS, an offline table
+// cannot. Matches and targets this module does not know are left to the tracer (strict there).
+
+import { parseCIDR, parseIP } from '../../api/net.js';
+import { kdpError } from '../../errors.js';
+import type { IptablesDocument } from './model.js';
+import { parse, splitArgs } from './parse.js';
+import { findLoop, type JumpEdge as Edge } from '../jump-loop.js';
+
+/** Built-in chains per table, as the kernel's iptable_* modules register them. */
+const TABLE_CHAINS: Readonly<Record<string, readonly string[]>> = {
+  filter: ['INPUT', 'FORWARD', 'OUTPUT'],
+  nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
+  mangle: ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'],
+  raw: ['PREROUTING', 'OUTPUT'],
+  security: ['INPUT', 'FORWARD', 'OUTPUT'],
+};
+
+/** Standard verdicts and the target extensions of a stock kernel (xt_*.ko, ipt_*.ko). */
+const TARGETS = new Set([
+  'ACCEPT', 'DROP', 'RETURN', 'QUEUE', 'REJECT', 'DNAT', 'SNAT', 'MASQUERADE', 'REDIRECT',
+  'NETMAP', 'MARK', 'CONNMARK', 'LOG', 'NFLOG', 'NFQUEUE', 'TRACE', 'CT', 'NOTRACK', 'CHECKSUM',
+  'TCPMSS', 'TCPOPTSTRIP', 'CLASSIFY', 'DSCP', 'TOS', 'TTL', 'HL', 'HMARK', 'SET', 'AUDIT', 'TEE',
+  'SECMARK', 'CONNSECMARK', 'IDLETIMER', 'LED', 'RATEEST', 'SYNPROXY', 'TPROXY', 'ECN', 'ULOG',
+  'CLUSTERIP',
+]);
+
+/** XT_EXTENSION_MAXNAMELEN - 1: the longest chain name iptables accepts. */
+const MAX_CHAIN_NAME = 28;
+
+/** Options whose value this module checks (or must skip: -j/-g name the target). */
+const OPTIONS_WITH_VALUES = new Set(['-j', '--jump', '-g', '--goto', '-s', '--source', '-d',
+  '--destination', '-p', '--protocol', '--dport', '--destination-port', '--sport',
+  '--source-port', '--dports', '--destination-ports', '--sports', '--source-ports', '--ports',
+  '--to-ports', '--to-destination', '--to-source', '--probability', '--seconds', '--hitcount',
+  '--mark', '--set-mark', '--set-xmark', '--or-mark', '--and-mark', '--xor-mark']);
+
+const PROTOCOLS = new Set(['all', 'tcp', 'udp', 'udplite', 'icmp', 'icmpv6', 'ipv6-icmp', 'esp',
+  'ah', 'sctp', 'mh', 'gre', 'ipip', 'igmp', 'dccp']);
+
+
+function fail(lineNo: number, reason: string, text: string): never {
+  throw kdpError('KDP_PARSE', `iptables line ${lineNo}: ${reason}: ${text.slice(0, 200)}`, {
+    causes: [{ field: `line ${lineNo}`, reason: 'FieldValueInvalid', message: reason }],
+  });
+}
+
+/** parse() and validateText() in one. */
+export function parseValidated(text: string, firstLine = 1): IptablesDocument {
+  const doc = parse(text);
+  validateText(text, firstLine);
+  return doc;
+}
+
+/**
+ * Throws KDP_PARSE for the first line `iptables-restore` (or the kernel, on commit) would
+ * refuse. One pass over the text without building the model (a 10,000-Service dump is 440,000
+ * lines, and `kdp diff` parses only what differs); syntax it does not need is left to parse().
+ * `firstLine` is the number of the text's first line in a larger input.
+ */
+export function validateText(text: string, firstLine = 1): void {
+  let table: TableCheck | undefined;
+  let tableLine = 0;
+  let at = 0;
+  let lineNo = firstLine - 1;
+  while (at < text.length) {
+    let nl = text.indexOf('\n', at);
+    if (nl < 0) nl = text.length;
+    const line = text.slice(at, nl);
+    at = nl + 1;
+    lineNo++;
+    const c = line.charCodeAt(0);
+    if (line === '' || c === 0x23 /* # */) continue;
+    if (c === 0x2a /* * */) {
+      if (table) fail(lineNo, 'table started before COMMIT of the previous one', line);
+      const name = line.slice(1);
+      if (!TABLE_CHAINS[name]) fail(lineNo, `table ${name} does not exist`, line);
+      table = new TableCheck(name);
+      tableLine = lineNo;
+    } else if (line === 'COMMIT') {
+      if (!table) fail(lineNo, 'COMMIT outside a table', line);
+      table.commit();
+      table = undefined;
+    } else {
+      if (!table) fail(lineNo, 'line outside a table (missing *table)', line);
+      table.add(line, lineNo);
+    }
+  }
+  if (table) fail(tableLine, 'table has no COMMIT (input truncated?)', `*${table.name}`);
+}
+
+/** One table between `*name` and COMMIT. Chains may be declared after their first use. */
+class TableCheck {
+  private readonly builtins: ReadonlySet<string>;
+  private readonly declared = new Set<string>();
+  private readonly edges = new Map<string, Edge[]>();
+  /** Names used before any declaration: checked at COMMIT. */
+  private readonly pending = new Map<string, { lineNo: number; text: string; jump: boolean }>();
+
+  constructor(readonly name: string) {
+    this.builtins = new Set(TABLE_CHAINS[name]);
+  }
+
+  add(line: string, lineNo: number): void {
+    if (line.charCodeAt(0) === 0x3a /* : */) return this.chainLine(line, lineNo);
+    let rest = line;
+    if (rest.charCodeAt(0) === 0x5b /* [ */) rest = rest.slice(rest.indexOf(' ') + 1);
+    const words = rest.includes('"') ? splitArgs(rest, lineNo) : rest.split(' ');
+    const op = words[0];
+    if (op === '-N') {
+      if (words[1]) this.declared.add(words[1]);
+      return;
+    }
+    if (op !== '-A' && op !== '-I' && op !== '-D' && op !== '-R') return;
+    const chain = words[1];
+    if (!chain) return;
+    this.use(chain, lineNo, line, false);
+    const target = checkRuleArgs(words, 2, lineNo, line);
+    if (target === undefined || TARGETS.has(target)) return;
+    this.use(target, lineNo, line, true);
+    if (op === '-D') return;
+    let out = this.edges.get(chain);
+    if (!out) this.edges.set(chain, (out = []));
+    out.push({ to: target, line: lineNo, text: line });
+  }
+
+  private chainLine(line: string, lineNo: number): void {
+    const sp = line.indexOf(' ');
+    const name = line.slice(1, sp < 0 ? undefined : sp);
+    const end = sp < 0 ? -1 : line.indexOf(' ', sp + 1);
+    const policy = sp < 0 ? '' : line.slice(sp + 1, end < 0 ? undefined : end);
+    const builtin = this.builtins.has(name);
+    if (!builtin && name.length > MAX_CHAIN_NAME) {
+      fail(lineNo, `chain name longer than ${MAX_CHAIN_NAME} characters`, line);
+    }
+    if (builtin && policy !== 'ACCEPT' && policy !== 'DROP') {
+      fail(lineNo, `bad policy ${policy} for built-in chain ${name}`, line);
+    }
+    if (!builtin && policy !== '-') fail(lineNo, `a policy (${policy}) is only for built-in chains`, line);
+    this.declared.add(name);
+  }
+
+  private use(name: string, lineNo: number, text: string, jump: boolean): void {
+    if (this.builtins.has(name)) {
+      if (jump) fail(lineNo, `cannot jump to built-in chain ${name}`, text);
+      return;
+    }
+    if (!this.declared.has(name) && !this.pending.has(name)) {
+      this.pending.set(name, { lineNo, text, jump });
+    }
+  }
+
+  commit(): void {
+    for (const [name, u] of this.pending) {
+      if (this.declared.has(name)) continue;
+      fail(u.lineNo, u.jump ? `jump to chain ${name}, which does not exist (nor is it a target)`
+        : `chain ${name} does not exist`, u.text);
+    }
+    const loop = findLoop(this.edges, this.builtins);
+    if (loop) {
+      fail(loop.line, `jumps loop (${loop.path.join(' → ')}): the kernel refuses it (ELOOP)`,
+        loop.text);
+    }
+  }
+}
+
+/** Checks option values; returns the rule's -j/-g target. */
+function checkRuleArgs(args: readonly string[], from: number, lineNo: number, line: string):
+  string | undefined {
+  let target: string | undefined;
+  for (let i = from; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.charCodeAt(0) !== 0x2d /* - */ || !OPTIONS_WITH_VALUES.has(a)) continue;
+    const v = args[++i];
+    if (v === undefined) return fail(lineNo, `${a} needs a value`, line);
+    switch (a) {
+      case '-j': case '--jump': case '-g': case '--goto': target = v; break;
+      case '-s': case '--source': case '-d': case '--destination': {
+        const spec = v;
+        if (!isAddressList(spec)) fail(lineNo, `host/network \`${spec}' is not an address`, line);
+        break;
+      }
+      case '-p': case '--protocol': {
+        const p = v.toLowerCase();
+        if (!PROTOCOLS.has(p) && !isIntIn(p, 0, 255)) fail(lineNo, `unknown protocol \`${p}'`, line);
+        break;
+      }
+      case '--dport': case '--destination-port': case '--sport': case '--source-port':
+      case '--dports': case '--destination-ports': case '--sports': case '--source-ports':
+      case '--ports': case '--to-ports': {
+        const spec = v;
+        for (const p of spec.split(',')) if (!isPortRange(p, a === '--to-ports' ? '-' : ':')) fail(lineNo, `invalid port/service \`${p}' specified`, line);
+        break;
+      }
+      case '--to-destination': case '--to-source': {
+        const spec = v;
+        if (!isNatSpec(spec)) fail(lineNo, `bad ${a} \`${spec}' (want ADDR[-ADDR][:PORT[-PORT]])`, line);
+        break;
+      }
+      case '--probability': {
+        const p = v;
+        if (!/^(?:\d+(?:\.\d*)?|\.\d+)(?:e-?\d+)?$/i.test(p) || !(Number(p) >= 0 && Number(p) <= 1)) {
+          fail(lineNo, `--probability ${p} is not a number from 0 to 1`, line);
+        }
+        break;
+      }
+      case '--seconds': case '--hitcount': {
+        const s = v;
+        if (!isIntIn(s, 1, 4294967295)) fail(lineNo, `bad value for option "${a}", or out of range (1-4294967295)`, line);
+        break;
+      }
+      case '--mark': case '--set-mark': case '--set-xmark': case '--or-mark': case '--and-mark':
+      case '--xor-mark': {
+        const m = v;
+        if (!isMark(m)) fail(lineNo, `bad mark value \`${m}'`, line);
+        break;
+      }
+    }
+  }
+  return target;
+}
+
+function isIntIn(s: string, lo: number, hi: number): boolean {
+  if (!/^(?:\d+|0x[0-9a-f]+)$/i.test(s)) return false;
+  const n = Number(s);
+  return n >= lo && n <= hi;
+}
+
+const isPort = (s: string) => isIntIn(s, 0, 65535) || /^[a-z][a-z0-9-]*$/i.test(s);
+
+function isPortRange(s: string, sep: ':' | '-'): boolean {
+  const parts = s.split(sep);
+  if (parts.length > 2 || parts.some((p) => p === '' && parts.length === 1)) return false;
+  return parts.every((p) => p === '' || isPort(p));
+}
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\/(\d{1,2}))?$/;
+
+/** `a[/m],b[/m]`; the common IPv4 forms without the general (bigint) parser. */
+function isAddressList(spec: string): boolean {
+  for (const s of spec.split(',')) {
+    const m = IPV4.exec(s);
+    if (m) {
+      if (+m[1]! > 255 || +m[2]! > 255 || +m[3]! > 255 || +m[4]! > 255) return false;
+      if (m[5] !== undefined && +m[5] > 32) return false;
+    } else if (!isAddressSpec(s)) return false;
+  }
+  return true;
+}
+
+function isLiteralIP(s: string): boolean {
+  const m = IPV4.exec(s);
+  if (!m) return parseIP(s) !== null;
+  return m[5] === undefined && +m[1]! <= 255 && +m[2]! <= 255 && +m[3]! <= 255 && +m[4]! <= 255;
+}
+
+function isAddressSpec(s: string): boolean {
+  const slash = s.indexOf('/');
+  if (slash < 0) return parseIP(s) !== null;
+  const mask = s.slice(slash + 1);
+  if (/^\d+$/.test(mask)) return parseCIDR(s) !== null;
+  const ip = parseIP(s.slice(0, slash));
+  const m = parseIP(mask);
+  return ip !== null && m !== null && m.family === ip.family;
+}
+
+/** `ADDR[-ADDR][:PORT[-PORT]]`, `[V6]:PORT`, `:PORT` (SNAT/DNAT --to). */
+function isNatSpec(spec: string): boolean {
+  let addrs = spec;
+  let ports: string | undefined;
+  const v6 = /^\[([^\]]+)\](?::(.*))?$/.exec(spec);
+  if (v6) {
+    addrs = v6[1]!;
+    ports = v6[2];
+  } else if ((spec.match(/:/g) ?? []).length === 1) {
+    [addrs, ports] = spec.split(':') as [string, string];
+  }
+  if (ports !== undefined && !/^\d+(?:-\d+)?$/.test(ports)) return false;
+  if (ports !== undefined && !ports.split('-').every((p) => isIntIn(p, 0, 65535))) return false;
+  if (addrs === '') return ports !== undefined;
+  return addrs.split('-').every(isLiteralIP);
+}
+
+function isMark(s: string): boolean {
+  const [value, mask, extra] = s.split('/');
+  if (extra !== undefined) return false;
+  return [value, mask].every((p) => p === undefined || isIntIn(p, 0, 0xffffffff));
+}
