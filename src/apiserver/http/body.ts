@@ -4,6 +4,9 @@
 import { parse as parseYaml } from 'yaml';
 import { kdpError } from '../../errors.js';
 import { decodeKubernetesProtobuf, isProtobufContentType } from '../protobuf/index.js';
+import {
+  jsonTooDeep, MAX_DEPTH, tooDeep, valueDepth, yamlTextDepthBound,
+} from './depth.js';
 import { mediaType } from './media.js';
 
 const JSON_TYPES = new Set(['', 'application/json', 'application/json-patch+json',
@@ -17,7 +20,19 @@ export function unsupportedMediaType(ct: string): Error {
     `(got ${JSON.stringify(ct)})`);
 }
 
-/** Decodes a body; undefined for an empty one. Malformed → 400, unknown type → 415. */
+/** What upstream's decoder of each JSON body type says of one nested too deep. */
+function jsonDepthMessage(mt: string): string {
+  if (mt === 'application/merge-patch+json') return 'Invalid JSON Patch';
+  if (mt === 'application/json-patch+json' || mt === 'application/strategic-merge-patch+json') {
+    return 'exceeded max depth';
+  }
+  return "couldn't get version/kind; json parse error: exceeded max depth";
+}
+
+/**
+ * Decodes a body; undefined for an empty one. Malformed or nested deeper than MAX_DEPTH → 400,
+ * unknown type → 415.
+ */
 export function decodeBody(contentType: string | undefined, raw: unknown): unknown {
   const buf = Buffer.isBuffer(raw) ? raw : raw === undefined ? undefined : Buffer.from(String(raw));
   const mt = mediaType(contentType);
@@ -31,6 +46,7 @@ export function decodeBody(contentType: string | undefined, raw: unknown): unkno
   }
   const text = buf.toString('utf8');
   if (JSON_TYPES.has(mt)) {
+    if (jsonTooDeep(text)) throw tooDeep(jsonDepthMessage(mt));
     try {
       return JSON.parse(text);
     } catch (e) {
@@ -38,11 +54,18 @@ export function decodeBody(contentType: string | undefined, raw: unknown): unkno
     }
   }
   if (YAML_TYPES.has(mt)) {
+    // The parser recurses per level: bound the text before it sees it, the result after
+    // (aliases can nest what they repeat).
+    if (yamlTextDepthBound(text) > MAX_DEPTH) throw tooDeep('error decoding YAML: ' +
+      'exceeded max depth');
+    let v: unknown;
     try {
-      return parseYaml(text);
+      v = parseYaml(text);
     } catch (e) {
       throw kdpError('KDP_BAD_REQUEST', `error decoding YAML body: ${(e as Error).message}`);
     }
+    if (valueDepth(v) > MAX_DEPTH) throw tooDeep('error decoding YAML: exceeded max depth');
+    return v;
   }
   throw unsupportedMediaType(mt);
 }
