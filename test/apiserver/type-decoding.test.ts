@@ -208,6 +208,24 @@ describe('values of the wrong type are refused before anything is stored', () =>
     expect((await s.req('GET', `${k.url}/web`)).body.spec.replicas).toBe(3);
   });
 
+  it('binding and eviction bodies of the wrong type are 400 and change nothing', async () => {
+    const pods = KINDS.Pod!.url;
+    const created = (await s.req('POST', pods, KINDS.Pod!.make('p'))).body;
+    const rev = s.store.currentRevision();
+    const bind = await s.req('POST', `${pods}/p/binding`, { target: { name: 5 } });
+    expect(bind.status).toBe(400);
+    expect(bind.body.message).toBe('Binding in version "v1" cannot be handled as a Binding: ' +
+      'json: cannot unmarshal number into Go struct field ObjectReference.target.name of type ' +
+      'string');
+    const evict = await s.req('POST', `${pods}/p/eviction`,
+      { apiVersion: 'policy/v1', kind: 'Eviction', deleteOptions: { gracePeriodSeconds: 'a' } });
+    expect(evict.status).toBe(400);
+    expect(evict.body.message).toContain('Go struct field DeleteOptions.deleteOptions.' +
+      'gracePeriodSeconds of type int64');
+    expect(s.store.currentRevision()).toBe(rev);
+    expect((await s.req('GET', `${pods}/p`)).body).toEqual(created);
+  });
+
   it('a status write of the wrong type is refused too', async () => {
     const k = KINDS.Deployment!;
     const d = (await s.req('POST', k.url, k.make('web'))).body;

@@ -26,9 +26,12 @@ const resolve = compileDefs(TYPE_DEFS);
 
 const ROOTS = new Map<string, Node>(BUILTIN_RESOURCES.map((r) =>
   [`${apiVersionOf(r)}|${r.kind}`, resolve(r.kind)]));
+// Subresource bodies: scale, binding, eviction.
 ROOTS.set('autoscaling/v1|Scale', resolve('Scale'));
+ROOTS.set('v1|Binding', resolve('Binding'));
+ROOTS.set('policy/v1|Eviction', resolve('Eviction'));
 
-/** Whether `decodeTypes` knows the kind (every kind kdp serves, and autoscaling/v1 Scale). */
+/** Whether `decodeTypes` knows the kind (every served kind and subresource body kind). */
 export function hasTypeSchema(apiVersion: string, kind: string): boolean {
   return ROOTS.has(`${apiVersion}|${kind}`);
 }

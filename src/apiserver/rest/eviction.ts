@@ -8,6 +8,7 @@ import { successStatus } from '../status.js';
 import { deleteObject } from './delete.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
 import { badRequest } from './errors.js';
+import { checkBodyAs } from './prepare.js';
 
 interface EvictionBody {
   metadata?: { name?: string; namespace?: string };
@@ -41,7 +42,7 @@ export async function evictPod(
   deps: ServiceDeps, ctx: RequestContext & { dryRun?: boolean }, pods: ServedResource,
   t: { namespace?: string; name?: string }, body: unknown,
 ): Promise<KubeObject> {
-  const b = (body && typeof body === 'object' ? body : {}) as EvictionBody;
+  const b = checkBodyAs('policy/v1', 'Eviction', body ?? {}) as EvictionBody;
   const name = t.name;
   if (!name) throw badRequest('eviction needs the name of a pod');
   if (b.metadata?.name && b.metadata.name !== name) {

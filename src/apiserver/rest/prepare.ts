@@ -85,17 +85,26 @@ function hasNonFinite(v: unknown, depth = 0): boolean {
   return Object.values(v).some((x) => hasNonFinite(x, depth + 1));
 }
 
-/** A Scale body (PUT on `scale`) decoded as autoscaling/v1 Scale: 400 otherwise. */
-export function checkScaleBody(body: unknown): KubeObject {
+/**
+ * A subresource body (Scale, Binding, Eviction) decoded as its `apiVersion`/`kind`: 400 "<Kind>
+ * in version ... cannot be handled as a <Kind>" when a value has the wrong type.
+ */
+export function checkBodyAs(apiVersion: string, kind: string, body: unknown): KubeObject {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw badRequest('the body of the request must be a JSON or YAML object');
   }
-  const p = decodeTypes('autoscaling/v1', 'Scale', body);
+  const p = decodeTypes(apiVersion, kind, body);
   if (p) {
-    throw kdpError('KDP_BAD_REQUEST', `Scale in version "v1" cannot be handled as a Scale: ` +
-      p.message, { causes: [typeCause(p)] });
+    const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
+    throw kdpError('KDP_BAD_REQUEST', `${kind} in version "${version}" cannot be handled as a ` +
+      `${kind}: ${p.message}`, { causes: [typeCause(p)] });
   }
   return body as KubeObject;
+}
+
+/** A Scale body (PUT on `scale`) decoded as autoscaling/v1 Scale. */
+export function checkScaleBody(body: unknown): KubeObject {
+  return checkBodyAs('autoscaling/v1', 'Scale', body);
 }
 
 /** Checks kind/apiVersion and namespace of a request body against the URL. */

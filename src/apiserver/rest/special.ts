@@ -9,7 +9,7 @@ import type { RequestContext, ServiceDeps } from './deps.js';
 import { badRequest, conflict } from './errors.js';
 import { evaluateAccessReview, userFromSpec } from '../authz/index.js';
 import type { AccessReviewSpec } from '../authz/index.js';
-import { timestamp } from './prepare.js';
+import { checkBodyAs, timestamp } from './prepare.js';
 import type { WriteCtx } from './write.js';
 import { guaranteedUpdate } from './write.js';
 
@@ -19,7 +19,7 @@ export async function bindPod(
   deps: ServiceDeps, ctx: WriteCtx, pods: ServedResource, t: Target, body: unknown,
 ): Promise<KubeObject> {
   type BindingBody = { metadata?: { name?: string }; target?: { kind?: string; name?: string } };
-  const b = (body ?? {}) as BindingBody;
+  const b = checkBodyAs('v1', 'Binding', body ?? {}) as BindingBody;
   const name = t.name ?? b.metadata?.name;
   const node = b.target?.name;
   if (!name || !node) throw badRequest('binding needs metadata.name and target.name');
