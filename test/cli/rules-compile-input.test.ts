@@ -48,14 +48,14 @@ function expectInputError(r: { code: number; out: string; err: string }, re: Reg
 describe('kdp rules compile: input objects are checked as the API server checks them', () => {
   it('refuses ports given as an object instead of a list, naming the document', async () => {
     const r = await compile(manifest('ports.yaml', `${SERVICE_HEAD}  ports: {port: 80}\n`));
-    expectInputError(r, /ports\.yaml: document 1: Service default\/web/);
+    expectInputError(r, /ports\.yaml: document 1: Service default\/web: .*spec\.ports: json: /);
   });
 
   it('refuses EndpointSlice endpoints given as a number, naming the document', async () => {
     const text = SERVICE_HEAD + '  ports: [{port: 80}]\n' +
       SLICE.replace(/endpoints: .*/, 'endpoints: 5');
     const r = await compile(manifest('eps.yaml', text));
-    expectInputError(r, /eps\.yaml: document 2: EndpointSlice default\/web-1/);
+    expectInputError(r, /eps\.yaml: document 2: EndpointSlice default\/web-1: .*endpoints: json: /);
   });
 
   it('refuses a YAML alias bomb instead of expanding it', async () => {
@@ -66,6 +66,13 @@ describe('kdp rules compile: input objects are checked as the API server checks 
       rows.map((l) => `  ${l}`).join('\n') + '\n';
     const r = await compile(manifest('bomb.yaml', text));
     expectInputError(r, /bomb\.yaml: document 1: YAML aliases expand too much/);
+  });
+
+  it('refuses an affinity timeout that is not a number (no --seconds abc is emitted)', async () => {
+    const text = `${SERVICE_HEAD}  ports: [{port: 80}]\n  sessionAffinity: ClientIP\n` +
+      `  sessionAffinityConfig: {clientIP: {timeoutSeconds: "abc"}}\n${SLICE}`;
+    const r = await compile(manifest('affinity.yaml', text));
+    expectInputError(r, /spec\.sessionAffinityConfig\.clientIP\.timeoutSeconds: json: /);
   });
 
   it('refuses a nodePort that is not a port number (no --dport 99999 is emitted)', async () => {

@@ -5,6 +5,7 @@ import {
   describeSource, loadObjectsFromFiles, loadObjectsFromText, type LoadedObject,
 } from '../../api/load.js';
 import { isCIDR } from '../../api/net.js';
+import { decodeTypes } from '../../api/schema/index.js';
 import { validate } from '../../api/validation/index.js';
 import type { KubeObject } from '../../api/types.js';
 import { isKdpError, kdpError, type Cause } from '../../errors.js';
@@ -24,8 +25,9 @@ export function parseMode(v: unknown, flag = '--mode'): ProxyMode | undefined {
 }
 
 /**
- * Reads manifests as the API server would store them: defaulted, then validated by the API's
- * own entry point (`validate`, and for a Service with a status the status-subresource check),
+ * Reads manifests as the API server would store them: decoded as their Go types, defaulted,
+ * then validated by the API's own entry points (`decodeTypes`, `validate`, and for a Service
+ * with a status the status-subresource check),
  * plus the range checks the API server's allocators make (a nodePort is a port number).
  * kube-proxy only ever sees stored objects, so an object the API server would refuse (a missing
  * required field, a bad IP, a value of the wrong type) is KDP_INPUT naming the file, document
@@ -50,8 +52,15 @@ function checkStored(l: LoadedObject): void {
   const meta = isRecord(o.metadata) ? o.metadata : {};
   const ns = typeof meta.namespace === 'string' && meta.namespace ? `${meta.namespace}/` : '';
   const label = `${describeSource(l.source)}: ${o.kind} ${ns}${String(meta.name ?? '')}`;
-  // As the API server: a body whose shape defaulting cannot walk is the client's error; the
-  // validation below names the field when it can.
+  // As the API server: values are decoded as their Go types first (a wrong type is refused
+  // naming the field), then defaulted, then validated.
+  const typeProblem = decodeTypes(o.apiVersion ?? '', o.kind ?? '', o);
+  if (typeProblem) {
+    throw kdpError('KDP_INPUT', `${label}: cannot be handled as a ${o.kind}: ` +
+      `${typeProblem.field}: ${typeProblem.message}`, { causes: [{ field: typeProblem.field,
+      reason: 'FieldValueTypeInvalid', message: typeProblem.message }] });
+  }
+  // Defaulting walks the shape; should it still throw, validation names the field if it can.
   let shapeError: Error | undefined;
   try {
     applyDefaults(o);
