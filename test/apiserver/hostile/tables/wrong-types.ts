@@ -9,10 +9,10 @@
 import type { HostileCase, HostileTable, Refused } from '../cases.js';
 import { patchAt, setPath } from '../cases.js';
 import { KINDS, RawJson } from '../fixtures.js';
-import type { KindName } from '../fixtures.js';
+import type { KindInfo, KindName } from '../fixtures.js';
 
-interface WrongType {
-  readonly kind: KindName;
+export interface WrongType<K extends string = KindName> {
+  readonly kind: K;
   /** Dotted path; numeric segments index arrays. */
   readonly path: string;
   readonly value: unknown;
@@ -105,8 +105,7 @@ function pointer(path: string): string {
 }
 
 /** The apply configuration: identity plus the one field (array paths keep the fixture's list). */
-function applyBody(t: WrongType, name: string): Record<string, unknown> {
-  const k = KINDS[t.kind];
+function applyBody(t: WrongType<string>, k: KindInfo, name: string): Record<string, unknown> {
   const base = k.make(name);
   const head = t.path.split('.')[0]!;
   const out: Record<string, any> = { apiVersion: base.apiVersion, kind: base.kind,
@@ -119,26 +118,19 @@ function applyBody(t: WrongType, name: string): Record<string, unknown> {
   return setPath(out, t.path, t.value);
 }
 
-function mergeBody(t: WrongType, name: string): Record<string, unknown> {
+function mergeBody(t: WrongType<string>, k: KindInfo, name: string): Record<string, unknown> {
   if (!/\.\d+\./.test(t.path)) return patchAt(t.path, t.value);
   // A merge patch replaces lists whole: send the fixture's list with the one bad element.
-  const k = KINDS[t.kind];
   const listPath = t.path.slice(0, t.path.search(/\.\d+\./));
   const list = listPath.split('.').reduce((o: any, s) => o[s], setPath(k.make(name),
     t.path, t.value));
   return patchAt(listPath, list);
 }
 
-/** Each wrong value has its own stored object, so one that is wrongly stored spoils no other. */
-function targetName(i: number): string {
-  return `wt-${i}`;
-}
 
 
-/** One case per verb for one wrong value. */
-function casesFor(t: WrongType, i: number): HostileCase[] {
-  const k = KINDS[t.kind];
-  const name = targetName(i);
+/** One case per verb for one wrong value, acting on the object `name`. */
+function casesFor(t: WrongType<string>, k: KindInfo, name: string): HostileCase[] {
   const one = `${k.collection}/${name}`;
   const label = `${t.kind} ${t.what}`;
   const invalid: Refused | undefined = t.invalidField ?
@@ -153,18 +145,19 @@ function casesFor(t: WrongType, i: number): HostileCase[] {
     { name: `update: ${label}`, method: 'PUT', path: one,
       body: setPath(k.make(name), t.path, t.value),
       expect: invalid ?? BAD_REQUEST(t.mentions) },
-    { name: `merge patch: ${label}`, method: 'PATCH', path: one, body: mergeBody(t, name),
+    { name: `merge patch: ${label}`, method: 'PATCH', path: one, body: mergeBody(t, k, name),
       contentType: 'application/merge-patch+json', expect: patchRefusal },
     { name: `JSON patch: ${label}`, method: 'PATCH', path: one,
       body: [{ op: 'add', path: pointer(t.path), value: t.value }],
       contentType: 'application/json-patch+json', expect: patchRefusal },
-    { name: `strategic merge patch: ${label}`, method: 'PATCH', path: one, body: mergeBody(t, name),
+    { name: `strategic merge patch: ${label}`, method: 'PATCH', path: one,
+      body: mergeBody(t, k, name),
       contentType: 'application/strategic-merge-patch+json',
       expect: t.undecodable ? BAD_REQUEST(t.mentions) : merged ?? patchRefusal },
     // Upstream's apply answers a type error from the structured-merge-diff converter (a 500
     // there); kdp must answer a 4xx naming the field: 400 or 422.
     { name: `apply: ${label}`, method: 'PATCH',
-      path: `${one}?fieldManager=hostile&force=true`, body: applyBody(t, name),
+      path: `${one}?fieldManager=hostile&force=true`, body: applyBody(t, k, name),
       contentType: 'application/apply-patch+yaml',
       expect: merged ?? { code: 422, reason: 'Invalid', mentions: [t.mentions],
         alt: [{ code: 400, reason: 'BadRequest' }] } },
@@ -196,8 +189,18 @@ const CONTROLS: HostileCase[] = [
     contentType: 'application/apply-patch+yaml', expect: { ok: 200, writes: true } },
 ];
 
-export const WRONG_TYPES_TABLE: HostileTable = {
-  fixtures: WRONG_TYPES.map((t, i) => ({ path: KINDS[t.kind].collection,
-    body: KINDS[t.kind].make(targetName(i)) })),
-  cases: [...WRONG_TYPES.flatMap(casesFor), ...CONTROLS],
-};
+/**
+ * The table for `list`: each wrong value acts on an object of its own (`<prefix>-<n>`, created
+ * first), so one wrongly stored value spoils no other case.
+ */
+export function wrongTypesTable<K extends string>(list: readonly WrongType<K>[],
+  kinds: Readonly<Record<K, KindInfo>>, prefix: string,
+  controls: readonly HostileCase[] = []): HostileTable {
+  return {
+    fixtures: list.map((t, i) => ({ path: kinds[t.kind].collection,
+      body: kinds[t.kind].make(`${prefix}-${i}`) })),
+    cases: [...list.flatMap((t, i) => casesFor(t, kinds[t.kind], `${prefix}-${i}`)), ...controls],
+  };
+}
+
+export const WRONG_TYPES_TABLE = wrongTypesTable(WRONG_TYPES, KINDS, 'wt', CONTROLS);
