@@ -7,7 +7,9 @@ import type { IncomingMessage, RequestListener } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { kdpError } from '../errors.js';
 import { peerCertificateOf, peerCertificateRejection } from './authn/index.js';
-import { hasImpersonationHeaders, impersonatedUser } from './authn/impersonation.js';
+import {
+  distinctHeaders, hasImpersonationHeaders, impersonatedUser,
+} from './authn/impersonation.js';
 import { buildAuthorizer, forbiddenError } from './authz/index.js';
 import {
   aggregatedContentType, aggregatedDiscovery, apiGroupList, apiVersions,
@@ -115,8 +117,9 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   // lane and the Fastify hook learn who a request acts as.
   const requestUser = (raw: IncomingMessage): UserInfo | Promise<UserInfo> => {
     const user = authenticate(raw);
-    return hasImpersonationHeaders(raw.headersDistinct) ?
-      impersonatedUser(user, raw.headersDistinct, authorizer, raw.url ?? '') : user;
+    const headers = distinctHeaders(raw);
+    return hasImpersonationHeaders(headers) ?
+      impersonatedUser(user, headers, authorizer, raw.url ?? '') : user;
   };
   // On a server of our own (listenApiServer), JSON resource requests skip Fastify.
   const lane = buildFastLane({ service, authenticate: requestUser, bodyLimit: o.bodyLimit });

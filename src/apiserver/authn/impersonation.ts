@@ -110,6 +110,20 @@ function actingAs(requester: UserInfo, r: ImpersonationRequest): AuthzAttributes
   }
 }
 
+/** A request's headers as DistinctHeaders: Node's `headersDistinct`, or built from `headers`
+ *  where the request has none (light-my-request's injected requests). */
+export function distinctHeaders(raw: {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly headersDistinct?: DistinctHeaders;
+}): DistinctHeaders {
+  if (raw.headersDistinct) return raw.headersDistinct;
+  const out: Record<string, readonly string[]> = {};
+  for (const [k, v] of Object.entries(raw.headers)) {
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v : [v];
+  }
+  return out;
+}
+
 /** Whether any impersonation header is present (cheap check for the common case). */
 export function hasImpersonationHeaders(h: DistinctHeaders): boolean {
   for (const name of Object.keys(h)) {
