@@ -2,6 +2,7 @@
 
 import { cidrList } from '../api/net.js';
 import { buildAdmissionPlugins } from './admission/index.js';
+import { buildNodeRestrictionPlugin } from './admission/node-restriction.js';
 import type { AdmissionPlugin } from './pipeline-types.js';
 import type { ResourceCatalog, ServedResource } from './resource-types.js';
 import type { ServiceDeps } from './rest/deps.js';
@@ -60,8 +61,11 @@ export function buildObjectSource(
   };
 }
 
+/** The chain in upstream's order: NamespaceLifecycle, NodeRestriction (enabled by default in
+ *  kube-apiserver's recommended plugins), then the others. */
 export function buildAdmission(o: AdmissionWiringOptions): AdmissionPlugin[] {
-  return buildAdmissionPlugins({ serviceCIDRs: cidrList(o.serviceCIDR),
+  const [lifecycle, ...rest] = buildAdmissionPlugins({ serviceCIDRs: cidrList(o.serviceCIDR),
     nodePortRange: o.nodePortRange ?? '30000-32767',
     source: buildObjectSource(o.catalog, o.getDeps) });
+  return [lifecycle!, buildNodeRestrictionPlugin(), ...rest];
 }

@@ -1,6 +1,7 @@
 // Contracts of the request pipeline: authentication → authorization → admission → storage.
 // Each stage is an interface so the API server is built from parts (and tests can swap them).
 
+import type { FieldRequirement } from '../api/field-selectors.js';
 import type { KubeObject } from '../client/types.js';
 
 /** Who is making the request (k8s.io/apiserver user.Info). */
@@ -39,6 +40,9 @@ export interface AuthzAttributes {
   readonly name?: string;
   /** For non-resource requests, e.g. `/healthz`. */
   readonly path?: string;
+  /** list/watch: the request's field selector as parsed requirements (upstream
+   *  Attributes.GetFieldSelector), for authorizers that allow only scoped reads. */
+  readonly fieldSelector?: readonly FieldRequirement[];
 }
 
 export interface AuthzDecision {

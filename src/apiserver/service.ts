@@ -94,14 +94,15 @@ export function buildApiService(deps: ServiceDeps): ApiService {
   };
   const ns = (r: ServedResource, t: Target) => (r.namespaced ? t.namespace : undefined);
   /** Checks the verb is served (405 otherwise), then authorizes it. */
-  const az = (ctx: RequestContext, verb: string, r: ServedResource, t: Target) => {
+  const az = (ctx: RequestContext, verb: string, r: ServedResource, t: Target,
+    fieldSelector?: string) => {
     const sub = t.subresource ? r.subresources.find((s) => s.name === t.subresource) : undefined;
     const verbs = sub ? sub.verbs : r.verbs;
     if (!verbs.includes(verb)) {
       throw methodNotAllowed('the server does not allow this method on the requested resource');
     }
     return authorize(deps, ctx, { verb, r, namespace: ns(r, t), name: t.name,
-      subresource: t.subresource });
+      subresource: t.subresource, fieldSelector });
   };
 
   const svc: ApiService = {
@@ -115,7 +116,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
     },
     async list(ctx, t, opts) {
       const r = resolve(t);
-      await az(ctx, 'list', r, t);
+      await az(ctx, 'list', r, t, opts.fieldSelector);
       return listObjects(deps, r, ns(r, t), opts);
     },
     async create(ctx, t, body, opts) {
@@ -203,7 +204,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
     },
     async watch(ctx, t, opts, sink) {
       const r = resolve(t);
-      await az(ctx, 'watch', r, t);
+      await az(ctx, 'watch', r, t, opts.fieldSelector);
       return startWatch(deps, r, ns(r, t), opts, sink, sharedDecode);
     },
     async logs(ctx, t, opts) {

@@ -8,7 +8,11 @@ import type { StoreBackend } from '../store/types.js';
 import type { StoreStartOptions } from '../store/options.js';
 import { buildAuthenticator } from './authn/index.js';
 import type { AuthorizationMode } from './authz/index.js';
-import { buildAuthorizer } from './authz/index.js';
+import {
+  buildAuthorizer, buildStoreNodeGraph, DEFAULT_AUTHORIZATION_MODE,
+} from './authz/index.js';
+import { dropLegacyNodeSubjects } from './authz/bootstrap-migrate.js';
+import { resourcePrefix } from './rest/keys.js';
 import { ADMIN_USER } from './app.js';
 import { bootstrapObjects, ensureObjects } from './bootstrap.js';
 import type { AdmissionPlugin } from './pipeline-types.js';
@@ -70,7 +74,11 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
   const catalog = buildDefaultCatalog();
   let deps: ServiceDeps | undefined;
   const source = buildStoreRbacSource(store, catalog, () => deps);
-  const authorizer = buildAuthorizer({ mode: o.authorizationMode ?? 'RBAC', source });
+  const podsResource = catalog.find('', 'v1', 'pods');
+  const nodeGraph = podsResource ? buildStoreNodeGraph(store, resourcePrefix(podsResource))
+    : undefined;
+  const authorizer = buildAuthorizer({ mode: o.authorizationMode ?? DEFAULT_AUTHORIZATION_MODE,
+    source, nodeGraph });
   const authenticator = o.insecureHttp ? undefined :
     buildAuthenticator({ tokenFile: o.tokenFile ?? pki.tokenFile, clientCertificates: true });
   let server: ListeningServer;
@@ -87,8 +95,10 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
       (/^(127\.|0\.0\.0\.0$|::1?$|localhost$)/.test(host) ? undefined : host);
     await ensureObjects(server.service, { user: ADMIN_USER }, bootstrapObjects({ serviceCIDR,
       apiServiceIP, endpointIP, endpointPort: server.port }));
+    await dropLegacyNodeSubjects(server.service, { user: ADMIN_USER });
   } catch (e) {
     source.stop();
+    nodeGraph?.stop();
     await store.close();
     throw e;
   }
@@ -96,6 +106,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
     url: server.url, port: server.port, pki, server, store,
     async close() {
       source.stop();
+      nodeGraph?.stop();
       await server.close();
       await store.close();
     },

@@ -108,8 +108,7 @@ export function nodeRules(): PolicyRule[] {
     rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
     rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews',
       'subjectaccessreviews']),
-    rule(READ, [''], ['services', 'endpoints']),
-    rule(READ, ['discovery.k8s.io'], ['endpointslices']),
+    rule(READ, [''], ['services']),
     rule(['create', 'get', 'list', 'watch', 'patch', 'update'], [''], ['nodes']),
     rule(['patch', 'update'], [''], ['nodes/status']),
     ...EVENTS,
@@ -133,5 +132,7 @@ export function proxierRules(): PolicyRule[] {
     rule(READ, [''], ['nodes']),
     ...EVENTS,
     rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
+    // MultiCIDRServiceAllocator (GA in 1.33): kube-proxy reads the ServiceCIDRs.
+    rule(['list', 'watch'], ['networking.k8s.io'], ['servicecidrs']),
   ];
 }

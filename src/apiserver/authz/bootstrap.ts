@@ -1,7 +1,7 @@
 // The default RBAC policy written at first start, after upstream's bootstrap policy
 // (plugin/pkg/auth/authorizer/rbac/bootstrappolicy). Differences, each for a kdp reason:
-// - `system:node` is bound to group `system:nodes` (upstream uses the Node authorizer instead)
-//   and may read EndpointSlices/Endpoints, since kdp's node agent also runs kube-proxy;
+// - kube-proxy's identity is kubeadm's: ServiceAccount kube-system/kube-proxy bound to
+//   `system:node-proxier` by `kubeadm:node-proxier` (kdp's bootstrap plays kubeadm's part);
 // - `system:kube-controller-manager` holds what all of kdp's controllers need, because kdp runs
 //   them under one identity (upstream gives each controller its own ServiceAccount role).
 
@@ -39,8 +39,8 @@ function binding(name: string, roleName: string, subjects: Subject[]): KubeObjec
   return {
     apiVersion: RBAC_V1, kind: 'ClusterRoleBinding', metadata: meta(name),
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
-    subjects: subjects.map((s) => s.kind === 'ServiceAccount' ? s
-      : { apiGroup: 'rbac.authorization.k8s.io', ...s }),
+    ...(subjects.length > 0 ? { subjects: subjects.map((s) => s.kind === 'ServiceAccount' ? s
+      : { apiGroup: 'rbac.authorization.k8s.io', ...s }) } : {}),
   };
 }
 
@@ -82,7 +82,11 @@ export function bootstrapRbacObjects(): KubeObject[] {
     binding('system:kube-scheduler', 'system:kube-scheduler', [user('system:kube-scheduler')]),
     binding('system:kube-controller-manager', 'system:kube-controller-manager',
       [user('system:kube-controller-manager')]),
-    binding('system:node', 'system:node', [group('system:nodes')]),
+    // No subjects, as upstream: nodes are authorized by the Node authorizer, which applies
+    // these rules to what it does not subdivide.
+    binding('system:node', 'system:node', []),
     binding('system:node-proxier', 'system:node-proxier', [user('system:kube-proxy')]),
+    binding('kubeadm:node-proxier', 'system:node-proxier', [{ kind: 'ServiceAccount',
+      name: 'kube-proxy', namespace: 'kube-system' }]),
   ];
 }

@@ -1,8 +1,13 @@
-// Authorization: `AlwaysAllow` or `RBAC` (with upstream's privileged-group short cut: members
-// of `system:masters` are allowed everything, before RBAC is asked).
+// Authorization as kube-apiserver's `--authorization-mode` list (default `Node,RBAC`): upstream's
+// privileged-group short cut first (members of `system:masters` are allowed everything), then
+// each mode in order until one allows (upstream's union authorizer; refusal reasons are joined
+// with newlines). Modes: `AlwaysAllow`, `Node` (node identities, see node.ts), `RBAC`.
 
 import { kdpError, type KdpError } from '../../errors.js';
 import type { AuthzAttributes, AuthzDecision, Authorizer } from '../pipeline-types.js';
+import { nodeRules } from './bootstrap-rules.js';
+import type { NodeRelations } from './node-graph.js';
+import { buildNodeAuthorizer } from './node.js';
 import { buildRbacAuthorizer, type RbacSource } from './rbac.js';
 
 export { bootstrapRbacObjects } from './bootstrap.js';
@@ -13,26 +18,69 @@ export {
 export { ruleAllows, type PolicyRule, type Subject, type RoleRef } from './rules.js';
 export type { RbacResource, RbacSource } from './rbac.js';
 
-export type AuthorizationMode = 'AlwaysAllow' | 'RBAC';
+export { buildNodeAuthorizer, nodeIdentity, NODE_USER_PREFIX, NODES_GROUP } from './node.js';
+export { NodeGraph, podReferences, type NodeRelations } from './node-graph.js';
+export { buildStoreNodeGraph, type StoreNodeGraph } from './node-graph-store.js';
+
+export type AuthorizerKind = 'AlwaysAllow' | 'Node' | 'RBAC';
+/** One mode or a comma-separated list of them, e.g. `Node,RBAC`. */
+export type AuthorizationMode = string;
+
+export const DEFAULT_AUTHORIZATION_MODE = 'Node,RBAC';
+const KINDS: readonly AuthorizerKind[] = ['AlwaysAllow', 'Node', 'RBAC'];
+
+/** Parses `--authorization-mode` (KDP_CONFIG for an unknown or repeated mode, or none). */
+export function parseAuthorizationModes(text: string): AuthorizerKind[] {
+  const modes = text.split(',').map((m) => m.trim());
+  const seen = new Set<string>();
+  for (const m of modes) {
+    if (!KINDS.includes(m as AuthorizerKind)) {
+      throw kdpError('KDP_CONFIG', `--authorization-mode: "${m}" is not one of ` +
+        `${KINDS.join(', ')}`);
+    }
+    if (seen.has(m)) throw kdpError('KDP_CONFIG', `--authorization-mode: "${m}" given twice`);
+    seen.add(m);
+  }
+  return modes as AuthorizerKind[];
+}
 
 export interface AuthorizerOptions {
   readonly mode: AuthorizationMode;
   /** Required for RBAC. */
   readonly source?: RbacSource;
+  /** Required for Node: which objects relate to which node (see buildStoreNodeGraph). */
+  readonly nodeGraph?: NodeRelations & { ready?(): Promise<void> };
 }
 
 export const PRIVILEGED_GROUP = 'system:masters';
 
-export function buildAuthorizer(opts: AuthorizerOptions): Authorizer {
-  if (opts.mode === 'AlwaysAllow') {
-    return { authorize: async () => ({ allowed: true, reason: '' }) };
+function buildOne(kind: AuthorizerKind, opts: AuthorizerOptions): Authorizer {
+  switch (kind) {
+    case 'AlwaysAllow':
+      return { authorize: async () => ({ allowed: true, reason: '' }) };
+    case 'RBAC':
+      if (!opts.source) throw kdpError('KDP_CONFIG', 'RBAC authorization needs a source of roles');
+      return buildRbacAuthorizer(opts.source);
+    case 'Node':
+      if (!opts.nodeGraph) {
+        throw kdpError('KDP_CONFIG', 'Node authorization needs the graph of pods and nodes');
+      }
+      return buildNodeAuthorizer({ graph: opts.nodeGraph, rules: nodeRules() });
   }
-  if (!opts.source) throw kdpError('KDP_CONFIG', 'RBAC authorization needs a source of roles');
-  const rbac = buildRbacAuthorizer(opts.source);
+}
+
+export function buildAuthorizer(opts: AuthorizerOptions): Authorizer {
+  const all = parseAuthorizationModes(opts.mode).map((k) => buildOne(k, opts));
   return {
     async authorize(attrs: AuthzAttributes): Promise<AuthzDecision> {
       if (attrs.user.groups.includes(PRIVILEGED_GROUP)) return { allowed: true, reason: '' };
-      return rbac.authorize(attrs);
+      const reasons: string[] = [];
+      for (const a of all) {
+        const d = await a.authorize(attrs);
+        if (d.allowed) return d;
+        if (d.reason) reasons.push(d.reason);
+      }
+      return { allowed: false, reason: reasons.join('\n') };
     },
   };
 }

@@ -1,10 +1,10 @@
 // `kdp apiserver`: the API server alone (for labs that run components as separate processes).
 
+import { parseAuthorizationModes } from '../../apiserver/authz/index.js';
 import { startApiServer } from '../../apiserver/start.js';
 import { dataDirPaths, ensureDataDir, resolveDataDir } from '../../cluster/data-dir.js';
 import { writePrivateFileSync } from '../../util/private-files.js';
 import { renderKubeconfig } from '../../client/kubeconfig.js';
-import { kdpError } from '../../errors.js';
 import type { Command } from '../command.js';
 import { DATA_DIR_FLAG, REPAIR_FLAG } from './up.js';
 
@@ -17,7 +17,7 @@ export const apiserverCommand: Command = {
     { name: 'insecure-http', type: 'boolean', default: false, help: 'plain HTTP, every request as admin (tests only)' },
     { name: 'service-cluster-ip-range', type: 'string', default: '10.96.0.0/12', help: 'Service CIDR' },
     { name: 'service-node-port-range', type: 'string', default: '30000-32767', help: 'NodePort range' },
-    { name: 'authorization-mode', type: 'string', default: 'RBAC', help: 'RBAC | AlwaysAllow' },
+    { name: 'authorization-mode', type: 'string', default: 'Node,RBAC', help: 'comma-separated, in order: Node, RBAC, AlwaysAllow' },
     { name: 'anonymous-auth', type: 'boolean', default: true, help: 'allow unauthenticated requests (as system:anonymous)' },
     { name: 'token-auth-file', type: 'string', help: 'bearer tokens, upstream CSV format (default: the generated one)' },
     DATA_DIR_FLAG,
@@ -25,10 +25,8 @@ export const apiserverCommand: Command = {
   ],
   async run(args, io) {
     const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
-    const mode = args.flags['authorization-mode'];
-    if (mode !== 'RBAC' && mode !== 'AlwaysAllow') {
-      throw kdpError('KDP_CONFIG', `--authorization-mode: "${String(mode)}" is not RBAC or AlwaysAllow`);
-    }
+    const mode = String(args.flags['authorization-mode']);
+    parseAuthorizationModes(mode);
     const log = (line: string) => io.err(`kdp: ${line}\n`);
     await ensureDataDir(paths.root, log);
     const server = await startApiServer({

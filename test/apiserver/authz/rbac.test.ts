@@ -188,14 +188,25 @@ describe('bootstrap policy', () => {
     expect((await get('/api')).allowed).toBe(false);
   });
 
-  it('a node may update its status and read endpointslices but not delete services', async () => {
-    expect((await authz.authorize(res(node, 'patch', 'nodes', { subresource: 'status',
-      name: 'n1' }))).allowed).toBe(true);
-    expect((await authz.authorize(res(node, 'watch', 'endpointslices',
-      { apiGroup: 'discovery.k8s.io' }))).allowed).toBe(true);
-    expect((await authz.authorize(res(node, 'delete', 'services', { namespace: 'default' })))
-      .allowed).toBe(false);
-  });
+  it('RBAC alone grants a node nothing (system:node is bound to no one, as upstream)',
+    async () => {
+      expect((await authz.authorize(res(node, 'patch', 'nodes', { subresource: 'status',
+        name: 'n1' }))).allowed).toBe(false);
+      expect((await authz.authorize(res(node, 'get', 'secrets', { namespace: 'default',
+        name: 's' }))).allowed).toBe(false);
+    });
+
+  it('kube-proxy\'s ServiceAccount (kubeadm:node-proxier) watches Services and slices',
+    async () => {
+      const proxy: UserInfo = { name: 'system:serviceaccount:kube-system:kube-proxy',
+        groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system',
+          'system:authenticated'] };
+      expect((await authz.authorize(res(proxy, 'watch', 'endpointslices',
+        { apiGroup: 'discovery.k8s.io' }))).allowed).toBe(true);
+      expect((await authz.authorize(res(proxy, 'list', 'services'))).allowed).toBe(true);
+      expect((await authz.authorize(res(proxy, 'delete', 'services', { namespace: 'default' })))
+        .allowed).toBe(false);
+    });
 
   it('the scheduler may bind pods', async () => {
     const sched: UserInfo = { name: 'system:kube-scheduler', groups: ['system:authenticated'] };
