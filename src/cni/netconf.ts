@@ -177,7 +177,9 @@ function parseRangeSets(v: unknown): RangeConfig[][] {
   if (!Array.isArray(v)) throw invalidField('ipam.ranges', 'must be a list of range lists');
   return v.map((set, i) => {
     const f = `ipam.ranges[${i}]`;
-    if (!Array.isArray(set) || set.length === 0) throw invalidField(f, 'must be a non-empty list of ranges');
+    if (!Array.isArray(set) || set.length === 0) {
+      throw invalidField(f, 'must be a non-empty list of ranges');
+    }
     return set.map((r, j) => parseRange(r, `${f}[${j}]`));
   });
 }

@@ -5,7 +5,7 @@
 
 import { kdpError } from '../errors.js';
 import { validateText as validateIptables } from './iptables/validate.js';
-import { splitFamilies, splitIpvsState } from './ipvs/state-text.js';
+import { parseIpvsState, splitFamilies, splitIpvsState } from './ipvs/state-text.js';
 import { validateNftText } from './nftables/validate.js';
 
 export type RuleFormat = 'iptables' | 'nftables' | 'ipvs';
@@ -43,6 +43,9 @@ function checkIpvs(text: string): void {
     const at = fam.family ? text.indexOf(`# ${fam.family}\n`, base) : 0;
     const famLine = fam.family ? lineOf(text, at) + 1 : 1;
     base = at + 1;
+    // The virtual servers, ipsets and addresses parse strictly (line numbers of the family's
+    // text); the supplementary iptables input is checked as restore input.
+    parseIpvsState(fam.text);
     const { bodies, offsets } = splitIpvsState(fam.text);
     validateIptables(bodies[2] ?? '', famLine + (offsets[2] ?? 0));
   }

@@ -49,7 +49,9 @@ export function checkDump(mode: TraceMode, text: string, label: string): void {
   try {
     checkRuleText(mode, text);
   } catch (e) {
-    if (isKdpError(e, 'KDP_PARSE')) throw kdpError('KDP_PARSE', `${label}: ${e.message}`, e.details);
+    if (isKdpError(e, 'KDP_PARSE')) {
+      throw kdpError('KDP_PARSE', `${label}: ${e.message}`, e.details);
+    }
     throw e;
   }
 }

@@ -61,7 +61,9 @@ describe('kdp rules compile: input objects are checked as the API server checks 
   it('refuses a YAML alias bomb instead of expanding it', async () => {
     const rows = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
     for (const [prev, name] of [['a', 'b'], ['b', 'c'], ['c', 'd'], ['d', 'e'], ['e', 'f'],
-      ['f', 'g'], ['g', 'h']]) rows.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(',')}]`);
+      ['f', 'g'], ['g', 'h']]) {
+      rows.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(',')}]`);
+    }
     const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n` +
       rows.map((l) => `  ${l}`).join('\n') + '\n';
     const r = await compile(manifest('bomb.yaml', text));
@@ -76,7 +78,8 @@ describe('kdp rules compile: input objects are checked as the API server checks 
   });
 
   it('refuses a nodePort that is not a port number (no --dport 99999 is emitted)', async () => {
-    const text = `${SERVICE_HEAD}  type: NodePort\n  ports: [{port: 80, nodePort: 99999}]\n${SLICE}`;
+    const text = `${SERVICE_HEAD}  type: NodePort\n  ports: [{port: 80, nodePort: 99999}]\n` +
+      SLICE;
     const r = await compile(manifest('nodeport.yaml', text));
     expectInputError(r, /document 1: .*spec\.ports\[0\]\.nodePort: Invalid value: 99999/);
   });

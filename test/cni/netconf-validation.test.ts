@@ -55,7 +55,8 @@ describe('CNI netconf validation (code 7, before any side effect)', () => {
       /^ipam\.ranges\[0\]\[0\]: invalid CIDR address: 10\.244\.1\.0\/33/],
     ['a subnet with a space', {}, { ranges: [[{ subnet: '10.244.1.0/24 x' }]] },
       /^ipam\.ranges\[0\]\[0\]: invalid CIDR address/],
-    ['a gateway with a space', {}, { ranges: [[{ subnet: '10.244.1.0/24', gateway: '10.244.1.1 x' }]] },
+    ['a gateway with a space', {},
+      { ranges: [[{ subnet: '10.244.1.0/24', gateway: '10.244.1.1 x' }]] },
       /^ipam\.ranges\[0\]\[0\]: invalid gateway/],
     ['a rangeStart as a number', {}, { ranges: [[{ subnet: '10.244.1.0/24', rangeStart: 5 }]] },
       /^ipam\.ranges\[0\]\[0\]\.rangeStart: must be a string/],
@@ -88,7 +89,7 @@ describe('CNI netconf validation (code 7, before any side effect)', () => {
 });
 
 describe('pod namespace names in ip -batch lines', () => {
-  it('uses a /run/netns name only when it is one batch word; other paths are entered by path', () => {
+  it('uses a /run/netns name only when it is one batch word, else the path', () => {
     expect(netnsNameOf('/run/netns/cni-1234-abcd')).toBe('cni-1234-abcd');
     expect(netnsNameOf('/var/run/netns/kdp-t-1')).toBe('kdp-t-1');
     expect(netnsNameOf('/run/netns/a b')).toBeUndefined();

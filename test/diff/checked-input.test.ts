@@ -40,7 +40,8 @@ describe('kdp diff checks both inputs whole', () => {
   });
 
   it('refuses a loop in either input', async () => {
-    const loop = '*nat\n:PREROUTING ACCEPT [0:0]\n:A - [0:0]\n-A PREROUTING -j A\n-A A -j A\nCOMMIT\n';
+    const loop = '*nat\n:PREROUTING ACCEPT [0:0]\n:A - [0:0]\n-A PREROUTING -j A\n-A A -j A\n' +
+      'COMMIT\n';
     const r = await kdp('diff', file('loop.iptables', loop), file('ok.iptables',
       '*nat\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n'));
     expect(r.code).toBe(2);
@@ -49,7 +50,8 @@ describe('kdp diff checks both inputs whole', () => {
 
   it('compares with an empty file when --format names its format', async () => {
     const full = await compileScenario('01-clusterip', 'iptables');
-    const r = await kdp('diff', '--format', 'iptables', file('empty', ''), file('c.iptables', full));
+    const r = await kdp('diff', '--format', 'iptables', file('empty', ''),
+      file('c.iptables', full));
     expect(r.code, r.err).toBe(1);
   });
 });

@@ -40,7 +40,8 @@ describe('kdp trace --rules refuses tables the kernel refuses', () => {
     ['an empty file', 'empty.nft', 'nftables', '', /empty input: no tables/],
     ['an nft transaction cut inside a dnat address', 'cut.nft', 'nftables',
       'add table ip t\nadd chain ip t pre { type nat hook prerouting priority -100 ; }\n' +
-      'add rule ip t pre ip daddr 10.96.0.1 tcp dport 80 dnat to 10.2', /line 3: 10\.2 is not an address/],
+      'add rule ip t pre ip daddr 10.96.0.1 tcp dport 80 dnat to 10.2',
+      /line 3: 10\.2 is not an address/],
   ])('%s', async (_what, name, mode, text, msg) => {
     const f = file(name, text);
     const r = await trace(f, mode);

@@ -10,8 +10,7 @@
 
 import { parseCIDR, parseIP } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
-import type { IptablesDocument } from './model.js';
-import { parse, splitArgs } from './parse.js';
+import { splitArgs } from './parse.js';
 import { findLoop, type JumpEdge as Edge } from '../jump-loop.js';
 
 /** Built-in chains per table, as the kernel's iptable_* modules register them. */
@@ -50,13 +49,6 @@ function fail(lineNo: number, reason: string, text: string): never {
   throw kdpError('KDP_PARSE', `iptables line ${lineNo}: ${reason}: ${text.slice(0, 200)}`, {
     causes: [{ field: `line ${lineNo}`, reason: 'FieldValueInvalid', message: reason }],
   });
-}
-
-/** parse() and validateText() in one. */
-export function parseValidated(text: string, firstLine = 1): IptablesDocument {
-  const doc = parse(text);
-  validateText(text, firstLine);
-  return doc;
 }
 
 /**
@@ -143,7 +135,9 @@ class TableCheck {
     if (builtin && policy !== 'ACCEPT' && policy !== 'DROP') {
       fail(lineNo, `bad policy ${policy} for built-in chain ${name}`, line);
     }
-    if (!builtin && policy !== '-') fail(lineNo, `a policy (${policy}) is only for built-in chains`, line);
+    if (!builtin && policy !== '-') {
+      fail(lineNo, `a policy (${policy}) is only for built-in chains`, line);
+    }
     this.declared.add(name);
   }
 
@@ -189,31 +183,42 @@ function checkRuleArgs(args: readonly string[], from: number, lineNo: number, li
       }
       case '-p': case '--protocol': {
         const p = v.toLowerCase();
-        if (!PROTOCOLS.has(p) && !isIntIn(p, 0, 255)) fail(lineNo, `unknown protocol \`${p}'`, line);
+        if (!PROTOCOLS.has(p) && !isIntIn(p, 0, 255)) {
+          fail(lineNo, `unknown protocol \`${p}'`, line);
+        }
         break;
       }
       case '--dport': case '--destination-port': case '--sport': case '--source-port':
       case '--dports': case '--destination-ports': case '--sports': case '--source-ports':
       case '--ports': case '--to-ports': {
         const spec = v;
-        for (const p of spec.split(',')) if (!isPortRange(p, a === '--to-ports' ? '-' : ':')) fail(lineNo, `invalid port/service \`${p}' specified`, line);
+        for (const p of spec.split(',')) {
+          if (!isPortRange(p, a === '--to-ports' ? '-' : ':')) {
+            fail(lineNo, `invalid port/service \`${p}' specified`, line);
+          }
+        }
         break;
       }
       case '--to-destination': case '--to-source': {
         const spec = v;
-        if (!isNatSpec(spec)) fail(lineNo, `bad ${a} \`${spec}' (want ADDR[-ADDR][:PORT[-PORT]])`, line);
+        if (!isNatSpec(spec)) {
+          fail(lineNo, `bad ${a} \`${spec}' (want ADDR[-ADDR][:PORT[-PORT]])`, line);
+        }
         break;
       }
       case '--probability': {
         const p = v;
-        if (!/^(?:\d+(?:\.\d*)?|\.\d+)(?:e-?\d+)?$/i.test(p) || !(Number(p) >= 0 && Number(p) <= 1)) {
+        const n = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e-?\d+)?$/i.test(p) ? Number(p) : NaN;
+        if (!(n >= 0 && n <= 1)) {
           fail(lineNo, `--probability ${p} is not a number from 0 to 1`, line);
         }
         break;
       }
       case '--seconds': case '--hitcount': {
         const s = v;
-        if (!isIntIn(s, 1, 4294967295)) fail(lineNo, `bad value for option "${a}", or out of range (1-4294967295)`, line);
+        if (!isIntIn(s, 1, 4294967295)) {
+          fail(lineNo, `bad value for option "${a}", or out of range (1-4294967295)`, line);
+        }
         break;
       }
       case '--mark': case '--set-mark': case '--set-xmark': case '--or-mark': case '--and-mark':

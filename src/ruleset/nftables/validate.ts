@@ -73,7 +73,8 @@ class TableCheck {
         tokens[i - 1] === 'ip6')) {
         eachValue(tokens, i + 1, (v) => {
           if (looksLiteral(v) && !isAddress(v, tokens[i - 1] === 'ip6')) {
-            fail(where, `${v} is not an ${tokens[i - 1] === 'ip6' ? 'IPv6' : 'IPv4'} address`, text);
+            const family = tokens[i - 1] === 'ip6' ? 'IPv6' : 'IPv4';
+            fail(where, `${v} is not an ${family} address`, text);
           }
         });
       } else if ((w === 'dport' || w === 'sport') && PORT_PROTOS.has(tokens[i - 1] ?? '')) {
@@ -198,7 +199,9 @@ function checkNat(tokens: readonly string[], from: number, where: Where, text: s
   else if ((arg.match(/:/g) ?? []).length === 1) [addr, port] = arg.split(':') as [string, string];
   const family = v6 ?? addr.includes(':');
   if (!isAddress(addr, family)) fail(where, `${addr} is not an address to translate to`, text);
-  if (port !== undefined && !isPortRange(port)) fail(where, `${port} is not a port (0-65535)`, text);
+  if (port !== undefined && !isPortRange(port)) {
+    fail(where, `${port} is not a port (0-65535)`, text);
+  }
 }
 
 /** Key types of a set's `type` (`ipv4_addr . inet_proto . inet_service [: verdict]`). */
