@@ -16,6 +16,7 @@ import { kdpError } from '../errors.js';
 import type { Artifact, Proxier, ProxierConfig, ProxyMode, SyncResult } from './backend.js';
 import { buildProxierConfigs, parseKubeProxyConfiguration } from './config.js';
 import type { NodeFacts } from './config.js';
+import type { ProblemReporter } from './input-check.js';
 import { ProxyPipeline } from './pipeline.js';
 
 export const DEFAULT_SERVICE_CIDRS = ['10.96.0.0/12', 'fd00:10:96::/112'];
@@ -65,6 +66,8 @@ export interface CompileOptions {
   readonly podCIDRs?: readonly string[];
   /** Host capabilities (iptables `--random-fully`, nfacct); default off. */
   readonly capabilities?: NodeFacts['capabilities'];
+  /** Hears of every object, port, endpoint or address left out as invalid (per family). */
+  readonly onProblem?: ProblemReporter;
 }
 
 const kindOf = (o: KubeObject) => o.kind ?? '';
@@ -106,7 +109,7 @@ export function feedObjects(p: ProxyPipeline, objects: readonly KubeObject[]): v
 export function compileWith(backend: BackendModule, opts: CompileOptions): string {
   const configs = compileConfigs(opts);
   const texts = configs.map((config) => {
-    const pipeline = new ProxyPipeline(backend.buildProxier(config));
+    const pipeline = new ProxyPipeline(backend.buildProxier(config), opts.onProblem);
     feedObjects(pipeline, opts.objects);
     const result: SyncResult = pipeline.sync();
     const text = result.artifacts.map((a) =>

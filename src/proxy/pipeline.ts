@@ -5,20 +5,23 @@
 import type { EndpointSlice, Service } from '../api/types.js';
 import type { Proxier, SyncResult } from './backend.js';
 import { EndpointsChangeTracker } from './endpoints-change-tracker.js';
+import type { ProblemReporter } from './input-check.js';
 import { ServiceChangeTracker } from './service-change-tracker.js';
 
 export class ProxyPipeline {
   private readonly services: ServiceChangeTracker;
   private readonly endpoints: EndpointsChangeTracker;
 
-  constructor(readonly proxier: Proxier) {
+  /** `report` hears of every Service, EndpointSlice, port or endpoint left out as invalid. */
+  constructor(readonly proxier: Proxier, report?: ProblemReporter) {
     const c = proxier.config;
     this.services = new ServiceChangeTracker({
-      family: c.family, loadBalancerIPMode: c.featureGates?.LoadBalancerIPMode ?? true,
+      family: c.family, loadBalancerIPMode: c.featureGates?.LoadBalancerIPMode ?? true, report,
     });
     this.endpoints = new EndpointsChangeTracker({
       family: c.family, nodeName: c.nodeName,
       preferSameTrafficDistribution: c.featureGates?.PreferSameTrafficDistribution ?? true,
+      report,
     });
   }
 
