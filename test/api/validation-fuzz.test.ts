@@ -1,6 +1,6 @@
 // Validation and defaulting never throw, whatever the shape: random objects of every served
 // kind, built from the kind's type table (well-typed, with nulls, unknown fields and, now and
-// then, a value of the wrong type), go through decode → defaults → validate (create and update).
+// then, a value of the wrong type), go through decode → defaults → validate (create, update).
 import { describe, expect, it } from 'vitest';
 import { applyDefaults } from '../../src/api/defaults.js';
 import { BUILTIN_RESOURCES, apiVersionOf } from '../../src/api/registry.js';

@@ -8,7 +8,8 @@ export const TYPE_META = { kind: 'string', apiVersion: 'string' } as const;
 
 export const META_TYPES: Defs = {
   ObjectMeta: {
-    $complete: 'true', name: 'string', generateName: 'string', namespace: 'string', selfLink: 'string',
+    $complete: 'true', name: 'string', generateName: 'string', namespace: 'string',
+    selfLink: 'string',
     uid: 'string', resourceVersion: 'string', generation: 'int64', creationTimestamp: 'time',
     deletionTimestamp: 'time', deletionGracePeriodSeconds: 'int64',
     labels: 'map[string]string', annotations: 'map[string]string',
