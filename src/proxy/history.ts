@@ -1,7 +1,8 @@
 // Numbered snapshots of what a node's kube-proxy holds after each applied sync, kept as files
 // under `<dataDir>/nodes/<node>/rules/` so that `kdp rules`, `kdp rules history` and `kdp diff`
 // (other processes) can read them. Bounded: the oldest are removed past `keep`. Next to them,
-// `drift.json`: what the last comparison of the kernel with the compiled rules found.
+// `drift.json`: what the last comparison of the kernel with the compiled rules found, and
+// `apply.json`: whether the last apply of each family failed, how often in a row, and why.
 
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,6 +42,10 @@ export class RuleHistory {
     writeDriftStatus(this.dir, statuses);
   }
 
+  recordApply(statuses: readonly ApplyStatus[]): void {
+    writeJSON(this.dir, APPLY_FILE, statuses);
+  }
+
   record(s: Omit<RuleSnapshot, 'seq' | 'file' | 'time'>): RuleSnapshotMeta {
     const seq = ++this.seq;
     const file = `${String(seq).padStart(6, '0')}-${s.family}.json`;
@@ -66,20 +71,51 @@ export interface DriftStatus {
   readonly drifts: number;
 }
 
-const DRIFT_FILE = 'drift.json';
-
-export function writeDriftStatus(dir: string, statuses: readonly DriftStatus[]): void {
-  const tmp = join(dir, `.${DRIFT_FILE}.tmp`);
-  writePrivateFileSync(tmp, JSON.stringify(statuses));
-  renameSync(tmp, join(dir, DRIFT_FILE));
+/**
+ * How kube-proxy's applies of one family went (`<rules dir>/apply.json`). A failed apply leaves
+ * the kernel with the rules of the last good one; the next good apply clears `failed`.
+ */
+export interface ApplyStatus {
+  readonly family: IPFamily;
+  /** The last apply failed. */
+  readonly failed: boolean;
+  /** Failed applies in a row (0 after a good one). */
+  readonly failures: number;
+  /** When the current state began: the first failure in a row, or the first good apply after. */
+  readonly since: string;
+  /** The last failure (kept after a good apply): when, and the applier's error. */
+  readonly lastError?: { readonly time: string; readonly message: string };
 }
 
-export function readDriftStatus(dir: string): DriftStatus[] {
+const DRIFT_FILE = 'drift.json';
+const APPLY_FILE = 'apply.json';
+
+function writeJSON(dir: string, file: string, value: unknown): void {
+  const tmp = join(dir, `.${file}.tmp`);
+  writePrivateFileSync(tmp, JSON.stringify(value));
+  renameSync(tmp, join(dir, file));
+}
+
+function readJSONList<T>(dir: string, file: string): T[] {
   try {
-    return JSON.parse(readFileSync(join(dir, DRIFT_FILE), 'utf8')) as DriftStatus[];
+    const v = JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
+    return Array.isArray(v) ? (v as T[]) : [];
   } catch {
     return [];
   }
+}
+
+export function writeDriftStatus(dir: string, statuses: readonly DriftStatus[]): void {
+  writeJSON(dir, DRIFT_FILE, statuses);
+}
+
+export function readDriftStatus(dir: string): DriftStatus[] {
+  return readJSONList<DriftStatus>(dir, DRIFT_FILE);
+}
+
+/** What `apply.json` says; [] when kube-proxy has not applied anything yet. */
+export function readApplyStatus(dir: string): ApplyStatus[] {
+  return readJSONList<ApplyStatus>(dir, APPLY_FILE);
 }
 
 export function listSnapshots(dir: string): RuleSnapshotMeta[] {

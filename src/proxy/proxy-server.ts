@@ -6,6 +6,11 @@
 // each apply and every `driftCheckMs`, and compared with what was compiled: drift is logged,
 // recorded as a Node Event (KubeProxyRuleDrift) and in the history dir's drift.json, and healed
 // by re-applying what was compiled (once per distinct drift: one that survives is reported).
+// A failed apply is reported the same way: log (onError), Node Event KubeProxyApplyFailed (kdp's
+// own: upstream only logs and counts sync_proxy_rules_iptables_restore_failures_total) and the
+// history dir's apply.json, until a later apply succeeds. Objects the change trackers leave out
+// as invalid are logged once per change; a Service left out (whole, or a port of it) also gets
+// a Warning Event KubeProxyInvalidService (both in sync-reports.ts).
 
 import type { EndpointSlice, Node, Service, ServiceCIDR } from '../api/types.js';
 import { buildInformerFactory, type InformerFactory } from '../client/informer.js';
@@ -18,9 +23,12 @@ import type { RuleHistory } from './history.js';
 import { loadBackend } from './compile.js';
 import { ProxyPipeline } from './pipeline.js';
 import { BoundedFrequencyRunner } from './sync-runner.js';
-import { buildEventRecorder } from '../controllers/events.js';
-import type { DriftStatus } from './history.js';
+import { buildEventRecorder, type EventRecorder } from '../controllers/events.js';
+import type { ApplyStatus, DriftStatus } from './history.js';
+import type { InputProblem } from './input-check.js';
+import { buildApplyTracker, tellProblems } from './sync-reports.js';
 import type { IPFamily } from './types.js';
+import type { KubeObject } from '../client/types.js';
 
 const SERVICES = { group: '', version: 'v1', resource: 'services' } as const;
 const SLICES = { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' } as const;
@@ -42,12 +50,13 @@ export interface KubeProxyDeps {
   /** Multiplies the sync periods (as every component's `timeScale`: 0.1 = ten times faster). */
   readonly timeScale?: number;
   readonly onError?: (err: unknown) => void;
-  /** Warnings (rule drift), one line each. */
+  /** Warnings (rule drift, invalid objects left out, recovery), one line each. */
   readonly log?: (line: string) => void;
   /** How often the kernel is compared with the compiled rules between syncs; default 30 s
    *  (× timeScale); 0: only after applies. Only for appliers with `drift`. */
   readonly driftCheckMs?: number;
-  /** Record KubeProxyRuleDrift Events on the Node (default true). */
+  /** Record Events: KubeProxyRuleDrift, KubeProxyApplyFailed, KubeProxyInvalidService
+   *  (default true). */
   readonly events?: boolean;
   /** Per applied sync: when (performance.now()) it began, was compiled, applied, read back and
    *  drift-checked (benchmarks: where programming latency goes). */
@@ -71,6 +80,8 @@ export interface KubeProxy {
   readonly syncCount: number;
   /** What the last drift check found, per family. */
   driftStatus(): DriftStatus[];
+  /** How the applies went, per family (failing or not, failures in a row, last error). */
+  applyStatus(): ApplyStatus[];
 }
 
 export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
@@ -87,7 +98,16 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
     ...(deps.mode ? { mode: deps.mode } : {}),
   }, serviceCIDRs.length ? serviceCIDRs : DEFAULT_SERVICE_CIDRS);
   const backend = await loadBackend(configs[0]!.mode);
-  const pipelines = configs.map((c) => new ProxyPipeline(backend.buildProxier(c)));
+  const recorder = buildEventRecorder(deps.client, {
+    component: 'kube-proxy', host: deps.nodeName, enabled: deps.events ?? true,
+  });
+  const nodeRef: KubeObject = { apiVersion: 'v1', kind: 'Node',
+    metadata: { name: deps.nodeName, uid: node?.metadata.uid ?? deps.nodeName } };
+  // Problems the trackers of every family report for one event, told once (see `told`).
+  const problems: InputProblem[] = [];
+  const pipelines = configs.map((c) =>
+    new ProxyPipeline(backend.buildProxier(c), (p) => problems.push(p)));
+  const told = (obj: KubeObject | undefined) => tellProblems(deps, recorder, problems, obj);
   const informers = deps.informers ?? buildInformerFactory(deps.client);
   const ownInformers = deps.informers === undefined;
   const scale = deps.timeScale ?? 1;
@@ -95,7 +115,8 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
   let waiters: Array<() => void> = [];
   // Periodic syncs that change nothing are not worth a history entry.
   const lastDump = new Map<string, string>();
-  const drift = buildDriftTracker(deps, node?.metadata.uid);
+  const drift = buildDriftTracker(deps, recorder, nodeRef);
+  const applies = buildApplyTracker(deps, recorder, nodeRef);
   let failures = 0;
   // Syncs and drift checks never overlap (a check must not read a half-applied kernel).
   let lock: Promise<unknown> = Promise.resolve();
@@ -114,7 +135,7 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
       const result = p.sync();
       const compiled = performance.now();
       try {
-        await deps.applier.apply(family, result);
+        await applies.track(family, deps.applier.apply(family, result));
         const applied = performance.now();
         p.commit(true);
         const text = await deps.applier.dump(family);
@@ -148,14 +169,22 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
 
   const svc = informers.informerFor<Service>(SERVICES);
   svc.addEventHandler({
-    onAdd: (s) => { for (const p of pipelines) p.onService(undefined, s); runner.run(); },
-    onUpdate: (o, n) => { for (const p of pipelines) p.onService(o, n); runner.run(); },
+    onAdd: (s) => { for (const p of pipelines) p.onService(undefined, s); told(s); runner.run(); },
+    onUpdate: (o, n) => { for (const p of pipelines) p.onService(o, n); told(n); runner.run(); },
     onDelete: (s) => { for (const p of pipelines) p.onService(s, undefined); runner.run(); },
   });
   const eps = informers.informerFor<EndpointSlice>(SLICES);
   eps.addEventHandler({
-    onAdd: (s) => { for (const p of pipelines) p.onEndpointSlice(s); runner.run(); },
-    onUpdate: (_o, n) => { for (const p of pipelines) p.onEndpointSlice(n); runner.run(); },
+    onAdd: (s) => {
+      for (const p of pipelines) p.onEndpointSlice(s);
+      told(undefined);
+      runner.run();
+    },
+    onUpdate: (_o, n) => {
+      for (const p of pipelines) p.onEndpointSlice(n);
+      told(undefined);
+      runner.run();
+    },
     onDelete: (s) => { for (const p of pipelines) p.onEndpointSlice(s, true); runner.run(); },
   });
 
@@ -173,6 +202,7 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
   return {
     get syncCount() { return syncCount; },
     driftStatus: () => drift.statuses(),
+    applyStatus: () => applies.statuses(),
     async start() {
       if (ownInformers) informers.start();
       await Promise.all([svc.waitForSync(), eps.waitForSync()]);
@@ -203,15 +233,12 @@ interface DriftTracker {
   statuses(): DriftStatus[];
 }
 
-function buildDriftTracker(deps: KubeProxyDeps, nodeUID: string | undefined): DriftTracker {
+function buildDriftTracker(deps: KubeProxyDeps, recorder: EventRecorder,
+  node: KubeObject): DriftTracker {
   const status = new Map<IPFamily, DriftStatus>();
   /** The drift each family last re-applied for: the same drift again is not healed again. */
   const healedFor = new Map<IPFamily, string>();
-  const recorder = buildEventRecorder(deps.client, {
-    component: 'kube-proxy', host: deps.nodeName, enabled: deps.events ?? true,
-  });
   const iso = () => new Date().toISOString();
-  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: deps.nodeName, uid: nodeUID ?? deps.nodeName } };
 
   async function check(family: IPFamily, kernelDump?: string, healing = false): Promise<void> {
     if (!deps.applier.drift) return;
@@ -249,3 +276,4 @@ function buildDriftTracker(deps: KubeProxyDeps, nodeUID: string | undefined): Dr
     statuses: () => [...status.values()],
   };
 }
+

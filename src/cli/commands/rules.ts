@@ -1,13 +1,17 @@
 // `kdp rules [--node N]` shows the tables a node's kube-proxy holds now (or at `@N`);
 // `kdp rules history --node N` lists the numbered syncs kept. When the last drift check found
-// the kernel's rules differ from the compiled ones, `kdp rules` warns on stderr.
+// the kernel's rules differ from the compiled ones, or the last apply failed (the node keeps
+// the rules of the last good one, which is what is shown), `kdp rules` warns on stderr.
 
 import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { kdpError } from '../../errors.js';
-import { listSnapshots, readDriftStatus, readSnapshot, rulesDir } from '../../proxy/history.js';
+import {
+  listSnapshots, readApplyStatus, readDriftStatus, readSnapshot, rulesDir,
+} from '../../proxy/history.js';
 import { parseCIDR } from '../../api/net.js';
 import type { Command } from '../command.js';
+import { errorSummary } from './status.js';
 import { DATA_DIR_FLAG } from './up.js';
 
 const NODE_FLAG = { name: 'node', type: 'string', help: 'node name (default: the first node)' } as const;
@@ -38,6 +42,13 @@ export const rulesShowCommand: Command = {
       io.err(`warning: node ${node}'s kernel rules differ from what kube-proxy compiled ` +
         `(${drift.lastDrift?.count ?? 0} differences at ${drift.lastDrift?.time}):\n` +
         `${(drift.lastDrift?.differences ?? []).map((d) => `  ${d}\n`).join('')}`);
+    }
+    const apply = readApplyStatus(dir).find((a) => a.family === family);
+    if (apply?.failed) {
+      io.err(`warning: node ${node}'s kube-proxy could not apply its ${family} rules ` +
+        `(${apply.failures} failure${apply.failures === 1 ? '' : 's'} in a row since ` +
+        `${apply.since}; the node keeps the rules of the last good apply):\n` +
+        `  ${errorSummary(apply.lastError?.message ?? '')}\n`);
     }
     io.out(args.flags.output === 'json' ? `${JSON.stringify(snap, null, 2)}\n` : snap.text);
     return 0;

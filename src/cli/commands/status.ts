@@ -1,5 +1,6 @@
-// `kdp status`: is a cluster running here, where, and how are its nodes (readiness, and in netns
-// mode whether each node's kernel rules match what its kube-proxy compiled)?
+// `kdp status`: is a cluster running here, where, and how are its nodes (readiness, whether each
+// node's kube-proxy could apply its last sync, and in netns mode whether each node's kernel
+// rules match what its kube-proxy compiled)?
 
 import type { Node } from '../../api/types.js';
 import { readClusterInfo } from '../../cluster/cluster-file.js';
@@ -7,17 +8,39 @@ import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import type { Command } from '../command.js';
-import { readDriftStatus, rulesDir, type DriftStatus } from '../../proxy/history.js';
+import {
+  readApplyStatus, readDriftStatus, rulesDir, type ApplyStatus, type DriftStatus,
+} from '../../proxy/history.js';
 import { DATA_DIR_FLAG } from './up.js';
 
-/** The RULES column: kernel rules vs what kube-proxy compiled (netns mode's drift checks). */
-export function rulesState(statuses: readonly DriftStatus[]): string {
-  if (statuses.length === 0) return '-';
+/**
+ * The RULES column: a failed apply first (the kernel keeps older rules), then kernel rules vs
+ * what kube-proxy compiled (netns mode's drift checks), else whether anything was applied.
+ */
+export function rulesState(statuses: readonly DriftStatus[],
+  applies: readonly ApplyStatus[] = []): string {
+  const failed = applies.filter((a) => a.failed);
+  if (failed.length) {
+    return failed.map((a) => `FAILED ${a.family} (${a.failures} in a row)`).join(', ');
+  }
+  if (statuses.length === 0) return applies.length ? 'applied' : '-';
   const bad = statuses.filter((s) => !s.inSync);
   if (bad.length) return bad.map((s) => `DRIFT ${s.family} (${s.lastDrift?.count ?? 0})`).join(', ');
   const healed = statuses.filter((s) => s.drifts > 0);
   return healed.length ? `in sync (drift healed ${healed.map((s) => `${s.drifts}×`).join('/')})`
     : 'in sync';
+}
+
+/** An applier's error on one line, bounded (a restore's stderr spans lines). */
+export function errorSummary(message: string, max = 300): string {
+  const one = message.trim().split(/\s*\n\s*/).join(' / ');
+  return one.length > max ? `${one.slice(0, max)}…` : one;
+}
+
+/** One indented line per failing family: since when, and the last error. */
+export function applyFailureLines(applies: readonly ApplyStatus[], indent: string): string {
+  return applies.filter((a) => a.failed).map((a) => `${indent}${a.family} apply failing since ` +
+    `${a.since}: ${errorSummary(a.lastError?.message ?? '')}\n`).join('');
 }
 
 export const statusCommand: Command = {
@@ -36,7 +59,10 @@ export const statusCommand: Command = {
     }));
     const drift = Object.fromEntries(info.nodes.map((n) =>
       [n.name, readDriftStatus(rulesDir(paths.root, n.name))]));
-    const status = { ...info, nodeStatus: nodes.map((n) => ({ ...n, ruleDrift: drift[n.name] ?? [] })) };
+    const apply = Object.fromEntries(info.nodes.map((n) =>
+      [n.name, readApplyStatus(rulesDir(paths.root, n.name))]));
+    const status = { ...info, nodeStatus: nodes.map((n) => ({ ...n,
+      ruleDrift: drift[n.name] ?? [], ruleApply: apply[n.name] ?? [] })) };
     if (args.flags.output === 'json') {
       io.out(`${JSON.stringify(status, null, 2)}\n`);
       return 0;
@@ -45,7 +71,8 @@ export const statusCommand: Command = {
     io.out(`kubeconfig: ${info.kubeconfig}\n\nNODE  READY    IP            POD CIDR        RULES\n`);
     for (const n of nodes) {
       io.out(`${n.name.padEnd(5)} ${n.ready.padEnd(8)} ${n.ip.padEnd(13)} ${n.podCIDR.padEnd(15)} ` +
-        `${rulesState(drift[n.name] ?? [])}\n`);
+        `${rulesState(drift[n.name] ?? [], apply[n.name] ?? [])}\n`);
+      io.out(applyFailureLines(apply[n.name] ?? [], '      '));
     }
     return 0;
   },
