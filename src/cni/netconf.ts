@@ -115,7 +115,7 @@ export function parseBridgeConf(raw: Record<string, unknown>, version: string): 
     ipam: parseIpam(raw.ipam),
     prevResult: raw.prevResult as Record<string, unknown> | undefined,
     runtimeConfig: raw.runtimeConfig as Record<string, unknown> | undefined,
-    args: raw.args as BridgeConf['args'],
+    args: parseArgs(raw.args),
     validAttachments: parseAttachments(raw['cni.dev/valid-attachments'] ?? raw['cni.dev/attachments']),
     raw,
   };
@@ -217,6 +217,25 @@ function parseRoutes(v: unknown): IpamConf['routes'] {
     }
     return gw === undefined ? { dst } : { dst: dst!, gw };
   }) as IpamConf['routes'];
+}
+
+/** `args.cni.ips`: the IPs a runtime asks for (host-local), each an address or address/prefix. */
+function parseArgs(v: unknown): BridgeConf['args'] {
+  if (v === undefined || v === null) return undefined;
+  if (!isRecord(v)) throw invalidField('args', 'must be an object');
+  const cni = v.cni;
+  if (cni === undefined || cni === null) return v as BridgeConf['args'];
+  if (!isRecord(cni)) throw invalidField('args.cni', 'must be an object');
+  const ips = cni.ips;
+  if (ips === undefined || ips === null) return v as BridgeConf['args'];
+  if (!Array.isArray(ips)) throw invalidField('args.cni.ips', 'must be a list');
+  ips.forEach((ip, i) => {
+    const text = typeof ip === 'string' ? ip : undefined;
+    if (text === undefined || !(parseIP(text) || parseCIDR(text))) {
+      throw invalidField(`args.cni.ips[${i}]`, `invalid IP address: ${JSON.stringify(ip)}`);
+    }
+  });
+  return v as BridgeConf['args'];
 }
 
 function parseAttachments(v: unknown): BridgeConf['validAttachments'] {

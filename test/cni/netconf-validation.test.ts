@@ -70,6 +70,10 @@ describe('CNI netconf validation (code 7, before any side effect)', () => {
       /^ipam\.routes\[0\]\.gw: invalid IPv4 gateway address: fd00::1/],
     ['a dataDir that is not a string', {}, { dataDir: 5 }, /^ipam\.dataDir: must be a string/],
     ['an ipam type that is not a string', {}, { type: 5 }, /^ipam\.type: must be a string/],
+    ['a requested IP that is a number', { args: { cni: { ips: [5] } } }, {},
+      /^args\.cni\.ips\[0\]: invalid IP address: 5/],
+    ['a requested IP with extra words', { args: { cni: { ips: ['10.244.1.5 dev x'] } } }, {},
+      /^args\.cni\.ips\[0\]: invalid IP address/],
   ])('refuses %s naming the field', async (_what, over, ipam, msg) => {
     const out = await add(over, ipam);
     expect(out.json.code, out.stdout).toBe(7);
