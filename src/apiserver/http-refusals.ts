@@ -107,7 +107,10 @@ export function buildRefusalTracker(): RefusalTracker {
       return true;
     },
     onClientError(err, socket) {
-      if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
+      // Socket and TLS errors (a reset, a handshake that fails or times out: https forwards
+      // them here) have no HTTP answer; only the parser's (HPE_*) and its timers' do.
+      const isHttpError = err.code?.startsWith('HPE_') || err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+      if (!isHttpError || socket.destroyed || !socket.writable) {
         socket.destroy();
         return;
       }

@@ -59,7 +59,9 @@ export async function listenApiServer(opts: ApiServerOptions, l: ListenOptions):
     // a certificate that fails is a 401 there, as upstream's tls.RequestClientCert.
     srv = l.insecureHttp ? createHttp(httpLimits(o), handler) :
       createHttps({ cert: l.tls!.certPem, key: l.tls!.keyPem, ca: l.tls!.caPem,
-        requestCert: !!l.tls!.caPem, rejectUnauthorized: false, ...httpLimits(o) }, handler);
+        requestCert: !!l.tls!.caPem, rejectUnauthorized: false, ...httpLimits(o),
+        // Go bounds the TLS handshake by the read timeouts too (tlsHandshakeTimeout).
+        handshakeTimeout: o.headersTimeoutMs }, handler);
     srv.on('connect', refuseConnect);
     srv.on('checkExpectation', refuseExpectation);
     return srv;

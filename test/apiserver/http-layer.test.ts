@@ -3,6 +3,7 @@
 // under kube-apiserver) and the connection is closed; refused requests store nothing; a watch
 // outlives the request timeout, which bounds receiving a request only.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
@@ -234,6 +235,30 @@ describe('slow requests are cut off; responses are not', () => {
     expect(r.closed).toBe(true);
     expect(r.elapsedMs).toBeLessThan(2500);
   });
+
+  it('a TCP connection that never starts TLS is closed after headersTimeoutMs', async () => {
+    const t0 = Date.now();
+    const sock = netConnect(srv.port, '127.0.0.1');
+    sock.on('error', () => {});
+    const closedAfter = await new Promise<number>((resolve) => {
+      const timer = setTimeout(() => { sock.destroy(); resolve(Infinity); }, 4000);
+      sock.on('close', () => { clearTimeout(timer); resolve(Date.now() - t0); });
+    });
+    expect(closedAfter).toBeGreaterThanOrEqual(LIMITS.headersTimeoutMs - 50);
+    expect(closedAfter).toBeLessThan(2500);
+  });
+
+  it('plain HTTP sent to the TLS port is closed at once (no HTTP answer before TLS)',
+    async () => {
+      const t0 = Date.now();
+      const sock = netConnect(srv.port, '127.0.0.1', () => sock.write(get('/version')));
+      sock.on('error', () => {});
+      const closedAfter = await new Promise<number>((resolve) => {
+        const timer = setTimeout(() => { sock.destroy(); resolve(Infinity); }, 4000);
+        sock.on('close', () => { clearTimeout(timer); resolve(Date.now() - t0); });
+      });
+      expect(closedAfter).toBeLessThan(LIMITS.headersTimeoutMs);
+    });
 
   it('a create whose body stalls: 504 Timeout as upstream, and nothing is stored', async () => {
     const before = await revision();
