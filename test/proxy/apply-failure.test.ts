@@ -64,20 +64,24 @@ async function start(applier: RuleApplier) {
 const events = async (api: Awaited<ReturnType<typeof startApi>>, reason: string) =>
   (await api.client.list<Event>(EVENTS)).items.filter((e) => e.reason === reason);
 
+/** Stores a Service whose timeoutSeconds is "abc", written around validation (as a store from
+ *  before type checks may hold it), with an endpoint. */
+async function storeBadService(api: Awaited<ReturnType<typeof startApi>>): Promise<void> {
+  await api.client.create(SVC, svc('bad', '10.96.0.10'));
+  const key = '/registry/services/default/bad';
+  const obj = JSON.parse((await api.store.get(key))!.value) as Service;
+  obj.spec!.sessionAffinity = 'ClientIP';
+  const abc = 'abc' as unknown as number;
+  obj.spec!.sessionAffinityConfig = { clientIP: { timeoutSeconds: abc } };
+  await api.store.update(key, JSON.stringify(obj));
+  await api.client.create(EPS, slice('bad', '10.244.0.5'));
+}
+
 describe('kube-proxy with a bad Service in the store (virtual mode)', () => {
   it('programs every other Service, also one created afterwards, and reports the bad one',
     async () => {
       const { api, proxy, dir, logs } = await start(buildMemoryApplier('iptables'));
-      await api.client.create(SVC, svc('bad', '10.96.0.10'));
-      // Written around validation, as a store from before type checks may hold it.
-      const key = '/registry/services/default/bad';
-      const stored = await api.store.get(key);
-      const obj = JSON.parse(stored!.value) as Service;
-      obj.spec!.sessionAffinity = 'ClientIP';
-      const abc = 'abc' as unknown as number;
-      obj.spec!.sessionAffinityConfig = { clientIP: { timeoutSeconds: abc } };
-      await api.store.update(key, JSON.stringify(obj));
-      await api.client.create(EPS, slice('bad', '10.244.0.5'));
+      await storeBadService(api);
       await api.client.create(SVC, svc('later', '10.96.0.11'));
       await api.client.create(EPS, slice('later', '10.244.0.6'));
       await waitFor(() => readSnapshot(dir, '@latest').text.includes('10.244.0.6'), 20_000,
@@ -143,7 +147,26 @@ describe('a failed apply shows as failed until one succeeds (virtual mode)', () 
 
 const rootOK = canUseNetns(['ip', 'iptables-restore', 'iptables-save']);
 
-describe.skipIf(!rootOK)('a failed kernel apply (netns)', () => {
+describe.skipIf(!rootOK)('kube-proxy in a node namespace (netns)', () => {
+  it('with a bad Service in the store, the kernel takes every other Service', async () => {
+    const exec = buildHostExec();
+    const ns = testNetnsName();
+    await ensureNetns(exec, ns);
+    cleanup.push(() => deleteNetns(exec, ns));
+    const { api, proxy, dir, errors } = await start(buildKernelApplier(exec, ns, 'iptables'));
+    await storeBadService(api);
+    await api.client.create(SVC, svc('later', '10.96.0.11'));
+    await api.client.create(EPS, slice('later', '10.244.0.6'));
+    const saved = async () => (await exec.run('iptables-save', ['-t', 'nat'], { netns: ns }))
+      .stdout;
+    await waitFor(async () => (await saved()).includes('10.244.0.6:8080'), 20_000,
+      'the later Service in the kernel');
+    await proxy.synced();
+    expect(await saved()).not.toContain('10.96.0.10');
+    expect(errors).toEqual([]);
+    expect(readApplyStatus(dir)).toEqual([expect.objectContaining({ failed: false })]);
+  }, 60_000);
+
   it('a node namespace gone under kube-proxy fails its applies, shown until it is back',
     async () => {
       const exec = buildHostExec();
