@@ -5,9 +5,11 @@ import { hostileSuite } from './suite.js';
 import { IDENTITY_TABLE } from './tables/identity.js';
 import { PRECONDITIONS_TABLE } from './tables/preconditions.js';
 import { PROTOTYPE_TABLE } from './tables/prototype.js';
+import { SUBRESOURCES_TABLE } from './tables/subresources.js';
 
 hostileSuite('objects keep what they are', {
   'identity changes': IDENTITY_TABLE,
   'prototype-pollution paths and keys': PROTOTYPE_TABLE,
   'preconditions, dry runs and options': PRECONDITIONS_TABLE,
+  'status and scale subresources': SUBRESOURCES_TABLE,
 });
