@@ -95,6 +95,7 @@ class TableCheck {
   private readonly edges = new Map<string, Edge[]>();
   /** Names used before any declaration: checked at COMMIT. */
   private readonly pending = new Map<string, { lineNo: number; text: string; jump: boolean }>();
+  private family: { v6: boolean; lineNo: number } | undefined;
 
   constructor(readonly name: string) {
     this.builtins = new Set(TABLE_CHAINS[name]);
@@ -114,7 +115,7 @@ class TableCheck {
     const chain = words[1];
     if (!chain) return;
     this.use(chain, lineNo, line, false);
-    const target = checkRuleArgs(words, 2, lineNo, line);
+    const target = checkRuleArgs(words, 2, lineNo, line, this);
     if (target === undefined || TARGETS.has(target)) return;
     this.use(target, lineNo, line, true);
     if (op === '-D') return;
@@ -151,6 +152,19 @@ class TableCheck {
     }
   }
 
+  /**
+   * A table holds rules of one family (iptables-restore refuses an IPv6 address, ip6tables-
+   * restore an IPv4 one); dual-stack dumps hold each family's tables separately.
+   */
+  seeFamily(v6: boolean, lineNo: number, text: string): void {
+    if (this.family === undefined) {
+      this.family = { v6, lineNo };
+    } else if (this.family.v6 !== v6) {
+      fail(lineNo, `an ${v6 ? 'IPv6' : 'IPv4'} address in a table of ${v6 ? 'IPv4' : 'IPv6'} ` +
+        `rules (first at line ${this.family.lineNo})`, text);
+    }
+  }
+
   commit(): void {
     for (const [name, u] of this.pending) {
       if (this.declared.has(name)) continue;
@@ -166,8 +180,8 @@ class TableCheck {
 }
 
 /** Checks option values; returns the rule's -j/-g target. */
-function checkRuleArgs(args: readonly string[], from: number, lineNo: number, line: string):
-  string | undefined {
+function checkRuleArgs(args: readonly string[], from: number, lineNo: number, line: string,
+  table: TableCheck): string | undefined {
   let target: string | undefined;
   for (let i = from; i < args.length; i++) {
     const a = args[i]!;
@@ -179,6 +193,7 @@ function checkRuleArgs(args: readonly string[], from: number, lineNo: number, li
       case '-s': case '--source': case '-d': case '--destination': {
         const spec = v;
         if (!isAddressList(spec)) fail(lineNo, `host/network \`${spec}' is not an address`, line);
+        table.seeFamily(spec.includes(':'), lineNo, line);
         break;
       }
       case '-p': case '--protocol': {
@@ -204,6 +219,8 @@ function checkRuleArgs(args: readonly string[], from: number, lineNo: number, li
         if (!isNatSpec(spec)) {
           fail(lineNo, `bad ${a} \`${spec}' (want ADDR[-ADDR][:PORT[-PORT]])`, line);
         }
+        const v6 = spec.startsWith('[') || (spec.match(/:/g) ?? []).length > 1;
+        if (!spec.startsWith(':')) table.seeFamily(v6, lineNo, line);
         break;
       }
       case '--probability': {
