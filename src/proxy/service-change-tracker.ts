@@ -245,8 +245,8 @@ function portInfo(svc: Service, port: ServicePort, family: IPFamily, clusterIP: 
 
 /**
  * The service ports of one Service for one family (upstream serviceToServiceMap), each built
- * only from checked fields. What is left out is reported to `opts.report`: list entries for
- * each port's family (so once per family), the Service or a port once per call.
+ * only from checked fields. Reported to `opts.report`: the Service or a port left out, and each
+ * address entry dropped (once, though every port reads the lists).
  */
 export function serviceToServicePorts(svc: Service | undefined,
   opts: ServiceTrackerOptions): Map<string, ServicePortInfo> {
