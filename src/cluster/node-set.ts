@@ -14,6 +14,7 @@ import { RuleHistory, rulesDir } from '../proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../proxy/proxy-server.js';
 import { kdpError } from '../errors.js';
 import type { NetnsDataPlane } from './data-plane-netns.js';
+import type { NodeClientsFactory } from './node-identity.js';
 import type { IPFamily } from '../api/net.js';
 import { loadTopology, nodeIP, nodeIP6, type TopologySpec } from '../host/topology.js';
 
@@ -45,6 +46,8 @@ export interface NodeSetOptions {
   readonly log?: (line: string) => void;
   /** netns mode: nodes get a namespace, the netns runtime and a kernel applier. */
   readonly netns?: NetnsDataPlane;
+  /** Each node's own identities (kubelet, kube-proxy); default: both use `client`. */
+  readonly clientsFor?: NodeClientsFactory;
 }
 
 interface Running {
@@ -86,15 +89,18 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       const plane = o.netns
         ? await o.netns.startNode(node, o.proxyMode, { timeScale: o.timeScale })
         : { runtime: buildVirtualRuntime({ timeScale: o.timeScale }), applier: buildMemoryApplier(o.proxyMode) };
+      const clients = o.clientsFor ? await o.clientsFor(node.name)
+        : { kubelet: o.client, kubeProxy: o.client };
       const agent = buildNodeAgent({
-        client: o.client, nodeName: node.name,
+        client: clients.kubelet, nodeName: node.name,
         runtime: plane.runtime,
         options: { nodeIPs: nodeIPsOf(node), timeScale: o.timeScale },
       });
       await agent.start();
       o.router.register(agent);
       const proxy = await buildKubeProxy({
-        client: o.client, nodeName: node.name, nodeIPs: nodeIPsOf(node), mode: o.proxyMode,
+        client: clients.kubeProxy, nodeName: node.name, nodeIPs: nodeIPsOf(node),
+        mode: o.proxyMode,
         configText: o.kubeProxyConfig, applier: plane.applier,
         history: new RuleHistory(rulesDir(o.dataDir, node.name)), informers: o.informers,
         timeScale: o.timeScale, onError: (e) => o.onError(`kube-proxy ${node.name}`, e), log: o.log,

@@ -22,6 +22,8 @@ import { writeClusterInfo } from './cluster-file.js';
 import { ensureDataDir, type DataDirPaths } from './data-dir.js';
 import type { StoreStartOptions } from '../store/options.js';
 import { writePidFile } from './daemon.js';
+import { buildInProcessNodeClients } from './node-identity.js';
+import { caOf } from '../apiserver/pki/index.js';
 import { buildNodeSet, nodeIPsOf, nodeSpecs, type NodeSet, type NodeSpec } from './node-set.js';
 import { resolveClusterNetwork, type ClusterNetwork } from './network.js';
 import type { ControllerOptions } from '../controllers/options.js';
@@ -118,6 +120,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       kubeProxyConfig: o.kubeProxyConfig ?? defaultKubeProxyConfig(net.clusterCIDRs),
       timeScale: factor, router, informers,
       onError: (where, e) => o.progress(`${where}: ${(e as Error).message}`), log: o.progress, netns,
+      clientsFor: buildInProcessNodeClients(api.server.service, o.paths.root, caOf(api.pki)),
     });
     netns?.watchRoutes(informers, (e) => o.progress(`routes: ${(e as Error).message}`));
     closers.push(() => nodeSet.stopAll());

@@ -9,6 +9,7 @@ import { loadKubeconfig } from '../../client/kubeconfig.js';
 import type { Client } from '../../client/types.js';
 import { buildControllerManager } from '../../controllers/manager.js';
 import { kdpError } from '../../errors.js';
+import { nodeProcessClients } from '../../cluster/node-identity.js';
 import { buildNodeAgent } from '../../kubelet/node-agent.js';
 import { buildVirtualRuntime } from '../../kubelet/runtime-virtual.js';
 import { buildMemoryApplier } from '../../proxy/applier.js';
@@ -27,13 +28,13 @@ const COMMON: readonly FlagSpec[] = [
   DATA_DIR_FLAG,
 ];
 
-function connect(flags: FlagValues, env: Readonly<Record<string, string | undefined>>): { client: Client; factor: number; dataDir: string } {
+function connect(flags: FlagValues, env: Readonly<Record<string, string | undefined>>): { client: Client; factor: number; dataDir: string; kubeconfig: string } {
   const dataDir = resolveDataDir(flags['data-dir'] as string | undefined, env);
   const path = (flags.kubeconfig as string | undefined) ?? dataDirPaths(dataDir).kubeconfig;
   if (!existsSync(path)) throw kdpError('KDP_NOT_RUNNING', `no kubeconfig at ${path} (--kubeconfig, or start \`kdp apiserver\`)`);
   const scale = flags['time-scale'] as number;
   if (!(scale > 0)) throw kdpError('KDP_CONFIG', '--time-scale: must be greater than 0');
-  return { client: buildHttpClient(loadKubeconfig(path)), factor: 1 / scale, dataDir };
+  return { client: buildHttpClient(loadKubeconfig(path)), factor: 1 / scale, dataDir, kubeconfig: path };
 }
 
 export const controllerManagerCommand: Command = {
@@ -87,13 +88,15 @@ export const nodeAgentCommand: Command = {
     const name = args.flags.name as string | undefined;
     if (!name) throw kdpError('KDP_CONFIG', '--name: the node name is required');
     const mode = parseMode(args.flags.mode)!;
-    const { client, factor, dataDir } = connect(args.flags, io.env);
+    const { client: given, factor, dataDir, kubeconfig } = connect(args.flags, io.env);
+    const { kubelet: client, kubeProxy } = await nodeProcessClients(kubeconfig, dataDir, name,
+      given, (line) => io.err(`kdp node ${name}: ${line}\n`));
     const nodeIPs = (args.flags['node-ip'] as string).split(',').map((s) => s.trim()).filter(Boolean);
     const nodeIP = nodeIPs.join(', ');
     const agent = buildNodeAgent({ client, nodeName: name, runtime: buildVirtualRuntime({ timeScale: factor }), options: { nodeIPs, timeScale: factor } });
     await agent.start();
     const proxy = await buildKubeProxy({
-      client, nodeName: name, nodeIPs, mode, applier: buildMemoryApplier(mode),
+      client: kubeProxy, nodeName: name, nodeIPs, mode, applier: buildMemoryApplier(mode),
       configText: args.flags['kube-proxy-config'] ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
       history: new RuleHistory(rulesDir(dataDir, name)), timeScale: factor,
       onError: (e) => io.err(`kube-proxy: ${(e as Error).message}\n`),
