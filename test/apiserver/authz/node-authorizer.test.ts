@@ -1,4 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ADMIN_USER } from '../../../src/apiserver/app.js';
+import { startApiServer } from '../../../src/apiserver/start.js';
+import { buildInProcessClient } from '../../../src/client/in-process.js';
 import {
   bootstrapRbacObjects, buildAuthorizer, buildStoreNodeGraph, NodeGraph, parseAuthorizationModes,
   type StoreNodeGraph,
@@ -128,5 +134,29 @@ describe('bootstrap migration', () => {
     const pinned = { ...old, metadata: { name: 'system:node',
       annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' } } };
     expect(withoutLegacyNodeSubjects(pinned as KubeObject)).toBeUndefined();
+  });
+});
+
+describe('a data dir from before the Node authorizer', () => {
+  it('loses the system:nodes subject of system:node at the next start', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kdp-node-migrate-'));
+    const CRB = { group: 'rbac.authorization.k8s.io', version: 'v1',
+      resource: 'clusterrolebindings' };
+    try {
+      const first = await startApiServer({ dataDir: dir, port: 0 });
+      const client = buildInProcessClient(first.server.service, ADMIN_USER);
+      const crb = await client.get<KubeObject>(CRB, 'system:node');
+      expect(crb.subjects).toBeUndefined();
+      await client.update(CRB, { ...crb, subjects: [{ apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'Group', name: 'system:nodes' }] });
+      await first.close();
+      const second = await startApiServer({ dataDir: dir, port: 0 });
+      const after = await buildInProcessClient(second.server.service, ADMIN_USER)
+        .get<KubeObject>(CRB, 'system:node');
+      await second.close();
+      expect(after.subjects).toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
