@@ -10,6 +10,7 @@
 // The store revision is read through the API only: the resourceVersion of a list read from the
 // store (upstream: the etcd revision at the read, which kdp's MVCC store also answers).
 
+import type { IncomingMessage } from 'node:http';
 import { Agent, request } from 'node:https';
 import { connect } from 'node:tls';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -148,7 +149,7 @@ export async function startHostileServer(): Promise<HostileServer> {
       headers['content-length'] ??= Buffer.byteLength(payload);
     }
     return new Promise((resolve, reject) => {
-      const req = request(`${server.url}${path}`, { method, headers, agent }, (res) => {
+      const onResponse = (res: IncomingMessage) => {
         if (opts.streaming && res.statusCode! < 300) {
           resolve({ status: res.statusCode!, headers: res.headers, text: '', body: undefined });
           res.destroy();
@@ -163,7 +164,11 @@ export async function startHostileServer(): Promise<HostileServer> {
           resolve({ status: res.statusCode!, headers: res.headers, text, body });
         });
         res.on('error', reject);
-      });
+      };
+      // Options, not a URL string: Node parses a URL string with WHATWG URL, which would resolve
+      // `..` and `%2E%2E` segments before they are sent, and the traversal cases need them sent.
+      const req = request({ host: '127.0.0.1', port: server.port, path, method, headers, agent },
+        onResponse);
       req.setTimeout(20_000, () => req.destroy(new Error(`${method} ${path}: no answer in 20 s`)));
       req.on('error', reject);
       req.end(payload);
