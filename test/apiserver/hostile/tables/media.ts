@@ -8,8 +8,11 @@ import type { HostileCase, HostileTable, Refused } from '../cases.js';
 import { CORE, expectAbsent, expectStored, KINDS } from '../fixtures.js';
 
 const CM = `${CORE}/configmaps`;
-const UNSUPPORTED: Refused = { code: 415, reason: 'UnsupportedMediaType' };
-const NOT_ACCEPTABLE: Refused = { code: 406, reason: 'NotAcceptable' };
+/** Upstream's messages (negotiation.NewUnsupportedMediaTypeError, NewNotAcceptableError). */
+const UNSUPPORTED: Refused = { code: 415, reason: 'UnsupportedMediaType',
+  mentions: ['the body of the request was in an unknown format - accepted media types include'] };
+const NOT_ACCEPTABLE: Refused = { code: 406, reason: 'NotAcceptable',
+  mentions: ['only the following media types are accepted'] };
 
 const CREATE_TYPES = ['text/plain', 'application/json-patch+json', 'application/merge-patch+json',
   'application/strategic-merge-patch+json', 'application/apply-patch+yaml', 'application/xml',

@@ -12,7 +12,7 @@ import { NOBODY_USER } from '../harness.js';
 import { APPS, CORE, expectStored, KINDS, NS, VICTIM } from '../fixtures.js';
 
 const CM = `${CORE}/configmaps`;
-const UNAUTHORIZED: Refused = { code: 401, reason: 'Unauthorized' };
+const UNAUTHORIZED: Refused = { code: 401, reason: 'Unauthorized', mentions: ['Unauthorized'] };
 
 interface Attempt {
   readonly what: string;
