@@ -117,9 +117,9 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   // lane and the Fastify hook learn who a request acts as.
   const requestUser = (raw: IncomingMessage): UserInfo | Promise<UserInfo> => {
     const user = authenticate(raw);
-    const headers = distinctHeaders(raw);
-    return hasImpersonationHeaders(headers) ?
-      impersonatedUser(user, headers, authorizer, raw.url ?? '') : user;
+    // `raw.headers` is parsed already; the per-value view is built only when needed.
+    return hasImpersonationHeaders(raw.headers) ?
+      impersonatedUser(user, distinctHeaders(raw), authorizer, raw.url ?? '') : user;
   };
   // On a server of our own (listenApiServer), JSON resource requests skip Fastify.
   const lane = buildFastLane({ service, authenticate: requestUser, bodyLimit: o.bodyLimit });

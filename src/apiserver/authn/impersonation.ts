@@ -125,7 +125,7 @@ export function distinctHeaders(raw: {
 }
 
 /** Whether any impersonation header is present (cheap check for the common case). */
-export function hasImpersonationHeaders(h: DistinctHeaders): boolean {
+export function hasImpersonationHeaders(h: Readonly<Record<string, unknown>>): boolean {
   for (const name of Object.keys(h)) {
     if (name.startsWith('impersonate-')) return true;
   }

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAuthorizer } from '../../../src/apiserver/authz/index.js';
+import { memorySource } from '../authz/rbac-source.js';
 import { kubectlMissing } from '../helpers/kubectl.js';
+import { buildTestServer } from '../helpers/server.js';
 import { startAuthHarness, type AuthHarness, type Identity } from './auth-harness.js';
 
 // Impersonation over HTTPS through the production path (fast lane and Fastify), with the real
@@ -171,5 +174,22 @@ describe.skipIf(kubectlMissing(32))('kubectl --as / --as-group', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('secrets is forbidden: User "nobody" cannot list resource ' +
       '"secrets" in API group "" in the namespace "default"');
+  });
+});
+
+describe('injected requests (light-my-request has no headersDistinct)', () => {
+  it('are impersonated as requests on a socket are', async () => {
+    const s = await buildTestServer({
+      authenticator: { authenticate: () => ({ name: 'jane', groups: ['system:authenticated'] }) },
+      authorizer: buildAuthorizer({ mode: 'RBAC', source: memorySource([]) }),
+    });
+    try {
+      const r = await s.req('GET', '/api/v1/namespaces/default/pods', undefined,
+        { 'impersonate-user': 'nobody' });
+      expect(r.status).toBe(403);
+      expect(r.body.message).toMatch(/^users "nobody" is forbidden: User "jane" cannot/);
+    } finally {
+      await s.done();
+    }
   });
 });
