@@ -45,8 +45,10 @@ const DEEP: HostileCase[] = [
     path: `${CM}/body-7?fieldManager=hostile`, contentType: APPLY,
     body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"body-7"},` +
       `"data":{"k":${arrays(10_000)}}}`, expect: BAD },
-  { name: 'create nesting 1,000 arrays in a label value (a type error)', method: 'POST', path: CM,
-    body: `{"metadata":{"name":"deep-4","labels":{"a":${arrays(1000)}}}}`,
+  // Under both bounds (upstream's 10,000; kdp's 512, see src/apiserver/http/depth.ts): decoded,
+  // then refused as a type error naming the field.
+  { name: 'create nesting 400 arrays in a label value (a type error)', method: 'POST', path: CM,
+    body: `{"metadata":{"name":"deep-4","labels":{"a":${arrays(400)}}}}`,
     expect: { ...BAD, mentions: ['metadata.labels'] } },
   { name: 'create of a Deployment nesting 10,000 objects in its template', method: 'POST',
     path: `${APPS}/deployments`,
