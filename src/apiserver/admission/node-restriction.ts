@@ -58,7 +58,8 @@ function forbiddenLabels(a: Record<string, string> = {}, b: Record<string, strin
   }).sort();
 }
 
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+const sameJson = (a: unknown, b: unknown) =>
+  JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 function admitNode(node: string, req: AdmissionRequest): void {
   const name = req.name || req.object?.metadata?.name || '';
@@ -144,7 +145,9 @@ function admitPod(node: string, req: AdmissionRequest): void {
       throw forbidden(req, `unexpected operation "${req.operation}", node "${node}" can only ` +
         'create and delete mirror pods');
     case 'status':
-      if (req.operation !== 'UPDATE') throw forbidden(req, `unexpected operation "${req.operation}"`);
+      if (req.operation !== 'UPDATE') {
+        throw forbidden(req, `unexpected operation "${req.operation}"`);
+      }
       if (specOf(req.oldObject).nodeName !== node) {
         throw forbidden(req, `node "${node}" can only update pod status for pods with ` +
           'spec.nodeName set to itself');
@@ -167,7 +170,8 @@ function admitPod(node: string, req: AdmissionRequest): void {
 
 function admitLease(node: string, req: AdmissionRequest): void {
   if (req.namespace !== NODE_LEASE_NAMESPACE) {
-    throw forbidden(req, `can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
+    throw forbidden(req,
+      `can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
   }
   const name = req.operation === 'CREATE' ? req.object?.metadata?.name : req.name;
   if (name !== node) {
@@ -182,7 +186,9 @@ export function buildNodeRestrictionPlugin(): AdmissionPlugin {
       if (req.operation === 'CONNECT') return;
       const node = nodeIdentity(req.user);
       if (node === undefined) return;
-      if (node === '') throw forbidden(req, `could not determine node from user "${req.user.name}"`);
+      if (node === '') {
+        throw forbidden(req, `could not determine node from user "${req.user.name}"`);
+      }
       const gr = `${req.resource}.${req.group}`;
       if (gr === 'pods.') admitPod(node, req);
       else if (gr === 'nodes.') admitNode(node, req);

@@ -94,7 +94,9 @@ export function buildNodeAuthorizer(o: NodeAuthorizerOptions): Authorizer {
       // By name (a list/watch's name comes from its metadata.name field selector), so a
       // kubelet may read its Node before creating it.
       if (a.name === node) return ALLOW;
-      if (!a.name) return noOpinion(`node '${node}' cannot read all nodes, only its own Node object`);
+      if (!a.name) {
+        return noOpinion(`node '${node}' cannot read all nodes, only its own Node object`);
+      }
       return noOpinion(`node '${node}' cannot read '${a.name}', only its own Node object`);
     }
     if (sub === 'status' && (a.verb === 'update' || a.verb === 'patch')) return ALLOW;

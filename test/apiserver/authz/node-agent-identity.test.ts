@@ -80,7 +80,8 @@ describe('a node agent with its own certificates under Node,RBAC and NodeRestric
   it('acts as system:node:n1 and cannot touch another node', async () => {
     let err: unknown;
     try {
-      await clients.kubelet.patch(ref('nodes'), 'n2', 'merge', { metadata: { labels: { a: 'b' } } });
+      await clients.kubelet.patch(ref('nodes'), 'n2', 'merge',
+        { metadata: { labels: { a: 'b' } } });
     } catch (e) { err = e; }
     expect(isKdpError(err, 'KDP_FORBIDDEN') || isKdpError(err, 'KDP_NOT_FOUND')).toBe(true);
     try { await clients.kubelet.list(ref('secrets', 'default')); } catch (e) { err = e; }
