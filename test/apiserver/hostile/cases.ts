@@ -69,24 +69,36 @@ export function isTolerated(e: Expectation): e is Tolerated {
 const WATCHED_PROTOTYPES: readonly object[] = [Object.prototype, Array.prototype,
   Function.prototype, String.prototype];
 
-function ownNames(): string[][] {
-  return WATCHED_PROTOTYPES.map((p) => Object.getOwnPropertyNames(p));
+type Snapshot = Map<string, PropertyDescriptor>[];
+
+function snapshot(): Snapshot {
+  return WATCHED_PROTOTYPES.map((p) => new Map(Object.getOwnPropertyNames(p)
+    .map((n) => [n, Object.getOwnPropertyDescriptor(p, n)!])));
+}
+
+function sameDescriptor(a: PropertyDescriptor, b: PropertyDescriptor): boolean {
+  return a.value === b.value && a.get === b.get && a.set === b.set &&
+    a.writable === b.writable && a.enumerable === b.enumerable;
 }
 
 /**
- * Properties this request added to Object/Array/Function/String.prototype; they are removed again
- * so that one polluting request does not fail every later case.
+ * Properties this request added to or replaced on Object/Array/Function/String.prototype; they
+ * are put back as they were, so one polluting request does not fail every later case.
  */
-function pollutionSince(before: string[][]): string[] {
-  const added: string[] = [];
+function pollutionSince(before: Snapshot): string[] {
+  const changed: string[] = [];
   WATCHED_PROTOTYPES.forEach((proto, i) => {
+    const was = before[i]!;
     for (const n of Object.getOwnPropertyNames(proto)) {
-      if (before[i]!.includes(n)) continue;
-      added.push(n);
-      delete (proto as Record<string, unknown>)[n];
+      const old = was.get(n);
+      const now = Object.getOwnPropertyDescriptor(proto, n)!;
+      if (old && sameDescriptor(old, now)) continue;
+      changed.push(old ? `${n} (replaced)` : n);
+      if (old) Object.defineProperty(proto, n, old);
+      else delete (proto as Record<string, unknown>)[n];
     }
   });
-  return added;
+  return changed;
 }
 
 function refusalView(r: Reply, e: Refused) {
@@ -135,7 +147,7 @@ export function runCases(cases: readonly HostileCase[], h: () => HostileServer):
     it(title(c), async () => {
       const srv = h();
       const path = (await c.prepare?.(srv))?.path ?? c.path;
-      const protoBefore = ownNames();
+      const protoBefore = snapshot();
       const before = await srv.revision();
       const r = c.raw ? await srv.sendRaw(c.raw) : await srv.send(c.method, path, {
         body: c.body, contentType: c.contentType, headers: c.headers, as: c.as,
