@@ -23,7 +23,9 @@ import type { ServiceWatchOptions, WatchSink } from './rest/watch.js';
 import { createObject, guaranteedUpdate } from './rest/write.js';
 import type { WriteCtx } from './rest/write.js';
 import { applyPatch } from './rest/patching.js';
-import { checkAppliedType, checkPatchedIdentity, checkPutUid } from './rest/patch-identity.js';
+import {
+  checkAppliedType, checkName, checkPatchedIdentity, checkPutUid,
+} from './rest/patch-identity.js';
 import { serverSideApply } from './patch/apply.js';
 import { bindPod, reviewAccess } from './rest/special.js';
 import { evictPod } from './rest/eviction.js';
@@ -51,6 +53,11 @@ export interface ApiService {
   readonly deps: ServiceDeps;
   /** The served resource, or 404 `the server could not find the requested resource`. */
   resolve(t: Target): ServedResource;
+  /**
+   * Throws what the verb's call would before reading its body: 404 unknown resource, 405 verb
+   * not served, 403 not allowed. (Upstream authorizes before decoding a body.)
+   */
+  authorize(ctx: RequestContext, t: Target, verb: string): Promise<void>;
   get(ctx: RequestContext, t: Target): Promise<KubeObject>;
   list(ctx: RequestContext, t: Target, opts: ListOptions): Promise<KubeList>;
   create(ctx: RequestContext, t: Target, body: unknown, opts: WriteOpts): Promise<KubeObject>;
@@ -107,6 +114,9 @@ export function buildApiService(deps: ServiceDeps): ApiService {
 
   const svc: ApiService = {
     catalog, deps, resolve,
+    async authorize(ctx, t, verb) {
+      await az(ctx, verb, resolve(t), t);
+    },
     async get(ctx, t) {
       const r = resolve(t);
       await az(ctx, 'get', r, t);
@@ -136,6 +146,8 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       const wctx: WriteCtx = { ...ctx, ...opts, subresource: t.subresource };
       if (t.subresource === 'scale') {
         const scale = checkScaleBody(body);
+        const sn = scale.metadata?.name;
+        if (sn) checkName(sn, name);
         const out = await guaranteedUpdate(deps, wctx, r, ns(r, t), name,
           (p) => fromScale(p, scale));
         return { obj: toScale(out.obj), created: false };

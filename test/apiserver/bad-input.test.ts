@@ -35,8 +35,9 @@ describe('bad input always gets a Status, never a crash', () => {
       'BadRequest'],
     ['bad resourceVersion on watch', () => s.req('GET', `${DEPLOYS}?watch=1&resourceVersion=abc`),
       400, 'BadRequest'],
+    // Upstream's ValidatePatchOptions: 422 PatchOptions "fieldManager: Required value".
     ['apply without fieldManager', () => s.req('PATCH', `${DEPLOYS}/web`, '{}',
-      { 'content-type': 'application/apply-patch+yaml' }), 400, 'BadRequest'],
+      { 'content-type': 'application/apply-patch+yaml' }), 422, 'Invalid'],
     ['labels that are not a string map', () => s.req('POST',
       '/api/v1/namespaces/default/configmaps', { metadata: { name: 'x', labels: 'bad' } }), 400,
     'BadRequest'],

@@ -30,7 +30,9 @@ describe('JSON patch (RFC 6902)', () => {
     expect(doc.list).toEqual([1, 2]);
   });
   it('rejects a path that does not exist', () => {
-    expect(() => applyJsonPatch({}, [{ op: 'remove', path: '/nope' }])).toThrow(/missing path/);
+    expect(() => applyJsonPatch({}, [{ op: 'remove', path: '/nope' }]))
+      .toThrow(expect.objectContaining({ code: 'KDP_INVALID', details: { causes: [
+        expect.objectContaining({ message: expect.stringMatching(/missing path/) })] } }));
   });
   it('a failed test rejects the whole patch', () => {
     expect(() => applyJsonPatch({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }])).toThrow();

@@ -11,6 +11,8 @@ import { mediaType } from './media.js';
 
 const JSON_TYPES = new Set(['', 'application/json', 'application/json-patch+json',
   'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+/** What a create, update or delete body may be (upstream NegotiateInputSerializer). */
+const OBJECT_TYPES = new Set(['', 'application/json', 'application/yaml', 'text/yaml']);
 const YAML_TYPES = new Set(['application/yaml', 'application/apply-patch+yaml', 'text/yaml']);
 
 export function unsupportedMediaType(ct: string): Error {
@@ -31,11 +33,16 @@ function jsonDepthMessage(mt: string): string {
 
 /**
  * Decodes a body; undefined for an empty one. Malformed or nested deeper than MAX_DEPTH → 400,
- * unknown type → 415.
+ * unknown type → 415; an `objectBody` (create, update, delete) is not taken in a patch type.
  */
-export function decodeBody(contentType: string | undefined, raw: unknown): unknown {
+export function decodeBody(contentType: string | undefined, raw: unknown,
+  objectBody = false): unknown {
   const buf = Buffer.isBuffer(raw) ? raw : raw === undefined ? undefined : Buffer.from(String(raw));
   const mt = mediaType(contentType);
+  if (objectBody && buf?.length && !OBJECT_TYPES.has(mt) &&
+    !isProtobufContentType(contentType)) {
+    throw unsupportedMediaType(mt);
+  }
   if (isProtobufContentType(contentType)) {
     if (!buf?.length) return undefined;
     return decodeKubernetesProtobuf(buf);

@@ -1,6 +1,7 @@
 // Media types of requests and responses.
 
 import type { PatchType } from '../../client/types.js';
+import { kdpError } from '../../errors.js';
 import type { AggregatedVersion } from '../discovery.js';
 
 /** The media type without parameters, lower case ('' when absent). */
@@ -28,3 +29,36 @@ export const PATCH_TYPES: Record<string, PatchType> = {
   'application/strategic-merge-patch+json': 'strategic',
   'application/apply-patch+yaml': 'apply',
 };
+
+/** Types the server can answer in (JSON is sent for all three, as every client reads it). */
+const OUTPUT_TYPES = new Set(['application/json', 'application/yaml',
+  'application/vnd.kubernetes.protobuf', '*/*', 'application/*']);
+const META_AS = new Set(['Table', 'PartialObjectMetadata', 'PartialObjectMetadataList']);
+
+/** One media range of an Accept header the server can satisfy. */
+function acceptable(range: string): boolean {
+  const [type, ...params] = range.split(';');
+  if (!OUTPUT_TYPES.has(type!.trim().toLowerCase())) return false;
+  let as: string | undefined;
+  let g: string | undefined;
+  let v: string | undefined;
+  for (const p of params) {
+    const eq = p.indexOf('=');
+    const k = p.slice(0, eq).trim();
+    const val = p.slice(eq + 1).trim();
+    if (k === 'as') as = val; else if (k === 'g') g = val; else if (k === 'v') v = val;
+  }
+  if (as === undefined) return true;
+  return META_AS.has(as) && g === 'meta.k8s.io' && (v === 'v1' || v === 'v1beta1');
+}
+
+/**
+ * Output negotiation of a resource request (upstream NegotiateOutputMediaType): 406 when no
+ * media range of the Accept header can be answered. Checked before the request runs.
+ */
+export function checkAccept(accept: string | undefined): void {
+  if (!accept || accept === 'application/json') return;
+  for (const range of accept.split(',')) if (acceptable(range)) return;
+  throw kdpError('KDP_NOT_ACCEPTABLE', 'only the following media types are accepted: ' +
+    'application/json, application/yaml, application/vnd.kubernetes.protobuf');
+}

@@ -9,6 +9,8 @@ export type ParsedPath =
   | { kind: 'groupVersion'; group: string; version: string }
   | { kind: 'group'; group: string }
   | { kind: 'resource'; target: Target }
+  /** A name or namespace segment upstream refuses (IsValidPathSegmentName): 400. */
+  | { kind: 'badName'; name: string; why: string }
   | { kind: 'invalid' };
 
 function decode(s: string): string {
@@ -34,9 +36,9 @@ export function parsePath(cat: ResourceCatalog, path: string): ParsedPath {
   } else return { kind: 'invalid' };
   if (!rest.length) return { kind: 'groupVersion', group, version };
   // Names and namespaces never contain '/' and are never '.' or '..' (upstream path rules).
-  if (rest.some((x) => x.includes('/') || x === '.' || x === '..' || x === '')) {
-    return { kind: 'invalid' };
-  }
+  const dots = rest.find((x) => x === '.' || x === '..');
+  if (dots) return { kind: 'badName', name: dots, why: `may not be '${dots}'` };
+  if (rest.some((x) => x.includes('/') || x === '')) return { kind: 'invalid' };
   if (rest[0] === 'namespaces' && rest.length >= 3) {
     const r = cat.find(group, version, rest[2]!);
     if (r?.namespaced) {

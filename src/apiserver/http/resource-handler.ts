@@ -2,7 +2,7 @@
 // (JSON objects, Tables, watch streams, log text).
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DeleteOptions, KubeObject } from '../../client/types.js';
+import type { KubeObject } from '../../client/types.js';
 import { kdpError } from '../../errors.js';
 import type { ApiService, Target } from '../service.js';
 import type { RequestContext } from '../rest/deps.js';
@@ -12,11 +12,14 @@ import { apiGroupDoc, apiResourceList } from '../discovery.js';
 import { pathNotFound } from '../rest/errors.js';
 import { encodingOf } from '../rest/codec.js';
 import { decodeBody, unsupportedMediaType } from './body.js';
-import { PATCH_TYPES, mediaType, wantsTable } from './media.js';
+import { checkAccept, PATCH_TYPES, mediaType, wantsTable } from './media.js';
+import { checkWatchOptions, listOptionsOf } from './list-options.js';
+import { deleteOptionsOf, patchOptionCauses, writeOptionsOf } from './write-options.js';
+import { parseResourceVersion, tooLargeResourceVersion } from '../rest/resource-version.js';
 import { parsePath } from './path.js';
 import type { ParsedPath } from './path.js';
 import type { Query } from './query.js';
-import { q, qBool, qDryRun, qInt } from './query.js';
+import { q, qBool, qInt } from './query.js';
 import { buildWatchStream } from './watch-stream.js';
 import type { LineCache } from './watch-stream.js';
 
@@ -51,28 +54,6 @@ function includeObject(query: Query): IncludeObject {
   throw kdpError('KDP_BAD_REQUEST', `includeObject must be one of None, Metadata, Object`);
 }
 
-function listOptions(query: Query) {
-  return { labelSelector: q(query, 'labelSelector'), fieldSelector: q(query, 'fieldSelector'),
-    limit: qInt(query, 'limit'), continue: q(query, 'continue'),
-    resourceVersion: q(query, 'resourceVersion') };
-}
-
-function deleteOptions(body: unknown, query: Query): DeleteOptions {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-  const grace = qInt(query, 'gracePeriodSeconds') ?? (typeof b.gracePeriodSeconds === 'number' ?
-    b.gracePeriodSeconds : undefined);
-  const policy = (q(query, 'propagationPolicy') ?? b.propagationPolicy) as
-    DeleteOptions['propagationPolicy'] | undefined;
-  if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy)) {
-    throw kdpError('KDP_INVALID', `propagationPolicy: Unsupported value: "${String(policy)}"`);
-  }
-  const orphan = b.orphanDependents;
-  const dry = qDryRun(query) || (Array.isArray(b.dryRun) && b.dryRun.includes('All'));
-  return { gracePeriodSeconds: grace,
-    propagationPolicy: policy ?? (orphan === true ? 'Orphan' : undefined),
-    preconditions: b.preconditions as DeleteOptions['preconditions'], dryRun: dry };
-}
-
 /** The field manager: the query's, else the User-Agent's product (upstream's default). */
 function fieldManager(req: ResourceRequest, query: Query): string | undefined {
   const fm = q(query, 'fieldManager');
@@ -96,9 +77,24 @@ export async function handleResourceRequest(
   if (t && isStreamRequest(req, t)) {
     const query = req.query as Query;
     if (t.subresource === 'log') return handleLog(svc, ctx, t, query, reply);
+    checkAccept(req.headers.accept);
     return handleWatch(svc, ctx, t, query, wantsTable(req.headers.accept), reply, lines);
   }
   return handleJsonRequest(svc, ctx, req, reply, parsed);
+}
+
+/**
+ * decodeBody, except that a body that does not decode is refused as upstream orders it: a
+ * caller who may not make the call at all gets that answer (403, 404, 405) instead of 400/415.
+ */
+async function bodyOf(svc: ApiService, ctx: RequestContext, t: Target, verb: string,
+  req: ResourceRequest, objectBody: boolean): Promise<unknown> {
+  try {
+    return decodeBody(req.headers['content-type'], req.body, objectBody);
+  } catch (e) {
+    await svc.authorize(ctx, t, verb);
+    throw e;
+  }
 }
 
 /** Every resource request answered with one JSON document (not watches, not logs). */
@@ -107,6 +103,10 @@ export async function handleJsonRequest<R extends JsonReply>(
   parsed: ParsedPath = parsePath(svc.catalog, req.url),
 ): Promise<unknown> {
   if (parsed.kind === 'invalid') throw pathNotFound();
+  if (parsed.kind === 'badName') {
+    throw kdpError('KDP_BAD_REQUEST', `invalid resource name ${JSON.stringify(parsed.name)}: ` +
+      `[${parsed.why}]`);
+  }
   if (parsed.kind === 'group' || parsed.kind === 'groupVersion') {
     if (req.method !== 'GET') throw pathNotFound();
     const doc = parsed.kind === 'group' ? apiGroupDoc(svc.catalog, parsed.group) :
@@ -116,18 +116,26 @@ export async function handleJsonRequest<R extends JsonReply>(
   }
   const t = parsed.target;
   const query = req.query as Query;
+  checkAccept(req.headers.accept);
   const table = wantsTable(req.headers.accept);
   switch (req.method) {
     case 'GET': return handleGet(svc, ctx, t, query, table, reply);
     case 'POST': {
-      const body = decodeBody(req.headers['content-type'], req.body);
-      const out = await svc.create(ctx, t, body, { dryRun: qDryRun(query),
+      // No POST route names an object (go-restful answers 405); subresources may (binding).
+      if (t.name && !t.subresource) {
+        throw kdpError('KDP_METHOD_NOT_ALLOWED',
+          'the server does not allow this method on the requested resource');
+      }
+      const opts = writeOptionsOf(query, 'CreateOptions');
+      const body = await bodyOf(svc, ctx, t, 'create', req, true);
+      const out = await svc.create(ctx, t, body, { dryRun: opts.dryRun,
         fieldManager: fieldManager(req, query) });
       return sendJson(reply, 201, out);
     }
     case 'PUT': {
-      const body = decodeBody(req.headers['content-type'], req.body);
-      const out = await svc.update(ctx, t, body, { dryRun: qDryRun(query),
+      const opts = writeOptionsOf(query, 'UpdateOptions');
+      const body = await bodyOf(svc, ctx, t, 'update', req, true);
+      const out = await svc.update(ctx, t, body, { dryRun: opts.dryRun,
         fieldManager: fieldManager(req, query) });
       return sendJson(reply, out.created ? 201 : 200, out.obj);
     }
@@ -135,22 +143,21 @@ export async function handleJsonRequest<R extends JsonReply>(
       const mt = mediaType(req.headers['content-type']);
       const type = PATCH_TYPES[mt];
       if (!type) throw unsupportedMediaType(mt);
-      const body = decodeBody(req.headers['content-type'], req.body);
+      const opts = writeOptionsOf(query, 'PatchOptions',
+        patchOptionCauses(query, type === 'apply'));
+      const body = await bodyOf(svc, ctx, t, 'patch', req, false);
       if (body === undefined) throw kdpError('KDP_BAD_REQUEST', 'the patch body is empty');
-      const force = q(query, 'force');
-      if (force !== undefined && type !== 'apply') {
-        throw kdpError('KDP_BAD_REQUEST', 'force may not be specified for non-apply patch');
-      }
-      const out = await svc.patch(ctx, t, type, body, { dryRun: qDryRun(query),
-        fieldManager: type === 'apply' ? q(query, 'fieldManager') : fieldManager(req, query),
-        force: force === 'true' });
+      const out = await svc.patch(ctx, t, type, body, { dryRun: opts.dryRun,
+        fieldManager: type === 'apply' ? opts.fieldManager : fieldManager(req, query),
+        force: qBool(query, 'force') });
       return sendJson(reply, out.created ? 201 : 200, out.obj);
     }
     case 'DELETE': {
-      const body = decodeBody(req.headers['content-type'], req.body);
-      const opts = deleteOptions(body, query);
+      const body = await bodyOf(svc, ctx, t, t.name ? 'delete' : 'deletecollection', req, true);
+      const opts = deleteOptionsOf(body, query);
       if (!t.name) {
-        return sendJson(reply, 200, await svc.deleteCollection(ctx, t, listOptions(query), opts));
+        return sendJson(reply, 200, await svc.deleteCollection(ctx, t, listOptionsOf(query),
+          opts));
       }
       return sendJson(reply, 200, await svc.delete(ctx, t, opts));
     }
@@ -164,6 +171,9 @@ async function handleGet<R extends JsonReply>(
 ): Promise<unknown> {
   const now = svc.deps.now;
   if (t.name) {
+    const rv = parseResourceVersion(q(query, 'resourceVersion'));
+    const current = svc.deps.store.currentRevision();
+    if (rv !== undefined && rv > current) throw tooLargeResourceVersion(rv, current);
     const obj = await svc.get(ctx, t);
     if (table && !t.subresource) {
       const r = svc.resolve(t);
@@ -172,7 +182,7 @@ async function handleGet<R extends JsonReply>(
     }
     return sendJson(reply, 200, obj);
   }
-  const list = await svc.list(ctx, t, listOptions(query));
+  const list = await svc.list(ctx, t, listOptionsOf(query));
   if (table) {
     const r = svc.resolve(t);
     return sendJson(reply, 200, toTable(r, list.items as KubeObject[], list.metadata,
@@ -185,6 +195,7 @@ async function handleWatch(
   svc: ApiService, ctx: RequestContext, t: Target, query: Query, table: boolean,
   reply: FastifyReply, lines: LineCache,
 ): Promise<unknown> {
+  checkWatchOptions(query);
   const r = svc.resolve(t);
   const stream = buildWatchStream(r, { table, include: includeObject(query), now: svc.deps.now,
     lines });

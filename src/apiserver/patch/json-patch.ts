@@ -1,14 +1,17 @@
 // RFC 6902 JSON Patch: add, remove, replace, move, copy, test; `~1` and `~0` escapes; `-`
-// appends. Errors are KDP_BAD_REQUEST (upstream answers 422 only for a failed `test`... it
-// answers 500 for some; 400/422 are what clients act on).
+// appends. A patch that is not a list of operation objects is 400; one that does not apply
+// (a missing path, a failed test, an unknown op) is 422 Invalid with upstream's message
+// (handlers/patch.go: NewGenericServerResponse(422, ...)), the reason as the cause.
 
 import { isDeepStrictEqual } from 'node:util';
-import { kdpError } from '../../errors.js';
+import { isKdpError, kdpError } from '../../errors.js';
 import { getOwn, setOwn } from './own.js';
 import { MAX_DEPTH, valueDepth } from '../http/depth.js';
 
 type Json = unknown;
 interface Op { op: string; path: string; from?: string; value?: Json }
+
+const DEEP = 'exceeded max depth';
 
 function bad(msg: string) {
   return kdpError('KDP_BAD_REQUEST', msg);
@@ -57,7 +60,7 @@ function getAt(doc: Json, path: string[]): Json {
 
 function add(doc: Json, path: string[], value: Json): Json {
   // Decoding bounds the patch's depth; an add could still stack its value below a deep path.
-  if (path.length + valueDepth(value, MAX_DEPTH) > MAX_DEPTH) throw bad('exceeded max depth');
+  if (path.length + valueDepth(value, MAX_DEPTH) > MAX_DEPTH) throw bad(DEEP);
   if (!path.length) return value;
   const { parent, key } = parentOf(doc, path, 'add');
   if (Array.isArray(parent)) parent.splice(index(parent, key, true), 0, value);
@@ -82,9 +85,21 @@ export function applyJsonPatch(doc: Json, patch: unknown): Json {
     throw kdpError('KDP_TOO_LARGE', 'The allowed maximum operations in a JSON patch is ' +
       `${MAX_OPERATIONS}, got ${patch.length}`);
   }
-  let out = structuredClone(doc);
   for (const raw of patch as Op[]) {
     if (!raw || typeof raw !== 'object') throw bad('json patch operation must be an object');
+  }
+  try {
+    return applyOps(structuredClone(doc), patch as Op[]);
+  } catch (e) {
+    if (!isKdpError(e, 'KDP_BAD_REQUEST') || e.message === DEEP) throw e;
+    throw kdpError('KDP_INVALID', 'the server rejected our request due to an error in our ' +
+      'request', { causes: [{ field: '', reason: '', message: e.message }] });
+  }
+}
+
+function applyOps(doc: Json, ops: Op[]): Json {
+  let out = doc;
+  for (const raw of ops) {
     const path = parsePointer(raw.path);
     switch (raw.op) {
       case 'add': out = add(out, path, structuredClone(raw.value)); break;
@@ -103,7 +118,7 @@ export function applyJsonPatch(doc: Json, patch: unknown): Json {
       case 'copy': out = add(out, path, structuredClone(getAt(out, parsePointer(raw.from)))); break;
       case 'test':
         if (!isDeepStrictEqual(getAt(out, path), raw.value)) {
-          throw kdpError('KDP_INVALID', `testing value ${raw.path} failed`);
+          throw bad(`testing value ${raw.path} failed`);
         }
         break;
       default: throw bad(`Unexpected kind: ${String(raw.op)}`);

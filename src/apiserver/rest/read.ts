@@ -9,6 +9,13 @@ import { decodeObject } from './codec.js';
 import type { ServiceDeps } from './deps.js';
 import { badRequest, notFound } from './errors.js';
 import { collectionPrefix, objectKey } from './keys.js';
+import { listTooOld, parseResourceVersion, tooLargeResourceVersion } from './resource-version.js';
+
+/** A list's options as the API serves them (ListOptions validated by the HTTP layer). */
+export interface ServiceListOptions extends ListOptions {
+  /** 'Exact' lists at resourceVersion; 'NotOlderThan' (or absent) at least at it. */
+  readonly resourceVersionMatch?: string;
+}
 
 export async function readObject(
   deps: ServiceDeps, r: ServedResource, namespace: string | undefined, name: string,
@@ -45,13 +52,26 @@ function decodeContinue(s: string): ContinueToken {
   throw badRequest('continue key is not valid: incorrect encoded start resourceVersion');
 }
 
+/**
+ * The revision an exact list reads at (undefined: the current one). A resourceVersion newer
+ * than the store's is 504 whatever the match; continue tokens carry their own revision.
+ */
+function atRevision(deps: ServiceDeps, opts: ServiceListOptions): number | undefined {
+  const rv = parseResourceVersion(opts.resourceVersion);
+  if (rv === undefined || rv === 0 || opts.continue) return undefined;
+  const current = deps.store.currentRevision();
+  if (rv > current) throw tooLargeResourceVersion(rv, current);
+  return opts.resourceVersionMatch === 'Exact' ? rv : undefined;
+}
+
 export async function listObjects(
-  deps: ServiceDeps, r: ServedResource, namespace: string | undefined, opts: ListOptions,
+  deps: ServiceDeps, r: ServedResource, namespace: string | undefined, opts: ServiceListOptions,
 ): Promise<KubeList> {
   const filter = buildFilter(deps, r, opts);
+  const exact = atRevision(deps, opts);
   const prefix = collectionPrefix(r, namespace);
   const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
-  let rev: number | undefined;
+  let rev: number | undefined = exact;
   let startAfter: string | undefined;
   if (opts.continue) {
     const t = decodeContinue(opts.continue);
@@ -84,6 +104,7 @@ export async function listObjects(
       throw kdpError('KDP_GONE', 'The provided continue parameter is too old to display a ' +
         'consistent list result. You can start a new list without the continue parameter.');
     }
+    if (isKdpError(e, 'KDP_GONE') && exact !== undefined) throw listTooOld();
     throw e;
   }
   const meta: KubeList['metadata'] = { resourceVersion: String(rev) };
