@@ -64,8 +64,9 @@ export function buildObjectSource(
 /** The chain in upstream's order: NamespaceLifecycle, NodeRestriction (enabled by default in
  *  kube-apiserver's recommended plugins), then the others. */
 export function buildAdmission(o: AdmissionWiringOptions): AdmissionPlugin[] {
+  const source = buildObjectSource(o.catalog, o.getDeps);
   const [lifecycle, ...rest] = buildAdmissionPlugins({ serviceCIDRs: cidrList(o.serviceCIDR),
-    nodePortRange: o.nodePortRange ?? '30000-32767',
-    source: buildObjectSource(o.catalog, o.getDeps) });
-  return [lifecycle!, buildNodeRestrictionPlugin(), ...rest];
+    nodePortRange: o.nodePortRange ?? '30000-32767', source });
+  const getNode = (name: string) => source.get('', 'nodes', undefined, name);
+  return [lifecycle!, buildNodeRestrictionPlugin(getNode), ...rest];
 }

@@ -90,7 +90,11 @@ function admitNode(node: string, req: AdmissionRequest): void {
   }
 }
 
-function admitMirrorPod(node: string, req: AdmissionRequest): void {
+/** Reads the node's stored Node (for the mirror pod owner's UID). */
+export type NodeGetter = (name: string) => Promise<KubeObject | undefined>;
+
+async function admitMirrorPod(node: string, req: AdmissionRequest, getNode: NodeGetter):
+  Promise<void> {
   const pod = req.object;
   if (!pod) throw forbidden(req, 'unexpected type <nil>');
   if (pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] === undefined) {
@@ -118,6 +122,15 @@ function admitMirrorPod(node: string, req: AdmissionRequest): void {
   if (o.blockOwnerDeletion === true) {
     throw forbidden(req, `node "${node}" must not set blockOwnerDeletion on an owner reference`);
   }
+  const stored = await getNode(node);
+  if (!stored) {
+    throw kdpError('KDP_NOT_FOUND', `nodes ${JSON.stringify(node)} not found`,
+      { name: node, kind: 'nodes' });
+  }
+  if (o.uid !== stored.metadata.uid) {
+    throw forbidden(req, `node ${node} UID mismatch: expected ${o.uid ?? ''} got ` +
+      `${stored.metadata.uid ?? ''}`);
+  }
   if (spec.serviceAccountName) {
     throw forbidden(req, `node "${node}" can not create pods that reference a service account`);
   }
@@ -130,10 +143,11 @@ function admitMirrorPod(node: string, req: AdmissionRequest): void {
   }
 }
 
-function admitPod(node: string, req: AdmissionRequest): void {
+async function admitPod(node: string, req: AdmissionRequest, getNode: NodeGetter):
+  Promise<void> {
   switch (req.subresource ?? '') {
     case '':
-      if (req.operation === 'CREATE') return admitMirrorPod(node, req);
+      if (req.operation === 'CREATE') return admitMirrorPod(node, req, getNode);
       if (req.operation === 'DELETE') {
         // The stored pod (the delete path reads it; absent, the delete answers 404 itself).
         if (req.oldObject && specOf(req.oldObject).nodeName !== node) {
@@ -179,7 +193,7 @@ function admitLease(node: string, req: AdmissionRequest): void {
   }
 }
 
-export function buildNodeRestrictionPlugin(): AdmissionPlugin {
+export function buildNodeRestrictionPlugin(getNode: NodeGetter): AdmissionPlugin {
   return {
     name: 'NodeRestriction',
     async admit(req) {
@@ -190,7 +204,7 @@ export function buildNodeRestrictionPlugin(): AdmissionPlugin {
         throw forbidden(req, `could not determine node from user "${req.user.name}"`);
       }
       const gr = `${req.resource}.${req.group}`;
-      if (gr === 'pods.') admitPod(node, req);
+      if (gr === 'pods.') await admitPod(node, req, getNode);
       else if (gr === 'nodes.') admitNode(node, req);
       else if (gr === 'persistentvolumeclaims.') {
         // Upstream also limits a status update to capacity and conditions; kdp's nodes report

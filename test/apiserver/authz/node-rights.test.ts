@@ -166,6 +166,22 @@ describe('NodeRestriction: what a node may change', () => {
         '"kubernetes.io/config.mirror" annotation, node "n1" can only create mirror pods');
     });
 
+  it('node n1 creates a mirror pod owned by its Node (with its UID), and no other', async () => {
+    const uid = (await h.req(h.admin, 'GET', '/api/v1/nodes/n1')).body.metadata.uid;
+    const mirror = (name: string, ownerUid: string) => ({
+      ...pod(name, 'n1'),
+      metadata: { name, annotations: { 'kubernetes.io/config.mirror': 'x' },
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: ownerUid,
+          controller: true }] },
+    });
+    const bad = await h.req(n1, 'POST', `${NS}/pods`, mirror('static-bad', 'not-the-uid'));
+    expect(bad.status).toBe(403);
+    expect(bad.body.message).toBe(`pods "static-bad" is forbidden: node n1 UID mismatch: ` +
+      `expected not-the-uid got ${uid}`);
+    const ok = await h.req(n1, 'POST', `${NS}/pods`, mirror('static-web', uid));
+    expect(ok.status, ok.text).toBe(201);
+  });
+
   it('node n1 renews only its own Lease and may record Events', async () => {
     const LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
     const lease = (name: string) => ({ metadata: { name },
