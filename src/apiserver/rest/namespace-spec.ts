@@ -28,7 +28,10 @@ export function keepSpecFinalizers(next: KubeObject, old: KubeObject): void {
   next.spec = spec;
 }
 
-/** On create: the `kubernetes` finalizer is always there (upstream's PrepareForCreate). */
+/**
+ * Adds the `kubernetes` finalizer if missing (create does it in api defaults, as upstream's
+ * PrepareForCreate; a delete does it too, for namespaces stored without it).
+ */
 export function ensureNamespaceFinalizer(o: KubeObject): void {
   const fins = specFinalizers(o);
   if (fins.includes(NAMESPACE_FINALIZER)) return;

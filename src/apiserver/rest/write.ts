@@ -18,9 +18,7 @@ import { prepareForCreate, prepareForUpdate, unchanged } from './prepare.js';
 import { readObject } from './read.js';
 import { deleteNow } from './finalize.js';
 import { recordManager } from './managed-fields.js';
-import {
-  ensureNamespaceFinalizer, isNamespaces, keepSpecFinalizers, specFinalizers,
-} from './namespace-spec.js';
+import { isNamespaces, keepSpecFinalizers, specFinalizers } from './namespace-spec.js';
 
 export interface WriteCtx extends RequestContext {
   readonly dryRun?: boolean;
@@ -77,7 +75,6 @@ export async function createObject(
 ): Promise<KubeObject> {
   forgetEncoding(obj);
   prepareForCreate(r, obj, deps.now(), deps.newUid());
-  if (isNamespaces(r)) ensureNamespaceFinalizer(obj);
   if (!obj.metadata.name) {
     throw invalid(r, '', [{ field: 'metadata.name', reason: 'FieldValueRequired',
       message: 'Required value: name or generateName is required' }]);
