@@ -4,9 +4,7 @@
 import { parse as parseYaml } from 'yaml';
 import { kdpError } from '../../errors.js';
 import { decodeKubernetesProtobuf, isProtobufContentType } from '../protobuf/index.js';
-import {
-  jsonTooDeep, MAX_DEPTH, tooDeep, valueDepth, yamlTextDepthBound,
-} from './depth.js';
+import { deeperThan, MAX_DEPTH, tooDeep, yamlTextDepthBound } from './depth.js';
 import { mediaType } from './media.js';
 
 const JSON_TYPES = new Set(['', 'application/json', 'application/json-patch+json',
@@ -53,12 +51,17 @@ export function decodeBody(contentType: string | undefined, raw: unknown,
   }
   const text = buf.toString('utf8');
   if (JSON_TYPES.has(mt)) {
-    if (jsonTooDeep(text)) throw tooDeep(jsonDepthMessage(mt));
+    let v: unknown;
     try {
-      return JSON.parse(text);
+      v = JSON.parse(text); // V8's parser does not recurse: any depth decodes
     } catch (e) {
       throw kdpError('KDP_BAD_REQUEST', `error decoding JSON body: ${(e as Error).message}`);
     }
+    // Valid JSON that deep has two characters per level: short text is not walked.
+    if (text.length > 2 * MAX_DEPTH && deeperThan(v, MAX_DEPTH)) {
+      throw tooDeep(jsonDepthMessage(mt));
+    }
+    return v;
   }
   if (YAML_TYPES.has(mt)) {
     // The parser recurses per level: bound the text before it sees it, the result after
@@ -71,7 +74,7 @@ export function decodeBody(contentType: string | undefined, raw: unknown,
     } catch (e) {
       throw kdpError('KDP_BAD_REQUEST', `error decoding YAML body: ${(e as Error).message}`);
     }
-    if (valueDepth(v) > MAX_DEPTH) throw tooDeep('error decoding YAML: exceeded max depth');
+    if (deeperThan(v, MAX_DEPTH)) throw tooDeep('error decoding YAML: exceeded max depth');
     return v;
   }
   throw unsupportedMediaType(mt);

@@ -10,32 +10,6 @@ import { kdpError } from '../../errors.js';
 
 export const MAX_DEPTH = 512;
 
-/** Depth of `{`/`[` nesting in JSON text (brackets inside strings do not count). */
-export function jsonTextDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) { if (++depth > max) max = depth; }
-    else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return max;
-}
-
-/**
- * True when JSON `text` nests deeper than MAX_DEPTH. Valid JSON that deep has at least two
- * characters per level, so shorter text is not scanned (the common, small request costs
- * nothing).
- */
-export function jsonTooDeep(text: string): boolean {
-  return text.length > 2 * MAX_DEPTH && jsonTextDepth(text) > MAX_DEPTH;
-}
-
 /**
  * An upper bound of the nesting depth of YAML text, without parsing it: per line, the
  * indentation plus leading `- ` sequence entries, plus the depth of open flow collections
@@ -70,20 +44,26 @@ export function yamlTextDepthBound(text: string): number {
   return max;
 }
 
-/** Depth of a decoded value, walked without recursion; stops counting past `limit`. */
-export function valueDepth(v: unknown, limit = MAX_DEPTH): number {
-  let max = 0;
-  const stack: Array<[unknown, number]> = [[v, 1]];
-  while (stack.length) {
-    const [cur, d] = stack.pop()!;
-    if (!cur || typeof cur !== 'object') continue;
-    if (d > max) max = d;
-    if (max > limit) return max;
-    for (const c of Array.isArray(cur) ? cur : Object.values(cur)) {
-      if (c && typeof c === 'object') stack.push([c, d + 1]);
+/**
+ * Whether a decoded value nests deeper than `limit`. Recursive, but never more than `limit`
+ * frames deep (it stops there), so it is safe on any value.
+ */
+export function deeperThan(v: unknown, limit: number): boolean {
+  if (limit <= 0) return !!v && typeof v === 'object';
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const c = v[i];
+      if (c !== null && typeof c === 'object' && deeperThan(c, limit - 1)) return true;
     }
+    return false;
   }
-  return max;
+  if (v === null || typeof v !== 'object') return false;
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const c = o[k];
+    if (c !== null && typeof c === 'object' && deeperThan(c, limit - 1)) return true;
+  }
+  return false;
 }
 
 export function tooDeep(message: string): Error {

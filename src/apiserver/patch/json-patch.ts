@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isKdpError, kdpError } from '../../errors.js';
 import { getOwn, setOwn } from './own.js';
-import { MAX_DEPTH, valueDepth } from '../http/depth.js';
+import { deeperThan, MAX_DEPTH } from '../http/depth.js';
 
 type Json = unknown;
 interface Op { op: string; path: string; from?: string; value?: Json }
@@ -60,7 +60,7 @@ function getAt(doc: Json, path: string[]): Json {
 
 function add(doc: Json, path: string[], value: Json): Json {
   // Decoding bounds the patch's depth; an add could still stack its value below a deep path.
-  if (path.length + valueDepth(value, MAX_DEPTH) > MAX_DEPTH) throw bad(DEEP);
+  if (deeperThan(value, MAX_DEPTH - path.length)) throw bad(DEEP);
   if (!path.length) return value;
   const { parent, key } = parentOf(doc, path, 'add');
   if (Array.isArray(parent)) parent.splice(index(parent, key, true), 0, value);
