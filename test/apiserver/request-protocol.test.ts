@@ -114,3 +114,29 @@ describe('query parameters, media types and resourceVersions as upstream reads t
     expect(r.body.items.map((i: any) => i.metadata.name)).not.toContain('newer');
   });
 });
+
+describe('a caller who may not make the call learns that first (403), not what was malformed',
+  () => {
+    it('options, Accept and bodies are refused only after authorization', async () => {
+      const { buildTestServer } = await import('./helpers/server.js');
+      const s = await buildTestServer({ authorizer: { authorize: async (a) =>
+        ({ allowed: a.verb === 'get' || a.resource === 'namespaces', reason: '' }) } });
+      try {
+        const CM = '/api/v1/namespaces/default/configmaps';
+        for (const [method, url, body, headers] of [
+          ['POST', `${CM}?dryRun=Bogus`, { metadata: { name: 'x' } }, {}],
+          ['POST', CM, '{not json', {}],
+          ['POST', CM, { metadata: { name: 'x' } }, { accept: 'application/xml' }],
+          ['GET', `${CM}?resourceVersion=abc`, undefined, {}],
+          ['DELETE', `${CM}/x?propagationPolicy=Bogus`, undefined, {}],
+        ] as const) {
+          const r = await s.req(method, url, body, headers);
+          expect([method, url, r.status, r.body.reason]).toEqual([method, url, 403, 'Forbidden']);
+        }
+        const allowed = await s.req('GET', `${CM}/x?resourceVersion=abc`);
+        expect(allowed.status).toBe(400);
+      } finally {
+        await s.done();
+      }
+    });
+  });

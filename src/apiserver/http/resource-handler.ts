@@ -83,20 +83,6 @@ export async function handleResourceRequest(
   return handleJsonRequest(svc, ctx, req, reply, parsed);
 }
 
-/**
- * decodeBody, except that a body that does not decode is refused as upstream orders it: a
- * caller who may not make the call at all gets that answer (403, 404, 405) instead of 400/415.
- */
-async function bodyOf(svc: ApiService, ctx: RequestContext, t: Target, verb: string,
-  req: ResourceRequest, objectBody: boolean): Promise<unknown> {
-  try {
-    return decodeBody(req.headers['content-type'], req.body, objectBody);
-  } catch (e) {
-    await svc.authorize(ctx, t, verb);
-    throw e;
-  }
-}
-
 /** Every resource request answered with one JSON document (not watches, not logs). */
 export async function handleJsonRequest<R extends JsonReply>(
   svc: ApiService, ctx: RequestContext, req: ResourceRequest, reply: R,
@@ -115,6 +101,35 @@ export async function handleJsonRequest<R extends JsonReply>(
     return sendJson(reply, 200, doc);
   }
   const t = parsed.target;
+  try {
+    return await handleTarget(svc, ctx, t, req, reply);
+  } catch (e) {
+    if (!REQUEST_ERRORS.has((e as { code?: string }).code ?? '')) throw e;
+    // Upstream authorizes before its handlers read the query, Accept or body: a caller who may
+    // not make the call at all learns that (403, or 404/405) rather than what was malformed.
+    // (After the service refused, this passes again and the refusal stands.)
+    await svc.authorize(ctx, t, verbOf(req.method, t));
+    throw e;
+  }
+}
+
+/** Refusals of the request's own shape (query, media types, body). */
+const REQUEST_ERRORS = new Set(['KDP_BAD_REQUEST', 'KDP_INVALID', 'KDP_NOT_ACCEPTABLE',
+  'KDP_UNSUPPORTED_MEDIA_TYPE', 'KDP_TOO_LARGE']);
+
+function verbOf(method: string, t: Target): string {
+  switch (method) {
+    case 'GET': return t.name ? 'get' : 'list';
+    case 'POST': return 'create';
+    case 'PUT': return 'update';
+    case 'PATCH': return 'patch';
+    default: return t.name ? 'delete' : 'deletecollection';
+  }
+}
+
+async function handleTarget<R extends JsonReply>(
+  svc: ApiService, ctx: RequestContext, t: Target, req: ResourceRequest, reply: R,
+): Promise<unknown> {
   const query = req.query as Query;
   checkAccept(req.headers.accept);
   const table = wantsTable(req.headers.accept);
@@ -127,14 +142,14 @@ export async function handleJsonRequest<R extends JsonReply>(
           'the server does not allow this method on the requested resource');
       }
       const opts = writeOptionsOf(query, 'CreateOptions');
-      const body = await bodyOf(svc, ctx, t, 'create', req, true);
+      const body = decodeBody(req.headers['content-type'], req.body, true);
       const out = await svc.create(ctx, t, body, { dryRun: opts.dryRun,
         fieldManager: fieldManager(req, query) });
       return sendJson(reply, 201, out);
     }
     case 'PUT': {
       const opts = writeOptionsOf(query, 'UpdateOptions');
-      const body = await bodyOf(svc, ctx, t, 'update', req, true);
+      const body = decodeBody(req.headers['content-type'], req.body, true);
       const out = await svc.update(ctx, t, body, { dryRun: opts.dryRun,
         fieldManager: fieldManager(req, query) });
       return sendJson(reply, out.created ? 201 : 200, out.obj);
@@ -145,7 +160,7 @@ export async function handleJsonRequest<R extends JsonReply>(
       if (!type) throw unsupportedMediaType(mt);
       const opts = writeOptionsOf(query, 'PatchOptions',
         patchOptionCauses(query, type === 'apply'));
-      const body = await bodyOf(svc, ctx, t, 'patch', req, false);
+      const body = decodeBody(req.headers['content-type'], req.body);
       if (body === undefined) throw kdpError('KDP_BAD_REQUEST', 'the patch body is empty');
       const out = await svc.patch(ctx, t, type, body, { dryRun: opts.dryRun,
         fieldManager: type === 'apply' ? opts.fieldManager : fieldManager(req, query),
@@ -153,7 +168,7 @@ export async function handleJsonRequest<R extends JsonReply>(
       return sendJson(reply, out.created ? 201 : 200, out.obj);
     }
     case 'DELETE': {
-      const body = await bodyOf(svc, ctx, t, t.name ? 'delete' : 'deletecollection', req, true);
+      const body = decodeBody(req.headers['content-type'], req.body, true);
       const opts = deleteOptionsOf(body, query);
       if (!t.name) {
         return sendJson(reply, 200, await svc.deleteCollection(ctx, t, listOptionsOf(query),
