@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthHarness, type AuthHarness, type Identity } from '../authn/auth-harness.js';
+import { kubectlMissing } from '../helpers/kubectl.js';
 
 // A node's certificate (system:node:n1 in system:nodes) over HTTPS through the production
 // path, with the default authorization (Node,RBAC) and admission (NodeRestriction): it reads
@@ -197,4 +198,32 @@ describe('NodeRestriction: what a node may change', () => {
       reason: 'Starting', message: 'kubelet', type: 'Normal' });
     expect(ev.status, ev.text).toBe(201);
   });
+});
+
+describe.skipIf(kubectlMissing(32))('kubectl with a node\'s kubeconfig', () => {
+  it('reads the Secret its pod uses, is refused another and n2\'s Node', async () => {
+    expect((await h.kubectl(n1, ['get', 'secret', 'used', '-o', 'name'])).stdout.trim())
+      .toBe('secret/used');
+    const other = await h.kubectl(n1, ['get', 'secret', 'other']);
+    expect(other.code).not.toBe(0);
+    expect(other.stderr).toContain('Error from server (Forbidden): secrets "other" is ' +
+      'forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the ' +
+      'namespace "default": no relationship found between node \'n1\' and this object');
+    const label = await h.kubectl(n1, ['label', 'node', 'n2', 'x=y']);
+    expect(label.code).not.toBe(0);
+    // kubectl reads the Node first: the node may not even see it.
+    expect(label.stderr).toContain('nodes "n2" is forbidden: User "system:node:n1" cannot get ' +
+      'resource "nodes" in API group "" at the cluster scope: node \'n1\' cannot read \'n2\', ' +
+      'only its own Node object');
+  });
+
+  it('the admin sees the same answers with --as system:node:n1 --as-group system:nodes',
+    async () => {
+      const as = ['--as', 'system:node:n1', '--as-group', 'system:nodes'];
+      const r = await h.kubectl(h.admin, ['auth', 'can-i', 'get', 'secret/other', ...as]);
+      expect(r.stdout.trim()).toBe('no - no relationship found between node \'n1\' and this ' +
+        'object');
+      const ok = await h.kubectl(h.admin, ['auth', 'can-i', 'get', 'secret/used', ...as]);
+      expect(ok.stdout.trim()).toBe('yes');
+    });
 });
