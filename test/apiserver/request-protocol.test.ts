@@ -140,3 +140,22 @@ describe('a caller who may not make the call learns that first (403), not what w
       }
     });
   });
+
+describe('watch options', () => {
+  it('sendInitialEvents is refused (422) as upstream without WatchList, on both paths',
+    async () => {
+      const s = await buildAdmittedServer();
+      try {
+        for (const via of ['req', 'inject'] as const) {
+          const r = await s[via]('GET', '/api/v1/namespaces/default/configmaps?watch=1&' +
+            'sendInitialEvents=true&resourceVersionMatch=NotOlderThan');
+          expect(r.status).toBe(422);
+          expect(r.body.details.causes).toEqual([{ reason: 'FieldValueForbidden',
+            field: 'sendInitialEvents', message: 'Forbidden: sendInitialEvents is forbidden ' +
+            'for watch unless the WatchList feature gate is enabled' }]);
+        }
+      } finally {
+        await s.done();
+      }
+    });
+});

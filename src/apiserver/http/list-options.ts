@@ -75,6 +75,12 @@ export function checkWatchOptions(query: Query): void {
     causes.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting ' +
       'resourceVersionMatch to NotOlderThan'));
   }
+  if (initial !== undefined) {
+    // kdp's watches do not stream a list (no initial-events-end bookmark): refused as upstream
+    // does without the WatchList feature, so client-go falls back to list and watch.
+    causes.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch ' +
+      'unless the WatchList feature gate is enabled'));
+  }
   if (match) {
     if (initial === undefined) {
       causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for ' +
