@@ -41,6 +41,8 @@ export interface Target {
   readonly namespace?: string;
   readonly name?: string;
   readonly subresource?: string;
+  /** Addressed through the deprecated `/watch/` path prefix (a watch whatever the query). */
+  readonly watch?: boolean;
 }
 
 export interface WriteOpts {

@@ -159,3 +159,29 @@ describe('watch options', () => {
       }
     });
 });
+
+describe('watches of one object', () => {
+  it('a named watch (?watch or /watch/ prefix) streams that object; another name is 400',
+    async () => {
+      const s = await buildAdmittedServer();
+      try {
+        await s.req('POST', CMS, { metadata: { name: 'a' } });
+        await s.req('POST', CMS, { metadata: { name: 'b' } });
+        for (const url of [`${CMS}/b?watch=1&timeoutSeconds=1`,
+          '/api/v1/watch/namespaces/default/configmaps/b?timeoutSeconds=1']) {
+          const r = await s.req('GET', url);
+          const names = r.text.trim().split('\n').map((l) => JSON.parse(l).object.metadata.name);
+          expect([url, names]).toEqual([url, ['b']]);
+        }
+        const bad = await s.req('GET', '/api/v1/watch/namespaces/default/configmaps/b?' +
+          'fieldSelector=metadata.name%3Da');
+        expect([bad.status, bad.body.message]).toEqual([400,
+          "fieldSelector metadata.name doesn't match requested name"]);
+        const post = await s.req('POST', '/api/v1/watch/namespaces/default/configmaps',
+          { metadata: { name: 'w' } });
+        expect(post.status).toBe(405);
+      } finally {
+        await s.done();
+      }
+    });
+});

@@ -35,6 +35,9 @@ export function parsePath(cat: ResourceCatalog, path: string): ParsedPath {
     rest = segs.slice(3);
   } else return { kind: 'invalid' };
   if (!rest.length) return { kind: 'groupVersion', group, version };
+  // `/api/v1/watch/...`: upstream's deprecated watch prefix, the same target as a watch.
+  const watch = rest[0] === 'watch' && rest.length > 1;
+  if (watch) rest = rest.slice(1);
   // Names and namespaces never contain '/' and are never '.' or '..' (upstream path rules).
   const dots = rest.find((x) => x === '.' || x === '..');
   if (dots) return { kind: 'badName', name: dots, why: `may not be '${dots}'` };
@@ -44,10 +47,10 @@ export function parsePath(cat: ResourceCatalog, path: string): ParsedPath {
     if (r?.namespaced) {
       if (rest.length > 5) return { kind: 'invalid' };
       return { kind: 'resource', target: { group, version, namespace: rest[1], resource: rest[2]!,
-        name: rest[3], subresource: rest[4] } };
+        name: rest[3], subresource: rest[4], ...(watch ? { watch } : {}) } };
     }
   }
   if (rest.length > 3) return { kind: 'invalid' };
   return { kind: 'resource', target: { group, version, resource: rest[0]!, name: rest[1],
-    subresource: rest[2] } };
+    subresource: rest[2], ...(watch ? { watch } : {}) } };
 }

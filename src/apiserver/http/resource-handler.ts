@@ -13,6 +13,7 @@ import { pathNotFound } from '../rest/errors.js';
 import { encodingOf } from '../rest/codec.js';
 import { decodeBody, unsupportedMediaType } from './body.js';
 import { checkAccept, PATCH_TYPES, mediaType, wantsTable } from './media.js';
+import { parseFieldSelector } from '../../api/field-selectors.js';
 import { checkWatchOptions, listOptionsOf } from './list-options.js';
 import { deleteOptionsOf, patchOptionCauses, writeOptionsOf } from './write-options.js';
 import { parseResourceVersion, tooLargeResourceVersion } from '../rest/resource-version.js';
@@ -65,7 +66,8 @@ function fieldManager(req: ResourceRequest, query: Query): string | undefined {
 /** True for what only the Fastify route serves: watches and logs (streams). */
 export function isStreamRequest(req: ResourceRequest, target: Target | undefined): boolean {
   if (req.method !== 'GET' || !target) return false;
-  return target.subresource === 'log' || (!target.name && qBool(req.query as Query, 'watch'));
+  if (target.subresource) return target.subresource === 'log';
+  return !!target.watch || qBool(req.query as Query, 'watch');
 }
 
 export async function handleResourceRequest(
@@ -131,6 +133,7 @@ async function handleTarget<R extends JsonReply>(
   svc: ApiService, ctx: RequestContext, t: Target, req: ResourceRequest, reply: R,
 ): Promise<unknown> {
   const query = req.query as Query;
+  if (t.watch) throw kdpError('KDP_METHOD_NOT_ALLOWED', `${req.method} is not supported`);
   checkAccept(req.headers.accept);
   const table = wantsTable(req.headers.accept);
   switch (req.method) {
@@ -206,6 +209,20 @@ async function handleGet<R extends JsonReply>(
   return sendJson(reply, 200, list);
 }
 
+/**
+ * The field selector of a watch; a watch of one object (a name in the path) selects it by
+ * name, and any selector it is sent must name the same object (upstream get.go ListResource).
+ */
+function watchedFields(resource: string, t: Target, sent: string | undefined):
+  string | undefined {
+  if (!t.name) return sent;
+  if (!sent?.trim()) return `metadata.name=${t.name}`;
+  if (parseFieldSelector(sent, resource).exactValue('metadata.name') !== t.name) {
+    throw kdpError('KDP_BAD_REQUEST', "fieldSelector metadata.name doesn't match requested name");
+  }
+  return sent;
+}
+
 async function handleWatch(
   svc: ApiService, ctx: RequestContext, t: Target, query: Query, table: boolean,
   reply: FastifyReply, lines: LineCache,
@@ -216,7 +233,8 @@ async function handleWatch(
     lines });
   const handle = await svc.watch(ctx, t, { readOnly: true,
     labelSelector: q(query, 'labelSelector'),
-    fieldSelector: q(query, 'fieldSelector'), resourceVersion: q(query, 'resourceVersion'),
+    fieldSelector: watchedFields(r.resource, t, q(query, 'fieldSelector')),
+    resourceVersion: q(query, 'resourceVersion'),
     allowWatchBookmarks: qBool(query, 'allowWatchBookmarks'),
     timeoutSeconds: qInt(query, 'timeoutSeconds') }, stream.sink);
   stream.attach(reply, handle);
