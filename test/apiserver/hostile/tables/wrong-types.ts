@@ -182,6 +182,16 @@ const CONTROLS: HostileCase[] = [
     path: `${KINDS.Service.collection}/svc`,
     body: patchAt('spec.sessionAffinityConfig.clientIP.timeoutSeconds', 600),
     contentType: 'application/strategic-merge-patch+json', expect: { ok: 200, writes: true } },
+  { name: 'create: a Secret with stringData, stored merged into data (control)', method: 'POST',
+    path: KINDS.Secret.collection, body: { metadata: { name: 'wt-string' },
+      data: { a: 'YQ==' }, stringData: { b: 'plain' } }, expect: { ok: 201, writes: true },
+    after: async (h) => {
+      const s = await h.must('GET', `${KINDS.Secret.collection}/wt-string`);
+      if (s.stringData !== undefined || s.data?.a !== 'YQ==' || s.data?.b !== 'cGxhaW4=') {
+        throw new Error(`after: stored Secret ${JSON.stringify({ data: s.data,
+          stringData: s.stringData })}, expected data {a: YQ==, b: cGxhaW4=} and no stringData`);
+      }
+    } },
   { name: 'apply: a Secret stringData value (control)', method: 'PATCH',
     path: `${KINDS.Secret.collection}/sec?fieldManager=hostile&force=true`,
     body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sec' },
