@@ -100,6 +100,7 @@ export const nodeAgentCommand: Command = {
       configText: args.flags['kube-proxy-config'] ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
       history: new RuleHistory(rulesDir(dataDir, name)), timeScale: factor,
       onError: (e) => io.err(`kube-proxy: ${(e as Error).message}\n`),
+      log: (line) => io.err(`${line}\n`),
     });
     await proxy.start();
     io.err(`kdp node ${name} (${nodeIP}) running: kubelet (virtual runtime) + kube-proxy (${mode})\n`);
