@@ -96,6 +96,9 @@ class TableCheck {
   /** Names used before any declaration: checked at COMMIT. */
   private readonly pending = new Map<string, { lineNo: number; text: string; jump: boolean }>();
   private family: { v6: boolean; lineNo: number } | undefined;
+  /** The chain of the previous rule (already through use()) and its jumps. */
+  private lastChain = '';
+  private lastEdges: Edge[] | undefined;
 
   constructor(readonly name: string) {
     this.builtins = new Set(TABLE_CHAINS[name]);
@@ -103,24 +106,41 @@ class TableCheck {
 
   add(line: string, lineNo: number): void {
     if (line.charCodeAt(0) === 0x3a /* : */) return this.chainLine(line, lineNo);
-    let rest = line;
-    if (rest.charCodeAt(0) === 0x5b /* [ */) rest = rest.slice(rest.indexOf(' ') + 1);
-    const words = rest.includes('"') ? splitArgs(rest, lineNo) : rest.split(' ');
-    const op = words[0];
-    if (op === '-N') {
-      if (words[1]) this.declared.add(words[1]);
+    let from = 0;
+    if (line.charCodeAt(0) === 0x5b /* [ */) from = line.indexOf(' ') + 1;
+    // Words as offsets into `src` (no string per word): the line itself split at spaces, or,
+    // when it quotes, its words (splitArgs) joined with newlines, which no word can hold.
+    let src = line;
+    let sep = 0x20;
+    if (line.indexOf('"', from) >= 0) {
+      const words = splitArgs(line.slice(from), lineNo);
+      src = words.join('\n');
+      sep = 0x0a;
+      from = 0;
+      if (words.length === 0) return;
+    }
+    const n = tokenize(src, from, sep);
+    const op = tokenOp(src);
+    if (op === 0x4e /* -N */) {
+      if (n > 1 && TE[1]! > TS[1]!) this.declared.add(src.slice(TS[1], TE[1]));
       return;
     }
-    if (op !== '-A' && op !== '-I' && op !== '-D' && op !== '-R') return;
-    const chain = words[1];
-    if (!chain) return;
-    this.use(chain, lineNo, line, false);
-    const target = checkRuleArgs(words, 2, lineNo, line, this);
+    if (op !== 0x41 && op !== 0x49 && op !== 0x44 && op !== 0x52 /* -A -I -D -R */) return;
+    if (n < 2 || TE[1] === TS[1]) return;
+    // Rules of a chain are mostly consecutive: the previous rule's chain is reused unsliced.
+    let chain = this.lastChain;
+    if (TE[1]! - TS[1]! !== chain.length || !src.startsWith(chain, TS[1])) {
+      chain = this.lastChain = src.slice(TS[1], TE[1]);
+      this.lastEdges = undefined;
+      this.use(chain, lineNo, line, false);
+    }
+    const target = checkRuleArgs(src, n, 2, lineNo, line, this);
     if (target === undefined || TARGETS.has(target)) return;
     this.use(target, lineNo, line, true);
-    if (op === '-D') return;
-    let out = this.edges.get(chain);
+    if (op === 0x44) return;
+    let out = this.lastEdges ?? this.edges.get(chain);
     if (!out) this.edges.set(chain, (out = []));
+    this.lastEdges = out;
     out.push({ to: target, line: lineNo, text: line });
   }
 
@@ -179,25 +199,94 @@ class TableCheck {
   }
 }
 
-/** Checks option values; returns the rule's -j/-g target. */
-function checkRuleArgs(args: readonly string[], from: number, lineNo: number, line: string,
+/** Word offsets of the line being checked: word i is src.slice(TS[i], TE[i]). */
+let TS = new Int32Array(256);
+let TE = new Int32Array(256);
+
+/** `src.slice(from).split(sep)` as offsets into TS/TE; answers the number of words. */
+function tokenize(src: string, from: number, sep: number): number {
+  const ch = String.fromCharCode(sep);
+  let n = 0;
+  let s = from;
+  for (;;) {
+    if (n === TS.length) {
+      const ts = new Int32Array(n * 2);
+      const te = new Int32Array(n * 2);
+      ts.set(TS);
+      te.set(TE);
+      TS = ts;
+      TE = te;
+    }
+    const e = src.indexOf(ch, s);
+    TS[n] = s;
+    TE[n] = e < 0 ? src.length : e;
+    n++;
+    if (e < 0) return n;
+    s = e + 1;
+  }
+}
+
+/** The letter of word 0 when it is `-X`, else 0. */
+function tokenOp(src: string): number {
+  return TE[0]! - TS[0]! === 2 && src.charCodeAt(TS[0]!) === 0x2d ? src.charCodeAt(TS[0]! + 1) : 0;
+}
+
+/** Option words of one letter this module checks: -j -g -s -d -p. */
+const SHORT: Readonly<Record<number, string>> = {
+  0x6a: '-j', 0x67: '-g', 0x73: '-s', 0x64: '-d', 0x70: '-p',
+};
+
+/** Verdicts on values seen before: a dump repeats the same few thousand (CIDRs, marks...). */
+const seen = new Map<string, boolean>();
+
+function remember(key: string, ok: () => boolean): boolean {
+  let v = seen.get(key);
+  if (v === undefined) {
+    if (seen.size >= 100_000) seen.clear();
+    v = ok();
+    seen.set(key, v);
+  }
+  return v;
+}
+
+/**
+ * Checks option values of words `from`.. (offsets in TS/TE over `src`); returns the rule's -j/-g
+ * target. Plain dotted-quad addresses, numeric ports and ADDR:PORT are checked in place; the
+ * rest by the general checks below.
+ */
+function checkRuleArgs(src: string, n: number, from: number, lineNo: number, line: string,
   table: TableCheck): string | undefined {
   let target: string | undefined;
-  for (let i = from; i < args.length; i++) {
-    const a = args[i]!;
-    if (a.charCodeAt(0) !== 0x2d /* - */ || !OPTIONS_WITH_VALUES.has(a)) continue;
-    const v = args[++i];
-    if (v === undefined) return fail(lineNo, `${a} needs a value`, line);
+  for (let i = from; i < n; i++) {
+    const s = TS[i]!;
+    const len = TE[i]! - s;
+    if (src.charCodeAt(s) !== 0x2d /* - */ || len < 2) continue;
+    let a: string | undefined;
+    if (len === 2) a = SHORT[src.charCodeAt(s + 1)];
+    else {
+      a = src.slice(s, s + len);
+      if (!OPTIONS_WITH_VALUES.has(a)) continue;
+    }
+    if (a === undefined) continue;
+    if (++i >= n) return fail(lineNo, `${a} needs a value`, line);
+    const vs = TS[i]!;
+    const ve = TE[i]!;
     switch (a) {
-      case '-j': case '--jump': case '-g': case '--goto': target = v; break;
+      case '-j': case '--jump': case '-g': case '--goto': target = src.slice(vs, ve); break;
       case '-s': case '--source': case '-d': case '--destination': {
-        const spec = v;
-        if (!isAddressList(spec)) fail(lineNo, `host/network \`${spec}' is not an address`, line);
+        if (dottedQuad(src, vs, ve, 0x2f /* / */) === ve) {
+          table.seeFamily(false, lineNo, line);
+          break;
+        }
+        const spec = src.slice(vs, ve);
+        if (!remember(`a${spec}`, () => isAddressList(spec))) {
+          fail(lineNo, `host/network \`${spec}' is not an address`, line);
+        }
         table.seeFamily(spec.includes(':'), lineNo, line);
         break;
       }
       case '-p': case '--protocol': {
-        const p = v.toLowerCase();
+        const p = src.slice(vs, ve).toLowerCase();
         if (!PROTOCOLS.has(p) && !isIntIn(p, 0, 255)) {
           fail(lineNo, `unknown protocol \`${p}'`, line);
         }
@@ -206,7 +295,8 @@ function checkRuleArgs(args: readonly string[], from: number, lineNo: number, li
       case '--dport': case '--destination-port': case '--sport': case '--source-port':
       case '--dports': case '--destination-ports': case '--sports': case '--source-ports':
       case '--ports': case '--to-ports': {
-        const spec = v;
+        if (portNumber(src, vs, ve) === ve) break;
+        const spec = src.slice(vs, ve);
         for (const p of spec.split(',')) {
           if (!isPortRange(p, a === '--to-ports' ? '-' : ':')) {
             fail(lineNo, `invalid port/service \`${p}' specified`, line);
@@ -215,7 +305,13 @@ function checkRuleArgs(args: readonly string[], from: number, lineNo: number, li
         break;
       }
       case '--to-destination': case '--to-source': {
-        const spec = v;
+        const q = dottedQuad(src, vs, ve, -1);
+        if (q === ve || (q > 0 && src.charCodeAt(q) === 0x3a /* : */ &&
+          portNumber(src, q + 1, ve) === ve)) {
+          table.seeFamily(false, lineNo, line);
+          break;
+        }
+        const spec = src.slice(vs, ve);
         if (!isNatSpec(spec)) {
           fail(lineNo, `bad ${a} \`${spec}' (want ADDR[-ADDR][:PORT[-PORT]])`, line);
         }
@@ -224,15 +320,16 @@ function checkRuleArgs(args: readonly string[], from: number, lineNo: number, li
         break;
       }
       case '--probability': {
-        const p = v;
-        const n = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e-?\d+)?$/i.test(p) ? Number(p) : NaN;
-        if (!(n >= 0 && n <= 1)) {
-          fail(lineNo, `--probability ${p} is not a number from 0 to 1`, line);
-        }
+        const p = src.slice(vs, ve);
+        const ok = remember(`p${p}`, () => {
+          const x = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e-?\d+)?$/i.test(p) ? Number(p) : NaN;
+          return x >= 0 && x <= 1;
+        });
+        if (!ok) fail(lineNo, `--probability ${p} is not a number from 0 to 1`, line);
         break;
       }
       case '--seconds': case '--hitcount': {
-        const s = v;
+        const s = src.slice(vs, ve);
         if (!isIntIn(s, 1, 4294967295)) {
           fail(lineNo, `bad value for option "${a}", or out of range (1-4294967295)`, line);
         }
@@ -240,13 +337,57 @@ function checkRuleArgs(args: readonly string[], from: number, lineNo: number, li
       }
       case '--mark': case '--set-mark': case '--set-xmark': case '--or-mark': case '--and-mark':
       case '--xor-mark': {
-        const m = v;
-        if (!isMark(m)) fail(lineNo, `bad mark value \`${m}'`, line);
+        const m = src.slice(vs, ve);
+        if (!remember(`m${m}`, () => isMark(m))) fail(lineNo, `bad mark value \`${m}'`, line);
         break;
       }
     }
   }
   return target;
+}
+
+/**
+ * The end of an IPv4 address `a.b.c.d` (each 1-3 digits, at most 255) starting at `s`, followed
+ * by `/N` (N at most 32) when `slash` is `/` and one follows; -1 when `s` does not start one.
+ * A result of `e` means the whole word is such an address (one the general checks accept).
+ */
+function dottedQuad(src: string, s: number, e: number, slash: number): number {
+  let i = s;
+  for (let part = 0; part < 4; part++) {
+    if (part > 0) {
+      if (i >= e || src.charCodeAt(i) !== 0x2e /* . */) return -1;
+      i++;
+    }
+    let v = 0;
+    const start = i;
+    while (i < e && i - start < 4) {
+      const c = src.charCodeAt(i) - 0x30;
+      if (c < 0 || c > 9) break;
+      v = v * 10 + c;
+      i++;
+    }
+    if (i === start || i - start > 3 || v > 255) return -1;
+  }
+  if (i < e && src.charCodeAt(i) === slash) {
+    const m = portNumber(src, i + 1, e);
+    if (m !== e || e - i - 1 > 2) return -1;
+    let v = 0;
+    for (let k = i + 1; k < e; k++) v = v * 10 + src.charCodeAt(k) - 0x30;
+    return v <= 32 ? e : -1;
+  }
+  return i;
+}
+
+/** The end of a decimal port (1-5 digits, at most 65535) from `s`, when it runs to `e`; else -1. */
+function portNumber(src: string, s: number, e: number): number {
+  if (e <= s || e - s > 5) return -1;
+  let v = 0;
+  for (let i = s; i < e; i++) {
+    const c = src.charCodeAt(i) - 0x30;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v <= 65535 ? e : -1;
 }
 
 function isIntIn(s: string, lo: number, hi: number): boolean {
