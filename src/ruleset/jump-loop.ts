@@ -15,6 +15,68 @@ export interface JumpEdge {
 
 type Edge = JumpEdge;
 
+/** A chain and its jumps, with its state in the search (0 unseen, 1 on the stack, 2 done). */
+interface Node {
+  readonly out: Edge[];
+  state: 0 | 1 | 2;
+}
+
+/**
+ * A jump graph built edge by edge, searched with one lookup per edge (a 10,000-Service table has
+ * hundreds of thousands of jumps).
+ */
+export class JumpGraph {
+  private readonly nodes = new Map<string, Node>();
+
+  /** The jumps out of `from`, to push onto (created empty). */
+  from(from: string): Edge[] {
+    let n = this.nodes.get(from);
+    if (!n) this.nodes.set(from, (n = { out: [], state: 0 }));
+    return n.out;
+  }
+
+  /**
+   * A cycle reachable from `roots`, reported at its last-written edge (the rule whose append
+   * the kernel would refuse); iterative, so 10,000-chain tables cannot exhaust the stack. A
+   * chain that jumps nowhere cannot be on a cycle and is not visited.
+   */
+  findLoop(roots: Iterable<string>):
+    { path: string[]; line: number; text: string; ref?: unknown } | undefined {
+    for (const root of roots) {
+      const r = this.nodes.get(root);
+      if (!r || r.state !== 0) continue;
+      const stack: { name: string; node: Node; next: number; via?: Edge }[] =
+        [{ name: root, node: r, next: 0 }];
+      r.state = 1;
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1]!;
+        const out = top.node.out;
+        if (top.next >= out.length) {
+          top.node.state = 2;
+          stack.pop();
+          continue;
+        }
+        const e = out[top.next++]!;
+        const to = this.nodes.get(e.to);
+        if (!to) continue;
+        if (to.state === 1) {
+          const from = stack.findIndex((f) => f.node === to);
+          const cycle = stack.slice(from);
+          const last = [...cycle.slice(1).map((f) => f.via!), e]
+            .reduce((x, y) => (y.line > x.line ? y : x));
+          return { path: [...cycle.map((f) => f.name), e.to], line: last.line, text: last.text,
+            ref: last.ref };
+        }
+        if (to.state === 0) {
+          to.state = 1;
+          stack.push({ name: e.to, node: to, next: 0, via: e });
+        }
+      }
+    }
+    return undefined;
+  }
+}
+
 const NO_EDGES: readonly Edge[] = [];
 
 /**

@@ -11,7 +11,7 @@
 import { parseCIDR, parseIP } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
 import { splitArgs } from './parse.js';
-import { findLoop, type JumpEdge as Edge } from '../jump-loop.js';
+import { JumpGraph, type JumpEdge as Edge } from '../jump-loop.js';
 
 /** Built-in chains per table, as the kernel's iptable_* modules register them. */
 const TABLE_CHAINS: Readonly<Record<string, readonly string[]>> = {
@@ -92,7 +92,7 @@ export function validateText(text: string, firstLine = 1): void {
 class TableCheck {
   private readonly builtins: ReadonlySet<string>;
   private readonly declared = new Set<string>();
-  private readonly edges = new Map<string, Edge[]>();
+  private readonly edges = new JumpGraph();
   /** Names used before any declaration: checked at COMMIT. */
   private readonly pending = new Map<string, { lineNo: number; text: string; jump: boolean }>();
   private family: { v6: boolean; lineNo: number } | undefined;
@@ -138,8 +138,7 @@ class TableCheck {
     if (target === undefined || TARGETS.has(target)) return;
     this.use(target, lineNo, line, true);
     if (op === 0x44) return;
-    let out = this.lastEdges ?? this.edges.get(chain);
-    if (!out) this.edges.set(chain, (out = []));
+    const out = this.lastEdges ?? this.edges.from(chain);
     this.lastEdges = out;
     out.push({ to: target, line: lineNo, text: line });
   }
@@ -191,7 +190,7 @@ class TableCheck {
       fail(u.lineNo, u.jump ? `jump to chain ${name}, which does not exist (nor is it a target)`
         : `chain ${name} does not exist`, u.text);
     }
-    const loop = findLoop(this.edges, this.builtins);
+    const loop = this.edges.findLoop(this.builtins);
     if (loop) {
       fail(loop.line, `jumps loop (${loop.path.join(' → ')}): the kernel refuses it (ELOOP)`,
         loop.text);
@@ -236,17 +235,18 @@ const SHORT: Readonly<Record<number, string>> = {
   0x6a: '-j', 0x67: '-g', 0x73: '-s', 0x64: '-d', 0x70: '-p',
 };
 
-/** Verdicts on values seen before: a dump repeats the same few thousand (CIDRs, marks...). */
-const seen = new Map<string, boolean>();
+/**
+ * Verdicts on values seen before, one map per kind of value: a dump repeats the same few
+ * thousand (prefixes, marks, probabilities). No closures here: the loader names each one.
+ */
+const seenAddress = new Map<string, boolean>();
+const seenProbability = new Map<string, boolean>();
+const seenMark = new Map<string, boolean>();
 
-function remember(key: string, ok: () => boolean): boolean {
-  let v = seen.get(key);
-  if (v === undefined) {
-    if (seen.size >= 100_000) seen.clear();
-    v = ok();
-    seen.set(key, v);
-  }
-  return v;
+function remember(seen: Map<string, boolean>, key: string, ok: boolean): boolean {
+  if (seen.size >= 100_000) seen.clear();
+  seen.set(key, ok);
+  return ok;
 }
 
 /**
@@ -279,7 +279,8 @@ function checkRuleArgs(src: string, n: number, from: number, lineNo: number, lin
           break;
         }
         const spec = src.slice(vs, ve);
-        if (!remember(`a${spec}`, () => isAddressList(spec))) {
+        const ok = seenAddress.get(spec) ?? remember(seenAddress, spec, isAddressList(spec));
+        if (!ok) {
           fail(lineNo, `host/network \`${spec}' is not an address`, line);
         }
         table.seeFamily(spec.includes(':'), lineNo, line);
@@ -321,10 +322,7 @@ function checkRuleArgs(src: string, n: number, from: number, lineNo: number, lin
       }
       case '--probability': {
         const p = src.slice(vs, ve);
-        const ok = remember(`p${p}`, () => {
-          const x = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e-?\d+)?$/i.test(p) ? Number(p) : NaN;
-          return x >= 0 && x <= 1;
-        });
+        const ok = seenProbability.get(p) ?? remember(seenProbability, p, isProbability(p));
         if (!ok) fail(lineNo, `--probability ${p} is not a number from 0 to 1`, line);
         break;
       }
@@ -338,7 +336,8 @@ function checkRuleArgs(src: string, n: number, from: number, lineNo: number, lin
       case '--mark': case '--set-mark': case '--set-xmark': case '--or-mark': case '--and-mark':
       case '--xor-mark': {
         const m = src.slice(vs, ve);
-        if (!remember(`m${m}`, () => isMark(m))) fail(lineNo, `bad mark value \`${m}'`, line);
+        const ok = seenMark.get(m) ?? remember(seenMark, m, isMark(m));
+        if (!ok) fail(lineNo, `bad mark value \`${m}'`, line);
         break;
       }
     }
@@ -351,7 +350,7 @@ function checkRuleArgs(src: string, n: number, from: number, lineNo: number, lin
  * by `/N` (N at most 32) when `slash` is `/` and one follows; -1 when `s` does not start one.
  * A result of `e` means the whole word is such an address (one the general checks accept).
  */
-function dottedQuad(src: string, s: number, e: number, slash: number): number {
+export function dottedQuad(src: string, s: number, e: number, slash: number): number {
   let i = s;
   for (let part = 0; part < 4; part++) {
     if (part > 0) {
@@ -379,7 +378,7 @@ function dottedQuad(src: string, s: number, e: number, slash: number): number {
 }
 
 /** The end of a decimal port (1-5 digits, at most 65535) from `s`, when it runs to `e`; else -1. */
-function portNumber(src: string, s: number, e: number): number {
+export function portNumber(src: string, s: number, e: number): number {
   if (e <= s || e - s > 5) return -1;
   let v = 0;
   for (let i = s; i < e; i++) {
@@ -388,6 +387,11 @@ function portNumber(src: string, s: number, e: number): number {
     v = v * 10 + c;
   }
   return v <= 65535 ? e : -1;
+}
+
+function isProbability(p: string): boolean {
+  const x = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e-?\d+)?$/i.test(p) ? Number(p) : NaN;
+  return x >= 0 && x <= 1;
 }
 
 function isIntIn(s: string, lo: number, hi: number): boolean {

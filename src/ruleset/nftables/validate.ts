@@ -12,7 +12,8 @@
 
 import { parseCIDR, parseIP } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
-import { findLoop, type JumpEdge } from '../jump-loop.js';
+import { dottedQuad, portNumber } from '../iptables/validate.js';
+import { JumpGraph, type JumpEdge } from '../jump-loop.js';
 import { parseListElement, parseListText } from './list-text.js';
 import { parseListJson } from './list-json.js';
 import type { NftRuleset } from './model.js';
@@ -52,7 +53,9 @@ class TableCheck {
   readonly sets = new Map<string, SetInfo>();
   private readonly chainRefs = new Map<string, { where: Where; text: string }>();
   private readonly setRefs = new Map<string, { where: Where; text: string }>();
-  private readonly edges = new Map<string, JumpEdge[]>();
+  private readonly edges = new JumpGraph();
+  private lastFrom = '';
+  private lastOut: JumpEdge[] | undefined;
 
   constructor(readonly family: string) {}
 
@@ -85,6 +88,51 @@ class TableCheck {
     }
   }
 
+  /**
+   * rule() over words k..n-1 of `line` (offsets in TS/TE), making strings only of the words it
+   * checks; plain dotted quads and decimal ports are checked in place.
+   */
+  ruleAt(chain: string, line: string, k: number, n: number, where: number): void {
+    for (let i = k; i < n; i++) {
+      const s = TS[i]!;
+      const e = TE[i]!;
+      const len = e - s;
+      const c = line.charCodeAt(s);
+      if (len === 4 && (line.startsWith('jump', s) || line.startsWith('goto', s))) {
+        const to = i + 1 < n ? bare(line.slice(TS[i + 1], TE[i + 1])) : '';
+        if (to === '') fail(where, `${line.slice(s, e)} needs a chain`, line);
+        this.jump(chain, to, where, line);
+      } else if (c === 0x40 /* @ */) {
+        const name = bare(line.slice(s + 1, e));
+        if (!this.setRefs.has(name)) this.setRefs.set(name, { where, text: line });
+        if (i > k && wordIs(line, TS[i - 1]!, TE[i - 1]!, 'vmap')) {
+          this.edge(chain, `@${name}`, where, line);
+        }
+      } else if (len === 4 && (line.startsWith('dnat', s) || line.startsWith('snat', s))) {
+        if (i + 2 < n && wordIs(line, TS[i + 1]!, TE[i + 1]!, 'to') &&
+          natIsPlain(line, TS[i + 2]!, TE[i + 2]!)) continue;
+        checkNat(wordsAt(line, i + 1, n, 3), 0, where, line);
+      } else if (len === 5 && i > k && (line.startsWith('saddr', s) || line.startsWith('daddr', s))) {
+        const ps = TS[i - 1]!;
+        const pe = TE[i - 1]!;
+        const v6 = wordIs(line, ps, pe, 'ip6');
+        if (!v6 && !wordIs(line, ps, pe, 'ip')) continue;
+        if (i + 1 < n && !v6 && dottedQuad(line, TS[i + 1]!, TE[i + 1]!, -1) === TE[i + 1]) continue;
+        eachValue(valueWordsAt(line, i + 1, n), 0, (v) => {
+          if (looksLiteral(v) && !isAddressMemo(v, v6)) {
+            fail(where, `${v} is not an ${v6 ? 'IPv6' : 'IPv4'} address`, line);
+          }
+        });
+      } else if (len === 5 && i > k && (line.startsWith('dport', s) || line.startsWith('sport', s))) {
+        if (!PORT_PROTOS.has(line.slice(TS[i - 1], TE[i - 1]))) continue;
+        if (i + 1 < n && portNumber(line, TS[i + 1]!, TE[i + 1]!) === TE[i + 1]) continue;
+        eachValue(valueWordsAt(line, i + 1, n), 0, (v) => {
+          if (/^\d/.test(v) && !isPortRange(v)) fail(where, `${v} is not a port (0-65535)`, line);
+        });
+      }
+    }
+  }
+
   element(set: string, key: readonly string[], value: readonly string[] | undefined,
     where: Where, text: string): void {
     const info = this.sets.get(set);
@@ -108,8 +156,10 @@ class TableCheck {
   }
 
   private edge(from: string, to: string, where: Where, text: string): void {
-    let out = this.edges.get(from);
-    if (!out) this.edges.set(from, (out = []));
+    // A chain's jumps mostly come together (a rule's vmap, consecutive rules).
+    const out = from === this.lastFrom && this.lastOut ? this.lastOut : this.edges.from(from);
+    this.lastFrom = from;
+    this.lastOut = out;
     out.push({ to, line: typeof where === 'number' ? where : 0, text, ref: where });
   }
 
@@ -120,7 +170,7 @@ class TableCheck {
     for (const [name, r] of this.setRefs) {
       if (!this.sets.has(name)) fail(r.where, `set or map @${name} does not exist`, r.text);
     }
-    const loop = findLoop(this.edges, this.baseChains);
+    const loop = this.edges.findLoop(this.baseChains);
     if (loop) {
       fail(loop.ref as Where, `jumps loop (${loop.path.join(' → ')}): the kernel refuses it ` +
         '(ELOOP)', loop.text);
@@ -178,6 +228,27 @@ function isAddress(s: string, v6: boolean): boolean {
   return isIP(s, v6);
 }
 
+/** isAddress, remembered: a dump repeats the same few thousand addresses and prefixes. */
+const seenAddress = [new Map<string, boolean>(), new Map<string, boolean>()];
+
+function isAddressMemo(s: string, v6: boolean): boolean {
+  const m = seenAddress[v6 ? 1 : 0]!;
+  let ok = m.get(s);
+  if (ok === undefined) {
+    if (m.size >= 100_000) m.clear();
+    ok = isAddress(s, v6);
+    m.set(s, ok);
+  }
+  return ok;
+}
+
+/** A `dnat/snat to` argument `a.b.c.d` or `a.b.c.d:port` (checkNat accepts it, family IPv4). */
+function natIsPlain(line: string, s: number, e: number): boolean {
+  const q = dottedQuad(line, s, e, -1);
+  return q === e || (q > 0 && line.charCodeAt(q) === 0x3a /* : */ &&
+    portNumber(line, q + 1, e) === e);
+}
+
 function isPortRange(s: string): boolean {
   return s.split('-').every((p) => /^\d{1,5}$/.test(p) && Number(p) <= 65535) &&
     s.split('-').length <= 2;
@@ -212,8 +283,19 @@ function keyTypesOf(type: string | undefined): string[] {
 
 // ---- the transaction, line by line
 
+/** The tables seen so far, and the one the previous line named (consecutive lines share it). */
+interface TxState {
+  readonly tables: Map<string, TableCheck>;
+  lastKey: string;
+  lastTable: TableCheck | undefined;
+  /** The chain the previous rule was added to, known to exist (reset on any chain change). */
+  lastRuleChain: string;
+  lastRuleTable: TableCheck | undefined;
+}
+
 function validateTransaction(text: string): void {
-  const tables = new Map<string, TableCheck>();
+  const st: TxState = { tables: new Map(), lastKey: '', lastTable: undefined, lastRuleChain: '',
+    lastRuleTable: undefined };
   let at = 0;
   let lineNo = 0;
   while (at < text.length) {
@@ -223,73 +305,157 @@ function validateTransaction(text: string): void {
     at = nl + 1;
     lineNo++;
     const c = line.charCodeAt(0);
-    if (line === '' || c === 0x23 /* # */ || line.trim() === '' || line.trimStart()[0] === '#') {
+    // A line starting with a letter is neither blank nor a comment.
+    if (!(c > 0x20 && c !== 0x23) && (line === '' || c === 0x23 /* # */ ||
+      line.trim() === '' || line.trimStart()[0] === '#')) {
       continue;
     }
-    transactionLine(line, lineNo, tables);
+    transactionLine(line, lineNo, st);
   }
-  for (const t of tables.values()) t.finish();
+  for (const t of st.tables.values()) t.finish();
 }
 
-function transactionLine(line: string, lineNo: number, tables: Map<string, TableCheck>): void {
+/** `line` has the word `w` at [s, e). */
+function wordIs(line: string, s: number, e: number, w: string): boolean {
+  return e - s === w.length && line.startsWith(w, s);
+}
+
+function transactionLine(line: string, lineNo: number, st: TxState): void {
   if (!balanced(line)) fail(lineNo, 'unbalanced braces or quotes (input truncated?)', line);
-  const words = line.split(' ', 5);
-  const [verb, object, family, table] = words;
-  if (!verb || !object || !family || !table) return;
-  const rest = line.slice(verb.length + object.length + family.length + table.length + 4);
-  const key = `${family} ${table}`;
-  let t = tables.get(key);
-  if (object === 'table') {
-    if (verb === 'delete' || verb === 'destroy') tables.delete(key);
-    else if (!t) tables.set(key, new TableCheck(family));
+  // verb object family table rest, as line.split(' ', 5) would cut them (an empty one: skip).
+  const s1 = line.indexOf(' ');
+  if (s1 <= 0) return;
+  const s2 = line.indexOf(' ', s1 + 1);
+  if (s2 < 0 || s2 === s1 + 1) return;
+  const s3 = line.indexOf(' ', s2 + 1);
+  if (s3 < 0 || s3 === s2 + 1) return;
+  let s4 = line.indexOf(' ', s3 + 1);
+  if (s4 < 0) s4 = line.length;
+  if (s4 === s3 + 1) return;
+  // (No closures here: the loader names each one it creates, per line.)
+  const verb = s1 === 3 && line.startsWith('add') ? 'add' : line.slice(0, s1);
+  const removes = verb === 'delete' || verb === 'destroy';
+  let t: TableCheck | undefined;
+  if (st.lastTable && s4 - s2 - 1 === st.lastKey.length && line.startsWith(st.lastKey, s2 + 1)) {
+    t = st.lastTable;
+  } else {
+    const key = line.slice(s2 + 1, s4);
+    t = st.tables.get(key);
+    st.lastKey = key;
+    st.lastTable = t;
+  }
+  if (wordIs(line, s1 + 1, s2, 'table')) {
+    const key = line.slice(s2 + 1, s4);
+    if (removes) st.tables.delete(key);
+    else if (!t) st.tables.set(key, new TableCheck(line.slice(s2 + 1, s3)));
+    st.lastTable = undefined;
+    st.lastRuleChain = '';
     return;
   }
   if (!t) {
-    if (verb === 'delete' || verb === 'destroy' || verb === 'flush') return;
-    fail(lineNo, `table ${family} ${table} does not exist`, line);
+    if (removes || verb === 'flush') return;
+    fail(lineNo, `table ${line.slice(s2 + 1, s3)} ${line.slice(s3 + 1, s4)} does not exist`,
+      line);
   }
-  const sp = rest.indexOf(' ');
-  const name = sp < 0 ? rest : rest.slice(0, sp);
-  const body = sp < 0 ? '' : rest.slice(sp + 1);
-  switch (object) {
-    case 'chain':
-      if (verb === 'delete' || verb === 'destroy') t.chains.delete(name);
-      else if (verb !== 'flush') {
-        t.chains.add(name);
-        if (/\bhook\s/.test(body)) t.baseChains.add(name);
-      }
-      return;
-    case 'set': case 'map':
-      if (verb === 'delete' || verb === 'destroy') t.sets.delete(name);
-      else if (verb !== 'flush') {
-        t.sets.set(name, { keyTypes: keyTypesOf(/\btype ([^;}]+?)\s*[;}]/.exec(body)?.[1]) });
-      }
-      return;
-    case 'rule': {
-      if (verb === 'delete') return;
-      if (!t.chains.has(name)) fail(lineNo, `chain ${name} does not exist`, line);
-      const words2 = body.includes('"') ? splitWords(body) : body.split(' ');
-      let from = 0;
-      while (words2[from] === 'index' || words2[from] === 'handle' || words2[from] === 'position') {
-        from += 2;
-      }
-      t.rule(name, from ? words2.slice(from) : words2, lineNo, line);
+  const from = s4 + 1;
+  let sp = line.indexOf(' ', from);
+  if (from >= line.length) sp = -1;
+  const nameEnd = sp < 0 ? Math.max(from, line.length) : sp;
+  const object = line.slice(s1 + 1, s2);
+  if (object === 'chain') {
+    st.lastRuleChain = '';
+    if (removes) t.chains.delete(line.slice(from, nameEnd));
+    else if (verb !== 'flush') {
+      const n = line.slice(from, nameEnd);
+      t.chains.add(n);
+      if (sp >= 0 && /\bhook\s/.test(line.slice(sp + 1))) t.baseChains.add(n);
+    }
+  } else if (object === 'set' || object === 'map') {
+    if (removes) t.sets.delete(line.slice(from, nameEnd));
+    else if (verb !== 'flush') {
+      const body = sp < 0 ? '' : line.slice(sp + 1);
+      const type = /\btype ([^;}]+?)\s*[;}]/.exec(body)?.[1];
+      t.sets.set(line.slice(from, nameEnd), { keyTypes: keyTypesOf(type) });
+    }
+  } else if (object === 'rule') {
+    if (verb === 'delete') return;
+    let chain = st.lastRuleChain;
+    if (chain === '' || st.lastRuleTable !== t || !wordIs(line, from, nameEnd, chain)) {
+      chain = line.slice(from, nameEnd);
+      if (!t.chains.has(chain)) fail(lineNo, `chain ${chain} does not exist`, line);
+      st.lastRuleChain = chain;
+      st.lastRuleTable = t;
+    }
+    if (sp >= 0 && line.indexOf('"', sp + 1) >= 0) {
+      const words2 = splitWords(line.slice(sp + 1));
+      let k = 0;
+      while (words2[k] === 'index' || words2[k] === 'handle' || words2[k] === 'position') k += 2;
+      t.rule(chain, k ? words2.slice(k) : words2, lineNo, line);
       return;
     }
-    case 'element': {
-      if (verb === 'delete' || verb === 'destroy') return;
-      const open = body.indexOf('{');
-      const close = body.lastIndexOf('}');
-      if (open < 0 || close < open) fail(lineNo, 'expected "{ ... }"', line);
-      for (const part of splitTopLevel(body.slice(open + 1, close).trim())) {
-        const e = parseListElement(part) ?? fail(lineNo, `bad element "${part}"`, line);
-        t.element(name, e.key, e.value, lineNo, line);
-      }
-      return;
+    const n = tokenize(line, sp < 0 ? line.length : sp + 1);
+    let k = 0;
+    while (k < n && (wordIs(line, TS[k]!, TE[k]!, 'index') ||
+      wordIs(line, TS[k]!, TE[k]!, 'handle') || wordIs(line, TS[k]!, TE[k]!, 'position'))) {
+      k += 2;
     }
-    default:
-      return;
+    t.ruleAt(chain, line, k, n, lineNo);
+  } else if (object === 'element') {
+    if (removes) return;
+    const b = sp < 0 ? '' : line.slice(sp + 1);
+    const open = b.indexOf('{');
+    const close = b.lastIndexOf('}');
+    if (open < 0 || close < open) fail(lineNo, 'expected "{ ... }"', line);
+    const n = line.slice(from, nameEnd);
+    for (const part of splitTopLevel(b.slice(open + 1, close).trim())) {
+      const e = parseListElement(part) ?? fail(lineNo, `bad element "${part}"`, line);
+      t.element(n, e.key, e.value, lineNo, line);
+    }
   }
+}
+
+/** Word offsets of the rule being checked: word i is line.slice(TS[i], TE[i]). */
+let TS = new Int32Array(256);
+let TE = new Int32Array(256);
+
+/** `line.slice(from).split(' ')` as offsets into TS/TE; answers the number of words. */
+function tokenize(line: string, from: number): number {
+  let n = 0;
+  let s = from;
+  for (;;) {
+    if (n === TS.length) {
+      const ts = new Int32Array(n * 2);
+      const te = new Int32Array(n * 2);
+      ts.set(TS);
+      te.set(TE);
+      TS = ts;
+      TE = te;
+    }
+    const e = line.indexOf(' ', s);
+    TS[n] = s;
+    TE[n] = e < 0 ? line.length : e;
+    n++;
+    if (e < 0) return n;
+    s = e + 1;
+  }
+}
+
+/** Words k.. of the rule (TS/TE), at most `max`, as strings. */
+function wordsAt(line: string, k: number, n: number, max: number): string[] {
+  const out: string[] = [];
+  for (let i = k; i < n && out.length < max; i++) out.push(line.slice(TS[i], TE[i]));
+  return out;
+}
+
+/** The words of a match's value from word k: `!= X`, `X` or `{ X, Y }` (eachValue's input). */
+function valueWordsAt(line: string, k: number, n: number): string[] {
+  let end = k;
+  const c = k < n ? line.charCodeAt(TS[k]!) : 0;
+  if (c === 0x21 || c === 0x3d /* != == */) end++;
+  if (end < n && line.charCodeAt(TS[end]!) === 0x7b /* { */) {
+    while (end < n && line.charCodeAt(TE[end]! - 1) !== 0x7d /* } */) end++;
+  }
+  return wordsAt(line, k, n, end - k + 1);
 }
 
 /** Braces balance outside quotes (a line cut short leaves one open). */
@@ -298,11 +464,11 @@ function balanced(line: string): boolean {
   let depth = 0;
   let inQ = false;
   for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (ch === '\\' && inQ) i++;
-    else if (ch === '"') inQ = !inQ;
-    else if (!inQ && ch === '{') depth++;
-    else if (!inQ && ch === '}' && --depth < 0) return false;
+    const ch = line.charCodeAt(i);
+    if (ch === 0x5c /* \\ */ && inQ) i++;
+    else if (ch === 0x22 /* " */) inQ = !inQ;
+    else if (!inQ && ch === 0x7b /* { */) depth++;
+    else if (!inQ && ch === 0x7d /* } */ && --depth < 0) return false;
   }
   return depth === 0 && !inQ;
 }
