@@ -11,28 +11,46 @@ export interface JumpEdge {
   readonly text: string;
   /** Anything the caller wants back with the reported edge. */
   readonly ref?: unknown;
+  /** The node of `to` in a JumpGraph, when the caller has it (saves a lookup). */
+  readonly node?: JumpNode;
 }
 
 type Edge = JumpEdge;
 
-/** A chain and its jumps, with its state in the search (0 unseen, 1 on the stack, 2 done). */
-interface Node {
+/**
+ * A chain (or map) of the graph: its jumps, its state in the search (0 unseen, 1 on the stack,
+ * 2 done), and room for the caller's own facts about it, so one lookup by name serves all.
+ */
+export interface JumpNode {
+  readonly name: string;
   readonly out: Edge[];
   state: 0 | 1 | 2;
+  /** The caller's: e.g. that the chain is declared. */
+  known: boolean;
+  /** The caller's: e.g. where the chain was first used. */
+  firstUse: { lineNo: number; text: string; jump: boolean } | undefined;
 }
 
 /**
- * A jump graph built edge by edge, searched with one lookup per edge (a 10,000-Service table has
- * hundreds of thousands of jumps).
+ * A jump graph built edge by edge, searched with at most one lookup per edge (none when the
+ * edge names its node): a 10,000-Service table has hundreds of thousands of jumps.
  */
 export class JumpGraph {
-  private readonly nodes = new Map<string, Node>();
+  readonly nodes = new Map<string, JumpNode>();
+
+  /** The node named `name` (created, unknown and jumping nowhere, when new). */
+  node(name: string): JumpNode {
+    let n = this.nodes.get(name);
+    if (!n) {
+      n = { name, out: [], state: 0, known: false, firstUse: undefined };
+      this.nodes.set(name, n);
+    }
+    return n;
+  }
 
   /** The jumps out of `from`, to push onto (created empty). */
   from(from: string): Edge[] {
-    let n = this.nodes.get(from);
-    if (!n) this.nodes.set(from, (n = { out: [], state: 0 }));
-    return n.out;
+    return this.node(from).out;
   }
 
   /**
@@ -45,7 +63,7 @@ export class JumpGraph {
     for (const root of roots) {
       const r = this.nodes.get(root);
       if (!r || r.state !== 0) continue;
-      const stack: { name: string; node: Node; next: number; via?: Edge }[] =
+      const stack: { name: string; node: JumpNode; next: number; via?: Edge }[] =
         [{ name: root, node: r, next: 0 }];
       r.state = 1;
       while (stack.length > 0) {
@@ -57,7 +75,7 @@ export class JumpGraph {
           continue;
         }
         const e = out[top.next++]!;
-        const to = this.nodes.get(e.to);
+        const to = e.node ?? this.nodes.get(e.to);
         if (!to) continue;
         if (to.state === 1) {
           const from = stack.findIndex((f) => f.node === to);

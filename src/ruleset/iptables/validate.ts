@@ -11,7 +11,7 @@
 import { parseCIDR, parseIP } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
 import { splitArgs } from './parse.js';
-import { JumpGraph, type JumpEdge as Edge } from '../jump-loop.js';
+import { JumpGraph, type JumpNode } from '../jump-loop.js';
 
 /** Built-in chains per table, as the kernel's iptable_* modules register them. */
 const TABLE_CHAINS: Readonly<Record<string, readonly string[]>> = {
@@ -91,14 +91,20 @@ export function validateText(text: string, firstLine = 1): void {
 /** One table between `*name` and COMMIT. Chains may be declared after their first use. */
 class TableCheck {
   private readonly builtins: ReadonlySet<string>;
-  private readonly declared = new Set<string>();
-  private readonly edges = new JumpGraph();
-  /** Names used before any declaration: checked at COMMIT. */
-  private readonly pending = new Map<string, { lineNo: number; text: string; jump: boolean }>();
+  /**
+   * Every chain named so far, declared (`known`) or not, with its jumps: one lookup per name
+   * serves the declaration, the reference check and the loop search.
+   */
+  private readonly graph = new JumpGraph();
+  /** Chains used before any declaration, in order of first use: checked at COMMIT. */
+  private readonly pending: JumpNode[] = [];
   private family: { v6: boolean; lineNo: number } | undefined;
-  /** The chain of the previous rule (already through use()) and its jumps. */
+  /** The chain of the previous rule (already through use()) and its node. */
   private lastChain = '';
-  private lastEdges: Edge[] | undefined;
+  private lastNode: JumpNode | undefined;
+  /** The previous jump's target (already through use()) and its node. */
+  private lastTarget = '';
+  private lastTargetNode: JumpNode | undefined;
 
   constructor(readonly name: string) {
     this.builtins = new Set(TABLE_CHAINS[name]);
@@ -122,25 +128,28 @@ class TableCheck {
     const n = tokenize(src, from, sep);
     const op = tokenOp(src);
     if (op === 0x4e /* -N */) {
-      if (n > 1 && TE[1]! > TS[1]!) this.declared.add(src.slice(TS[1], TE[1]));
+      if (n > 1 && TE[1]! > TS[1]!) this.graph.node(src.slice(TS[1], TE[1])).known = true;
       return;
     }
     if (op !== 0x41 && op !== 0x49 && op !== 0x44 && op !== 0x52 /* -A -I -D -R */) return;
     if (n < 2 || TE[1] === TS[1]) return;
     // Rules of a chain are mostly consecutive: the previous rule's chain is reused unsliced.
-    let chain = this.lastChain;
-    if (TE[1]! - TS[1]! !== chain.length || !src.startsWith(chain, TS[1])) {
-      chain = this.lastChain = src.slice(TS[1], TE[1]);
-      this.lastEdges = undefined;
-      this.use(chain, lineNo, line, false);
+    let node = this.lastNode;
+    if (!node || TE[1]! - TS[1]! !== this.lastChain.length ||
+      !src.startsWith(this.lastChain, TS[1])) {
+      const chain = this.lastChain = src.slice(TS[1], TE[1]);
+      node = this.lastNode = this.use(chain, lineNo, line, false);
     }
     const target = checkRuleArgs(src, n, 2, lineNo, line, this);
     if (target === undefined || TARGETS.has(target)) return;
-    this.use(target, lineNo, line, true);
+    // The same target (KUBE-MARK-MASQ) comes back every other rule: its node is kept.
+    let to = this.lastTargetNode;
+    if (!to || target !== this.lastTarget) {
+      to = this.lastTargetNode = this.use(target, lineNo, line, true);
+      this.lastTarget = target;
+    }
     if (op === 0x44) return;
-    const out = this.lastEdges ?? this.edges.from(chain);
-    this.lastEdges = out;
-    out.push({ to: target, line: lineNo, text: line });
+    node.out.push({ to: target, line: lineNo, text: line, node: to });
   }
 
   private chainLine(line: string, lineNo: number): void {
@@ -158,17 +167,21 @@ class TableCheck {
     if (!builtin && policy !== '-') {
       fail(lineNo, `a policy (${policy}) is only for built-in chains`, line);
     }
-    this.declared.add(name);
+    this.graph.node(name).known = true;
   }
 
-  private use(name: string, lineNo: number, text: string, jump: boolean): void {
+  /** Notes a use of chain `name` (a jump when `jump`); answers its node. */
+  private use(name: string, lineNo: number, text: string, jump: boolean): JumpNode {
     if (this.builtins.has(name)) {
       if (jump) fail(lineNo, `cannot jump to built-in chain ${name}`, text);
-      return;
+      return this.graph.node(name);
     }
-    if (!this.declared.has(name) && !this.pending.has(name)) {
-      this.pending.set(name, { lineNo, text, jump });
+    const node = this.graph.node(name);
+    if (!node.known && !node.firstUse) {
+      node.firstUse = { lineNo, text, jump };
+      this.pending.push(node);
     }
+    return node;
   }
 
   /**
@@ -185,12 +198,13 @@ class TableCheck {
   }
 
   commit(): void {
-    for (const [name, u] of this.pending) {
-      if (this.declared.has(name)) continue;
-      fail(u.lineNo, u.jump ? `jump to chain ${name}, which does not exist (nor is it a target)`
-        : `chain ${name} does not exist`, u.text);
+    for (const node of this.pending) {
+      const u = node.firstUse!;
+      if (node.known) continue;
+      fail(u.lineNo, u.jump ? `jump to chain ${node.name}, which does not exist (nor is it a ` +
+        'target)' : `chain ${node.name} does not exist`, u.text);
     }
-    const loop = this.edges.findLoop(this.builtins);
+    const loop = this.graph.findLoop(this.builtins);
     if (loop) {
       fail(loop.line, `jumps loop (${loop.path.join(' → ')}): the kernel refuses it (ELOOP)`,
         loop.text);

@@ -112,18 +112,21 @@ class TableCheck {
         if (i + 2 < n && wordIs(line, TS[i + 1]!, TE[i + 1]!, 'to') &&
           natIsPlain(line, TS[i + 2]!, TE[i + 2]!)) continue;
         checkNat(wordsAt(line, i + 1, n, 3), 0, where, line);
-      } else if (len === 5 && i > k && (line.startsWith('saddr', s) || line.startsWith('daddr', s))) {
+      } else if (len === 5 && i > k &&
+        (line.startsWith('saddr', s) || line.startsWith('daddr', s))) {
         const ps = TS[i - 1]!;
         const pe = TE[i - 1]!;
         const v6 = wordIs(line, ps, pe, 'ip6');
         if (!v6 && !wordIs(line, ps, pe, 'ip')) continue;
-        if (i + 1 < n && !v6 && dottedQuad(line, TS[i + 1]!, TE[i + 1]!, -1) === TE[i + 1]) continue;
+        const vs = TS[i + 1]!;
+        if (i + 1 < n && !v6 && dottedQuad(line, vs, TE[i + 1]!, -1) === TE[i + 1]) continue;
         eachValue(valueWordsAt(line, i + 1, n), 0, (v) => {
           if (looksLiteral(v) && !isAddressMemo(v, v6)) {
             fail(where, `${v} is not an ${v6 ? 'IPv6' : 'IPv4'} address`, line);
           }
         });
-      } else if (len === 5 && i > k && (line.startsWith('dport', s) || line.startsWith('sport', s))) {
+      } else if (len === 5 && i > k &&
+        (line.startsWith('dport', s) || line.startsWith('sport', s))) {
         if (!PORT_PROTOS.has(line.slice(TS[i - 1], TE[i - 1]))) continue;
         if (i + 1 < n && portNumber(line, TS[i + 1]!, TE[i + 1]!) === TE[i + 1]) continue;
         eachValue(valueWordsAt(line, i + 1, n), 0, (v) => {
