@@ -27,8 +27,8 @@ export interface JumpNode {
   state: 0 | 1 | 2;
   /** The caller's: e.g. that the chain is declared. */
   known: boolean;
-  /** The caller's: e.g. where the chain was first used. */
-  firstUse: { lineNo: number; text: string; jump: boolean } | undefined;
+  /** The caller's: e.g. where the chain was first used (`where`: the caller's own locator). */
+  firstUse: { lineNo: number; text: string; jump: boolean; where?: unknown } | undefined;
 }
 
 /**

@@ -13,7 +13,7 @@
 import { parseCIDR, parseIP } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
 import { dottedQuad, portNumber } from '../iptables/validate.js';
-import { JumpGraph, type JumpEdge } from '../jump-loop.js';
+import { JumpGraph, type JumpEdge, type JumpNode } from '../jump-loop.js';
 import { parseListElement, parseListText } from './list-text.js';
 import { parseListJson } from './list-json.js';
 import type { NftRuleset } from './model.js';
@@ -47,17 +47,34 @@ interface SetInfo {
 
 /** One table's names and references; references are resolved at the end (`finish`). */
 class TableCheck {
-  readonly chains = new Set<string>();
   /** Chains with a hook: where the kernel's loop check starts. */
   readonly baseChains = new Set<string>();
   readonly sets = new Map<string, SetInfo>();
-  private readonly chainRefs = new Map<string, { where: Where; text: string }>();
+  /**
+   * Every chain named so far, existing (`known`) or not, with its jumps: one lookup per name
+   * serves the chain's existence, the reference check and the loop search.
+   */
+  private readonly graph = new JumpGraph();
+  /** Chains jumped to, in order of first jump: checked at the end. */
+  private readonly chainRefs: JumpNode[] = [];
   private readonly setRefs = new Map<string, { where: Where; text: string }>();
-  private readonly edges = new JumpGraph();
   private lastFrom = '';
   private lastOut: JumpEdge[] | undefined;
 
   constructor(readonly family: string) {}
+
+  addChain(name: string): void {
+    this.graph.node(name).known = true;
+  }
+
+  deleteChain(name: string): void {
+    const n = this.graph.nodes.get(name);
+    if (n) n.known = false;
+  }
+
+  hasChain(name: string): boolean {
+    return this.graph.nodes.get(name)?.known === true;
+  }
 
   rule(chain: string, tokens: readonly string[], where: Where, text: string): void {
     for (let i = 0; i < tokens.length; i++) {
@@ -154,26 +171,31 @@ class TableCheck {
   }
 
   private jump(from: string, to: string, where: Where, text: string): void {
-    if (!this.chainRefs.has(to)) this.chainRefs.set(to, { where, text });
-    this.edge(from, to, where, text);
+    const node = this.graph.node(to);
+    if (!node.firstUse) {
+      node.firstUse = { lineNo: 0, text, jump: true, where };
+      this.chainRefs.push(node);
+    }
+    this.edge(from, to, where, text, node);
   }
 
-  private edge(from: string, to: string, where: Where, text: string): void {
+  private edge(from: string, to: string, where: Where, text: string, node?: JumpNode): void {
     // A chain's jumps mostly come together (a rule's vmap, consecutive rules).
-    const out = from === this.lastFrom && this.lastOut ? this.lastOut : this.edges.from(from);
+    const out = from === this.lastFrom && this.lastOut ? this.lastOut : this.graph.from(from);
     this.lastFrom = from;
     this.lastOut = out;
-    out.push({ to, line: typeof where === 'number' ? where : 0, text, ref: where });
+    out.push({ to, line: typeof where === 'number' ? where : 0, text, ref: where, node });
   }
 
   finish(): void {
-    for (const [name, r] of this.chainRefs) {
-      if (!this.chains.has(name)) fail(r.where, `chain ${name} does not exist`, r.text);
+    for (const node of this.chainRefs) {
+      const r = node.firstUse!;
+      if (!node.known) fail(r.where as Where, `chain ${node.name} does not exist`, r.text);
     }
     for (const [name, r] of this.setRefs) {
       if (!this.sets.has(name)) fail(r.where, `set or map @${name} does not exist`, r.text);
     }
-    const loop = this.edges.findLoop(this.baseChains);
+    const loop = this.graph.findLoop(this.baseChains);
     if (loop) {
       fail(loop.ref as Where, `jumps loop (${loop.path.join(' → ')}): the kernel refuses it ` +
         '(ELOOP)', loop.text);
@@ -367,10 +389,10 @@ function transactionLine(line: string, lineNo: number, st: TxState): void {
   const object = line.slice(s1 + 1, s2);
   if (object === 'chain') {
     st.lastRuleChain = '';
-    if (removes) t.chains.delete(line.slice(from, nameEnd));
+    if (removes) t.deleteChain(line.slice(from, nameEnd));
     else if (verb !== 'flush') {
       const n = line.slice(from, nameEnd);
-      t.chains.add(n);
+      t.addChain(n);
       if (sp >= 0 && /\bhook\s/.test(line.slice(sp + 1))) t.baseChains.add(n);
     }
   } else if (object === 'set' || object === 'map') {
@@ -385,7 +407,7 @@ function transactionLine(line: string, lineNo: number, st: TxState): void {
     let chain = st.lastRuleChain;
     if (chain === '' || st.lastRuleTable !== t || !wordIs(line, from, nameEnd, chain)) {
       chain = line.slice(from, nameEnd);
-      if (!t.chains.has(chain)) fail(lineNo, `chain ${chain} does not exist`, line);
+      if (!t.hasChain(chain)) fail(lineNo, `chain ${chain} does not exist`, line);
       st.lastRuleChain = chain;
       st.lastRuleTable = t;
     }
@@ -482,7 +504,7 @@ function validateRuleset(rs: NftRuleset, text: string): void {
   for (const table of rs.tables.values()) {
     const t = new TableCheck(table.family);
     for (const c of table.chains.values()) {
-      t.chains.add(c.name);
+      t.addChain(c.name);
       if (c.hook !== undefined) t.baseChains.add(c.name);
     }
     for (const s of table.sets.values()) t.sets.set(s.name, { keyTypes: keyTypesOf(s.type) });
