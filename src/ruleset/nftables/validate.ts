@@ -485,7 +485,26 @@ function valueWordsAt(line: string, k: number, n: number): string[] {
 
 /** Braces balance outside quotes (a line cut short leaves one open). */
 function balanced(line: string): boolean {
-  if (!line.includes('{') && !line.includes('"')) return true;
+  const open = line.indexOf('{');
+  const quoted = line.includes('"');
+  if (open < 0 && !quoted) return true;
+  if (!quoted) {
+    // No quotes: the braces alone, found with indexOf (a vmap line is 800 characters).
+    let depth = 1;
+    let close = line.indexOf('}');
+    if (close >= 0 && close < open) return false;
+    for (let o = line.indexOf('{', open + 1); ;) {
+      if (o >= 0 && (close < 0 || o < close)) {
+        depth++;
+        o = line.indexOf('{', o + 1);
+      } else if (close >= 0) {
+        if (--depth < 0) return false;
+        close = line.indexOf('}', close + 1);
+      } else {
+        return depth === 0;
+      }
+    }
+  }
   let depth = 0;
   let inQ = false;
   for (let i = 0; i < line.length; i++) {
