@@ -2,17 +2,7 @@
 // typed by default, with nulls, unknown fields and, with probability `wrong` per value, a value
 // of the wrong type. Seeded, so a failure reproduces.
 import { TYPE_DEFS } from '../../src/api/schema/index.js';
-
-/** mulberry32: a small seeded generator, so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from './service-generator.js';
 
 const STRINGS = ['', 'a', 'web', 'TCP', 'UDP', 'SCTP', 'IPv4', 'IPv6', '10.0.0.1', 'fd00::1',
   '10.0.0.0/24', 'Always', 'Never', 'ClientIP', 'None', 'NodePort', 'LoadBalancer',

@@ -46,7 +46,8 @@ const FILES = {
   adminCert: 'admin.crt', adminKey: 'admin.key', tokens: 'tokens.csv',
 } as const;
 
-async function readIfPresent(path: string): Promise<string | undefined> {
+/** The file's text, or undefined when it does not exist. */
+export async function readIfPresent(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8');
   } catch (e) {

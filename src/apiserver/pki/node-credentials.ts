@@ -7,11 +7,11 @@
 // reissued when missing, expiring, not signed by the CA, or for another subject.
 
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kdpError } from '../../errors.js';
 import { ensurePrivateDir, writePrivateFile } from '../../util/private-files.js';
 import type { UserInfo } from '../pipeline-types.js';
+import { readIfPresent } from './index.js';
 import { issueLeaf, type CertPair } from './issue.js';
 
 export const NODE_USER_PREFIX = 'system:node:';
@@ -54,15 +54,6 @@ export function subjectOf(certPem: string): Subject {
   const values = (k: string) => lines.filter((l) => l.startsWith(`${k}=`))
     .map((l) => l.slice(k.length + 1));
   return { commonName: values('CN')[0] ?? '', organizations: values('O') };
-}
-
-async function readIfPresent(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw kdpError('KDP_CONFIG', `cannot read ${path}: ${(e as Error).message}`, {}, e);
-  }
 }
 
 /** The cluster CA of a data dir, or undefined when its key is not there (another machine). */
