@@ -12,6 +12,7 @@ import { parseCIDR, parseIP } from '../../api/net.js';
 import { kdpError } from '../../errors.js';
 import { splitArgs } from './parse.js';
 import { JumpGraph, type JumpNode } from '../jump-loop.js';
+import { wordOffsets, words } from '../words.js';
 
 /** Built-in chains per table, as the kernel's iptable_* modules register them. */
 const TABLE_CHAINS: Readonly<Record<string, readonly string[]>> = {
@@ -117,27 +118,29 @@ class TableCheck {
     // Words as offsets into `src` (no string per word): the line itself split at spaces, or,
     // when it quotes, its words (splitArgs) joined with newlines, which no word can hold.
     let src = line;
-    let sep = 0x20;
+    let sep = ' ';
     if (line.indexOf('"', from) >= 0) {
-      const words = splitArgs(line.slice(from), lineNo);
-      src = words.join('\n');
-      sep = 0x0a;
+      const args = splitArgs(line.slice(from), lineNo);
+      src = args.join('\n');
+      sep = '\n';
       from = 0;
-      if (words.length === 0) return;
+      if (args.length === 0) return;
     }
-    const n = tokenize(src, from, sep);
+    const n = wordOffsets(src, from, sep);
     const op = tokenOp(src);
     if (op === 0x4e /* -N */) {
-      if (n > 1 && TE[1]! > TS[1]!) this.graph.node(src.slice(TS[1], TE[1])).known = true;
+      if (n > 1 && words.te[1]! > words.ts[1]!) {
+        this.graph.node(src.slice(words.ts[1], words.te[1])).known = true;
+      }
       return;
     }
     if (op !== 0x41 && op !== 0x49 && op !== 0x44 && op !== 0x52 /* -A -I -D -R */) return;
-    if (n < 2 || TE[1] === TS[1]) return;
+    if (n < 2 || words.te[1] === words.ts[1]) return;
     // Rules of a chain are mostly consecutive: the previous rule's chain is reused unsliced.
     let node = this.lastNode;
-    if (!node || TE[1]! - TS[1]! !== this.lastChain.length ||
-      !src.startsWith(this.lastChain, TS[1])) {
-      const chain = this.lastChain = src.slice(TS[1], TE[1]);
+    if (!node || words.te[1]! - words.ts[1]! !== this.lastChain.length ||
+      !src.startsWith(this.lastChain, words.ts[1])) {
+      const chain = this.lastChain = src.slice(words.ts[1], words.te[1]);
       node = this.lastNode = this.use(chain, lineNo, line, false);
     }
     const target = checkRuleArgs(src, n, 2, lineNo, line, this);
@@ -212,36 +215,10 @@ class TableCheck {
   }
 }
 
-/** Word offsets of the line being checked: word i is src.slice(TS[i], TE[i]). */
-let TS = new Int32Array(256);
-let TE = new Int32Array(256);
-
-/** `src.slice(from).split(sep)` as offsets into TS/TE; answers the number of words. */
-function tokenize(src: string, from: number, sep: number): number {
-  const ch = String.fromCharCode(sep);
-  let n = 0;
-  let s = from;
-  for (;;) {
-    if (n === TS.length) {
-      const ts = new Int32Array(n * 2);
-      const te = new Int32Array(n * 2);
-      ts.set(TS);
-      te.set(TE);
-      TS = ts;
-      TE = te;
-    }
-    const e = src.indexOf(ch, s);
-    TS[n] = s;
-    TE[n] = e < 0 ? src.length : e;
-    n++;
-    if (e < 0) return n;
-    s = e + 1;
-  }
-}
-
 /** The letter of word 0 when it is `-X`, else 0. */
 function tokenOp(src: string): number {
-  return TE[0]! - TS[0]! === 2 && src.charCodeAt(TS[0]!) === 0x2d ? src.charCodeAt(TS[0]! + 1) : 0;
+  const s = words.ts[0]!;
+  return words.te[0]! - s === 2 && src.charCodeAt(s) === 0x2d ? src.charCodeAt(s + 1) : 0;
 }
 
 /** Option words of one letter this module checks: -j -g -s -d -p. */
@@ -264,7 +241,7 @@ function remember(seen: Map<string, boolean>, key: string, ok: boolean): boolean
 }
 
 /**
- * Checks option values of words `from`.. (offsets in TS/TE over `src`); returns the rule's -j/-g
+ * Checks option values of words `from`.. (offsets in `words` over `src`); returns the rule's -j/-g
  * target. Plain dotted-quad addresses, numeric ports and ADDR:PORT are checked in place; the
  * rest by the general checks below.
  */
@@ -272,8 +249,8 @@ function checkRuleArgs(src: string, n: number, from: number, lineNo: number, lin
   table: TableCheck): string | undefined {
   let target: string | undefined;
   for (let i = from; i < n; i++) {
-    const s = TS[i]!;
-    const len = TE[i]! - s;
+    const s = words.ts[i]!;
+    const len = words.te[i]! - s;
     if (src.charCodeAt(s) !== 0x2d /* - */ || len < 2) continue;
     let a: string | undefined;
     if (len === 2) a = SHORT[src.charCodeAt(s + 1)];
@@ -283,8 +260,8 @@ function checkRuleArgs(src: string, n: number, from: number, lineNo: number, lin
     }
     if (a === undefined) continue;
     if (++i >= n) return fail(lineNo, `${a} needs a value`, line);
-    const vs = TS[i]!;
-    const ve = TE[i]!;
+    const vs = words.ts[i]!;
+    const ve = words.te[i]!;
     switch (a) {
       case '-j': case '--jump': case '-g': case '--goto': target = src.slice(vs, ve); break;
       case '-s': case '--source': case '-d': case '--destination': {

@@ -19,6 +19,7 @@ import { parseListJson } from './list-json.js';
 import type { NftRuleset } from './model.js';
 import { splitWords } from './tokens.js';
 import { splitTopLevel } from './transaction.js';
+import { wordOffsets, words } from '../words.js';
 
 /**
  * Where a problem is: a line number, or (for a parsed listing) a function finding it, which
@@ -106,37 +107,38 @@ class TableCheck {
   }
 
   /**
-   * rule() over words k..n-1 of `line` (offsets in TS/TE), making strings only of the words it
+   * rule() over words k..n-1 of `line` (offsets in `words`), making strings only of the words it
    * checks; plain dotted quads and decimal ports are checked in place.
    */
   ruleAt(chain: string, line: string, k: number, n: number, where: number): void {
     for (let i = k; i < n; i++) {
-      const s = TS[i]!;
-      const e = TE[i]!;
+      const s = words.ts[i]!;
+      const e = words.te[i]!;
       const len = e - s;
       const c = line.charCodeAt(s);
       if (len === 4 && (line.startsWith('jump', s) || line.startsWith('goto', s))) {
-        const to = i + 1 < n ? bare(line.slice(TS[i + 1], TE[i + 1])) : '';
+        const to = i + 1 < n ? bare(line.slice(words.ts[i + 1], words.te[i + 1])) : '';
         if (to === '') fail(where, `${line.slice(s, e)} needs a chain`, line);
         this.jump(chain, to, where, line);
       } else if (c === 0x40 /* @ */) {
         const name = bare(line.slice(s + 1, e));
         if (!this.setRefs.has(name)) this.setRefs.set(name, { where, text: line });
-        if (i > k && wordIs(line, TS[i - 1]!, TE[i - 1]!, 'vmap')) {
+        if (i > k && wordIs(line, words.ts[i - 1]!, words.te[i - 1]!, 'vmap')) {
           this.edge(chain, `@${name}`, where, line);
         }
       } else if (len === 4 && (line.startsWith('dnat', s) || line.startsWith('snat', s))) {
-        if (i + 2 < n && wordIs(line, TS[i + 1]!, TE[i + 1]!, 'to') &&
-          natIsPlain(line, TS[i + 2]!, TE[i + 2]!)) continue;
+        if (i + 2 < n && wordIs(line, words.ts[i + 1]!, words.te[i + 1]!, 'to') &&
+          natIsPlain(line, words.ts[i + 2]!, words.te[i + 2]!)) continue;
         checkNat(wordsAt(line, i + 1, n, 3), 0, where, line);
       } else if (len === 5 && i > k &&
         (line.startsWith('saddr', s) || line.startsWith('daddr', s))) {
-        const ps = TS[i - 1]!;
-        const pe = TE[i - 1]!;
+        const ps = words.ts[i - 1]!;
+        const pe = words.te[i - 1]!;
         const v6 = wordIs(line, ps, pe, 'ip6');
         if (!v6 && !wordIs(line, ps, pe, 'ip')) continue;
-        const vs = TS[i + 1]!;
-        if (i + 1 < n && !v6 && dottedQuad(line, vs, TE[i + 1]!, -1) === TE[i + 1]) continue;
+        const vs = words.ts[i + 1]!;
+        const ve = words.te[i + 1]!;
+        if (i + 1 < n && !v6 && dottedQuad(line, vs, ve, -1) === ve) continue;
         eachValue(valueWordsAt(line, i + 1, n), 0, (v) => {
           if (looksLiteral(v) && !isAddressMemo(v, v6)) {
             fail(where, `${v} is not an ${v6 ? 'IPv6' : 'IPv4'} address`, line);
@@ -144,8 +146,9 @@ class TableCheck {
         });
       } else if (len === 5 && i > k &&
         (line.startsWith('dport', s) || line.startsWith('sport', s))) {
-        if (!PORT_PROTOS.has(line.slice(TS[i - 1], TE[i - 1]))) continue;
-        if (i + 1 < n && portNumber(line, TS[i + 1]!, TE[i + 1]!) === TE[i + 1]) continue;
+        if (!PORT_PROTOS.has(line.slice(words.ts[i - 1], words.te[i - 1]))) continue;
+        const pe = words.te[i + 1]!;
+        if (i + 1 < n && portNumber(line, words.ts[i + 1]!, pe) === pe) continue;
         eachValue(valueWordsAt(line, i + 1, n), 0, (v) => {
           if (/^\d/.test(v) && !isPortRange(v)) fail(where, `${v} is not a port (0-65535)`, line);
         });
@@ -418,10 +421,11 @@ function transactionLine(line: string, lineNo: number, st: TxState): void {
       t.rule(chain, k ? words2.slice(k) : words2, lineNo, line);
       return;
     }
-    const n = tokenize(line, sp < 0 ? line.length : sp + 1);
+    const n = wordOffsets(line, sp < 0 ? line.length : sp + 1, ' ');
     let k = 0;
-    while (k < n && (wordIs(line, TS[k]!, TE[k]!, 'index') ||
-      wordIs(line, TS[k]!, TE[k]!, 'handle') || wordIs(line, TS[k]!, TE[k]!, 'position'))) {
+    while (k < n && (wordIs(line, words.ts[k]!, words.te[k]!, 'index') ||
+      wordIs(line, words.ts[k]!, words.te[k]!, 'handle') ||
+      wordIs(line, words.ts[k]!, words.te[k]!, 'position'))) {
       k += 2;
     }
     t.ruleAt(chain, line, k, n, lineNo);
@@ -439,46 +443,20 @@ function transactionLine(line: string, lineNo: number, st: TxState): void {
   }
 }
 
-/** Word offsets of the rule being checked: word i is line.slice(TS[i], TE[i]). */
-let TS = new Int32Array(256);
-let TE = new Int32Array(256);
-
-/** `line.slice(from).split(' ')` as offsets into TS/TE; answers the number of words. */
-function tokenize(line: string, from: number): number {
-  let n = 0;
-  let s = from;
-  for (;;) {
-    if (n === TS.length) {
-      const ts = new Int32Array(n * 2);
-      const te = new Int32Array(n * 2);
-      ts.set(TS);
-      te.set(TE);
-      TS = ts;
-      TE = te;
-    }
-    const e = line.indexOf(' ', s);
-    TS[n] = s;
-    TE[n] = e < 0 ? line.length : e;
-    n++;
-    if (e < 0) return n;
-    s = e + 1;
-  }
-}
-
 /** Words k.. of the rule (TS/TE), at most `max`, as strings. */
 function wordsAt(line: string, k: number, n: number, max: number): string[] {
   const out: string[] = [];
-  for (let i = k; i < n && out.length < max; i++) out.push(line.slice(TS[i], TE[i]));
+  for (let i = k; i < n && out.length < max; i++) out.push(line.slice(words.ts[i], words.te[i]));
   return out;
 }
 
 /** The words of a match's value from word k: `!= X`, `X` or `{ X, Y }` (eachValue's input). */
 function valueWordsAt(line: string, k: number, n: number): string[] {
   let end = k;
-  const c = k < n ? line.charCodeAt(TS[k]!) : 0;
+  const c = k < n ? line.charCodeAt(words.ts[k]!) : 0;
   if (c === 0x21 || c === 0x3d /* != == */) end++;
-  if (end < n && line.charCodeAt(TS[end]!) === 0x7b /* { */) {
-    while (end < n && line.charCodeAt(TE[end]! - 1) !== 0x7d /* } */) end++;
+  if (end < n && line.charCodeAt(words.ts[end]!) === 0x7b /* { */) {
+    while (end < n && line.charCodeAt(words.te[end]! - 1) !== 0x7d /* } */) end++;
   }
   return wordsAt(line, k, n, end - k + 1);
 }
