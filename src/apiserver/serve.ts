@@ -67,10 +67,27 @@ export async function listenApiServer(opts: ApiServerOptions, l: ListenOptions):
     return srv;
   };
   const built = buildApiServer({ ...o, serverFactory });
-  await built.app.listen({ host, port: l.port });
+  try {
+    await built.app.listen({ host, port: l.port });
+  } catch (e) {
+    await built.app.close().catch(() => undefined);
+    throw listenError(e, host, l.port);
+  }
   const port = (built.app.server.address() as AddressInfo).port;
   const hostPart = host.includes(':') ? `[${host}]` : host;
   const url = `${l.insecureHttp ? 'http' : 'https'}://${hostPart}:${port}`;
   void srv;
   return { ...built, url, port };
+}
+
+/** A listen failure as the user can act on it: which address, why, and the flag that moves it. */
+function listenError(e: unknown, host: string, port: number): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const why = code === 'EADDRINUSE' ? 'the address is already in use (another cluster or program holds it)' :
+    code === 'EACCES' ? 'permission denied (ports below 1024 need root)' :
+    code === 'EADDRNOTAVAIL' ? 'no interface here has that address' : undefined;
+  if (!why) return e;
+  return kdpError('KDP_CONFIG', `API server cannot listen on ${where}: ${why}; ` +
+    'choose another port with --port (0: any free port)');
 }

@@ -1,9 +1,10 @@
 // `kdp up`: run a cluster (foreground, or -d to detach and return once every node is Ready).
 
-import { resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
+import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { kdpError } from '../../errors.js';
-import { readClusterInfo } from '../../cluster/cluster-file.js';
+import { readClusterInfo, type ClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir, type DataDirPaths } from '../../cluster/data-dir.js';
 import { livePid, spawnDetached } from '../../cluster/daemon.js';
 import { KDP_NODE_FLAGS } from '../node-flags.js';
@@ -17,7 +18,7 @@ import type { Command, CliIO } from '../command.js';
 import { readInput } from '../read-input.js';
 import { parseMode } from './rules-compile.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { isAlive, recordProcess } from '../../host/process.js';
 import { PRIVATE_DIR_MODE } from '../../util/private-files.js';
 
@@ -95,7 +96,7 @@ export const upCommand: Command = {
       cni: cniFlags(args.flags), network,
       store: { repair: args.flags.repair as boolean, log: (l) => io.err(`kdp: ${l}\n`) },
     });
-    io.out(readyMessage(cluster.url, paths.kubeconfig, paths.root, network.serviceCIDRs));
+    io.out(readyMessage(readClusterInfo(paths), paths.root, { detached: false, env: io.env }));
     await io.interrupted;
     io.err('kdp: shutting down\n');
     // Shutdown waits on helper processes that do not hold the event loop open (they are unref'd
@@ -129,21 +130,46 @@ function networkFlags(flags: Record<string, unknown>): ClusterNetwork {
   });
 }
 
-export function readyMessage(
-  url: string, kubeconfig: string, dataDir: string,
-  serviceCIDRs: readonly string[] = ['10.96.0.0/12'],
-): string {
+/** What the ready message needs to know of the cluster (a subset of cluster.json). */
+export type ReadyInfo = Pick<ClusterInfo, 'url' | 'kubeconfig' | 'mode' | 'proxyMode' | 'timeScale' |
+  'serviceCIDRs' | 'nodes'>;
+
+/**
+ * The lines `kdp up` ends with. Every hint is a command that works pasted as it is: `npx kdp`
+ * unless a `kdp` is on PATH, and `--data-dir` whenever the directory is not the default one.
+ */
+export function readyMessage(info: ReadyInfo, dataDir: string, o: {
+  readonly detached: boolean; readonly env: Readonly<Record<string, string | undefined>>;
+}): string {
+  const kdp = onPath('kdp', o.env.PATH) ? 'kdp' : 'npx kdp';
+  const dd = resolve(dataDir) === resolve(join(homedir(), '.kdp')) ? '' : ` --data-dir ${dataDir}`;
+  const node = info.nodes[0]?.name ?? 'n1';
+  const scale = info.timeScale === 1 ? '' : `, time scale ${info.timeScale}`;
   return [
-    `kdp cluster ready at ${url}`,
+    `kdp cluster ready at ${info.url} (${info.mode} mode, kube-proxy ${info.proxyMode}${scale})`,
     '',
-    `  export KUBECONFIG=${kubeconfig}`,
+    `  export KUBECONFIG=${info.kubeconfig}`,
     '  kubectl get nodes',
-    '  kdp rules --node n1          # the rules n1\'s kube-proxy holds',
-    `  kdp trace n1 ${endpointString(apiServiceIP(serviceCIDRs), 443)}`,
+    `  ${kdp} rules${dd} --node ${node}          # the rules ${node}'s kube-proxy holds`,
+    `  ${kdp} trace${dd} ${node} ${endpointString(apiServiceIP(info.serviceCIDRs ?? ['10.96.0.0/12']), 443)}`,
     '',
-    `Stop with Ctrl-C (or \`kdp down --data-dir ${dataDir}\`).`,
+    o.detached ? `Stop with \`${kdp} down${dd}\`.` : `Stop with Ctrl-C (or \`${kdp} down${dd}\`).`,
     '',
   ].join('\n');
+}
+
+/** Whether an executable `name` is in one of PATH's directories. */
+function onPath(name: string, path: string | undefined): boolean {
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return true;
+    } catch {
+      // not here
+    }
+  }
+  return false;
 }
 
 async function detach(paths: DataDirPaths, io: CliIO): Promise<number> {
@@ -155,7 +181,7 @@ async function detach(paths: DataDirPaths, io: CliIO): Promise<number> {
   for (let waited = 0; waited < 120_000; waited += 200) {
     try {
       const info = readClusterInfo(paths);
-      io.out(readyMessage(info.url, info.kubeconfig, paths.root, info.serviceCIDRs));
+      io.out(readyMessage(info, paths.root, { detached: true, env: io.env }));
       return 0;
     } catch {
       // not up yet
