@@ -4,7 +4,9 @@
 // `pod=<name> from=<source ip>:<port> to=<local ip>:<port>`: the pod name, the source address it
 // saw (to check NAT) and the address it was reached at (IPv6 ones in brackets). TCP listens on
 // `::` (dual-stack) when the namespace has IPv6, else 0.0.0.0; UDP binds each local address, so
-// it knows which one a datagram came to. Prints `ready` once listening.
+// it knows which one a datagram came to. Prints `ready` once listening, then one line per request
+// it answers: `tcp|udp from=<src> to=<local>`, HTTP `http from=… to=… <METHOD> <path>`
+// (unprintable bytes as `?`, the path at most 200 bytes), as the native build.
 // For probes and restarts: HTTP `GET /kdp/healthz` answers 200 while healthy, 503 otherwise;
 // `GET /kdp/fail` and `/kdp/recover` switch (start state: KDP_ECHO_HEALTHY, default true);
 // KDP_ECHO_EXIT_AFTER_MS makes it exit after that long with KDP_ECHO_EXIT_CODE (default 1).
@@ -27,6 +29,14 @@ const line = (fromIp, fromPort, toIp, toPort) =>
 const locals = Object.values(networkInterfaces()).flat()
   .filter((i) => i && !(i.family === 'IPv6' && i.scopeid)).map((i) => i.address);
 let pending = ports.length * (1 + locals.length);
+const logRequest = (kind, fromIp, fromPort, toIp, toPort, req) => {
+  let l = `${kind} from=${addr(fromIp, fromPort)} to=${addr(toIp, toPort)}`;
+  if (req !== undefined) {
+    const first = req.split(/[\r\n]/, 1)[0].split(' ').slice(0, 2).join(' ').slice(0, 216);
+    l += ` ${first.replace(/[^\x20-\x7e]/g, '?')}`;
+  }
+  process.stdout.write(`${l}\n`);
+};
 const listening = () => { if (--pending === 0) console.log(`ready pod=${pod} ports=${ports.join(',')}`); };
 
 function http(s, head, body) {
@@ -45,9 +55,12 @@ function http(s, head, body) {
 function onConnection(s) {
   s.once('data', (d) => {
     const body = line(s.remoteAddress, s.remotePort, s.localAddress, s.localPort);
-    const head = d.toString('latin1', 0, 256);
-    if (/^[A-Z]+ \S+ HTTP\/1/.test(head)) http(s, head, body);
+    const head = d.toString('latin1', 0, 1024);
+    const isHttp = /^[A-Z]+ \S+ HTTP\/1/.test(head);
+    if (isHttp) http(s, head, body);
     else s.end(body);
+    logRequest(isHttp ? 'http' : 'tcp', s.remoteAddress, s.remotePort, s.localAddress, s.localPort,
+      isHttp ? head : undefined);
   });
   s.on('error', () => {});
 }
@@ -60,7 +73,10 @@ function listenTcp(port) {
 
 function bindUdp(port, ip) {
   const udp = createSocket(ip.includes(':') ? 'udp6' : 'udp4');
-  udp.on('message', (_m, r) => udp.send(line(r.address, r.port, ip, port), r.port, r.address));
+  udp.on('message', (_m, r) => {
+    udp.send(line(r.address, r.port, ip, port), r.port, r.address);
+    logRequest('udp', r.address, r.port, ip, port);
+  });
   udp.once('error', () => listening());
   udp.bind(port, ip, listening);
 }

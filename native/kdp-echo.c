@@ -11,7 +11,10 @@
  * IPV6_PKTINFO and answers from it. HTTP `GET /kdp/healthz` is 200 while healthy, else 503;
  * `/kdp/fail` and `/kdp/recover` switch (start: KDP_ECHO_HEALTHY, default true).
  * KDP_ECHO_EXIT_AFTER_MS exits after that long with KDP_ECHO_EXIT_CODE (default 1). Prints
- * `ready pod=<name> ports=<p,...>` once listening. SIGTERM/SIGINT exit 0.
+ * `ready pod=<name> ports=<p,...>` once listening, then one line per request it answers
+ * (`kubectl logs -f` shows traffic): `tcp|udp from=<src> to=<local>`, and for HTTP
+ * `http from=<src> to=<local> <METHOD> <path>` (the path's unprintable bytes as `?`, at most
+ * 200). SIGTERM/SIGINT exit 0.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -66,6 +69,27 @@ static int echo_line(const struct sockaddr_storage *from, const struct sockaddr_
   format_addr(from, f, sizeof f);
   format_addr(to, t, sizeof t);
   return snprintf(out, n, "pod=%s from=%s to=%s\n", pod, f, t);
+}
+
+/* The request's log line on stdout, one write: `<kind> from=<src> to=<local>[ <request>]`. */
+static void log_request(const char *kind, const struct sockaddr_storage *from,
+                        const struct sockaddr_storage *to, const char *req, ssize_t n) {
+  char f[64], t[64], line[512];
+  format_addr(from, f, sizeof f);
+  format_addr(to, t, sizeof t);
+  int len = snprintf(line, sizeof line, "%s from=%s to=%s", kind, f, t);
+  if (req) {
+    /* "METHOD path": up to the second space of the request line */
+    int spaces = 0, k = 0;
+    line[len++] = ' ';
+    for (ssize_t i = 0; i < n && k < 200 + 16; i++, k++) {
+      char c = req[i];
+      if (c == '\r' || c == '\n' || (c == ' ' && ++spaces == 2)) break;
+      line[len++] = (c >= 0x20 && c < 0x7f) ? c : '?';
+    }
+  }
+  line[len++] = '\n';
+  if (write(1, line, (size_t)len) < 0) { /* stdout gone: keep serving */ }
 }
 
 /* A socket on `::` (dual-stack) or, without IPv6 in the namespace, on 0.0.0.0. */
@@ -129,8 +153,10 @@ static int serve_conn(int fd) {
   if (n > 0 && getpeername(fd, (struct sockaddr *)&from, &fl) == 0 &&
       getsockname(fd, (struct sockaddr *)&to, &tl) == 0) {
     int len = echo_line(&from, &to, body, sizeof body);
-    if (is_http(buf, n)) answer_http(fd, buf, n, body);
+    int http = is_http(buf, n);
+    if (http) answer_http(fd, buf, n, body);
     else if (write(fd, body, (size_t)len) < 0) { /* ignored as above */ }
+    log_request(http ? "http" : "tcp", &from, &to, http ? buf : NULL, n);
   }
   close(fd);
   return 1;
@@ -179,6 +205,7 @@ static void serve_datagram(int fd, int v6) {
   struct msghdr rm = {.msg_name = &from, .msg_namelen = m.msg_namelen, .msg_iov = &riov, .msg_iovlen = 1,
                       .msg_control = reply_ctrl_len ? reply_ctrl : NULL, .msg_controllen = reply_ctrl_len};
   sendmsg(fd, &rm, 0);
+  log_request("udp", &from, &to, NULL, 0);
 }
 
 int main(void) {

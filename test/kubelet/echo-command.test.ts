@@ -31,11 +31,19 @@ async function start(cmd: EchoCommand, port: number, extra: Record<string, strin
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(c);
+  let text = '';
+  output.set(port, () => text);
   return new Promise((resolve, reject) => {
-    c.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    c.stdout!.on('data', (d: Buffer) => {
+      text += d.toString();
+      if (text.includes('\n')) resolve(text.split('\n')[0]!);
+    });
     c.once('exit', (code) => reject(new Error(`echo exited ${code}`)));
   });
 }
+
+/** Everything an echo started on `port` has printed so far. */
+const output = new Map<number, () => string>();
 
 function tcp(port: number, data: string): Promise<{ text: string; local: string }> {
   return new Promise((resolve, reject) => {
@@ -82,6 +90,18 @@ describe('the kdp/echo workload', () => {
       const body = `pod=web-1 from=${h.local} to=127.0.0.1:${port}\n`;
       expect(h.text).toBe(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n` +
         `Connection: close\r\n\r\n${body}`);
+      await tcp(port, 'GET /a\x01b HTTP/1.1\r\n\r\n');
+      // One log line per request answered, so `kubectl logs -f` shows traffic.
+      for (let i = 0; i < 50 && output.get(port)!().split('\n').length < 6; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(output.get(port)!().split('\n').slice(1)).toEqual([
+        `tcp from=${t.local} to=127.0.0.1:${port}`,
+        `udp from=${u.local} to=127.0.0.1:${port}`,
+        `http from=${h.local} to=127.0.0.1:${port} GET /`,
+        expect.stringMatching(new RegExp(`^http from=127\\.0\\.0\\.1:\\d+ to=127\\.0\\.0\\.1:${port} GET /a\\?b$`)),
+        '',
+      ]);
     });
 
     it(`${name}: /kdp/fail and /kdp/recover switch the health endpoint between 503 and 200`, async () => {
