@@ -12,6 +12,7 @@ import { isKdpError, kdpError } from '../errors.js';
 import { objectKey } from '../client/cache.js';
 import type { Client } from '../client/types.js';
 import { buildWorkQueue, runWorkers } from '../controllers/workqueue.js';
+import { hostCapacity, VIRTUAL_NODE_CAPACITY } from './capacity.js';
 import { buildLeaseHeartbeat } from './lease.js';
 import { buildNodeObject, nodeConditions } from './node-status.js';
 import { buildPodStatus } from './pod-status.js';
@@ -85,8 +86,11 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
     o.leaseDurationSeconds ?? 40);
 
   async function register(): Promise<void> {
+    // A runtime that reports nodeInfo runs on the real machine (netns): report its capacity.
+    const capacity = runtime.nodeInfo ? hostCapacity() : VIRTUAL_NODE_CAPACITY;
     const obj = buildNodeObject({
-      nodeName, nodeIP, nodeIPs, cpu: o.cpu ?? '4', memory: o.memory ?? '8Gi', pods: o.maxPods ?? 110,
+      nodeName, nodeIP, nodeIPs, cpu: o.cpu ?? capacity.cpu, memory: o.memory ?? capacity.memory,
+      pods: o.maxPods ?? 110,
       labels: o.labels, taints: o.taints, kubeletVersion: o.kubeletVersion ?? 'v1.33.0',
       ...(runtime.nodeInfo ? { nodeInfo: runtime.nodeInfo } : {}),
     }, iso());

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease, Node, Pod } from '../../src/api/types.js';
+import { cpus, totalmem } from 'node:os';
+import { buildNodeAgent } from '../../src/kubelet/node-agent.js';
 import { buildVirtualRuntime } from '../../src/kubelet/runtime-virtual.js';
 import { buildMemoryIpamStore } from '../../src/cni/ipam/store.js';
 import { listItems, ref, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
@@ -53,6 +55,32 @@ describe('node agent', () => {
       .toMatchObject({ status: 'True', reason: 'KubeletReady' });
     expect(n.status?.nodeInfo?.kubeletVersion).toBe('v1.33.0');
     expect(n.metadata.labels?.['kubernetes.io/hostname']).toBe('w1');
+  });
+
+  it('reports the machine\'s CPUs and memory when its runtime runs real processes, a documented default when virtual', async () => {
+    const real = buildNodeAgent({
+      client: c.client, nodeName: 'w-real',
+      runtime: { ...buildVirtualRuntime({}), nodeInfo: { osImage: 'test', kernelVersion: 'test' } },
+      options: { nodeIP: '172.18.0.90', timeScale: 0.01 },
+    });
+    const virtual = buildNodeAgent({
+      client: c.client, nodeName: 'w-virtual', runtime: buildVirtualRuntime({}),
+      options: { nodeIP: '172.18.0.91', timeScale: 0.01 },
+    });
+    await real.start();
+    await virtual.start();
+    try {
+      const r = await c.client.get<Node>(ref('nodes'), 'w-real');
+      expect(r.status?.capacity).toMatchObject({
+        cpu: String(cpus().length), memory: `${Math.floor(totalmem() / 1024)}Ki` });
+      const v = await c.client.get<Node>(ref('nodes'), 'w-virtual');
+      expect(v.status?.capacity).toMatchObject({ cpu: '4', memory: '8Gi' });
+    } finally {
+      await real.stop();
+      await virtual.stop();
+      await c.client.delete(ref('nodes'), 'w-real');
+      await c.client.delete(ref('nodes'), 'w-virtual');
+    }
   });
 
   it('renews its Lease in kube-node-lease while running', async () => {
