@@ -8,7 +8,9 @@ import type { Client, KubeObject } from '../client/types.js';
 import type { Event } from '../api/types.js';
 
 export interface EventRecorder {
-  event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
+  /** `fieldPath` names the part of the object (a pod's `spec.containers{web}`, as kubelet's). */
+  event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string,
+    fieldPath?: string): void;
   /** Resolves once every write started so far has finished (for tests and shutdown). */
   flush(): Promise<void>;
 }
@@ -35,11 +37,11 @@ export function buildEventRecorder(client: Client, opts: RecorderOptions): Event
   }
 
   return {
-    event(obj, type, reason, message) {
+    event(obj, type, reason, message, fieldPath) {
       if (opts.enabled === false) return;
       const md = obj.metadata;
       const namespace = md.namespace || 'default';
-      const key = [obj.kind, namespace, md.name, md.uid, type, reason, message].join('\u0000');
+      const key = [obj.kind, namespace, md.name, md.uid, fieldPath, type, reason, message].join('\u0000');
       const ts = new Date(now()).toISOString().replace(/\.\d+Z$/, 'Z');
       const prev = seen.get(key);
       const ref = { ...EVENTS, namespace };
@@ -57,6 +59,7 @@ export function buildEventRecorder(client: Client, opts: RecorderOptions): Event
         involvedObject: {
           kind: obj.kind, namespace: md.namespace, name: md.name, uid: md.uid,
           apiVersion: obj.apiVersion, resourceVersion: md.resourceVersion,
+          ...(fieldPath ? { fieldPath } : {}),
         },
         reason, message, type,
         source: { component: opts.component, ...(opts.host ? { host: opts.host } : {}) },

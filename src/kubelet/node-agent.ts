@@ -13,6 +13,8 @@ import { objectKey } from '../client/cache.js';
 import type { Client } from '../client/types.js';
 import { buildWorkQueue, runWorkers } from '../controllers/workqueue.js';
 import { hostCapacity, VIRTUAL_NODE_CAPACITY } from './capacity.js';
+import { buildEventRecorder } from '../controllers/events.js';
+import { containerEvents, killingEvents, type ContainerEvent, type PodMarks } from './container-events.js';
 import { buildLeaseHeartbeat } from './lease.js';
 import { buildNodeObject, nodeConditions } from './node-status.js';
 import { buildPodStatus } from './pod-status.js';
@@ -44,6 +46,9 @@ export interface NodeAgentOptions {
   /** Shared informers (in-process pools of nodes); default: the agent's own. */
   readonly sources?: NodeAgentSources;
   readonly now?: () => number;
+  /** Record upstream's kubelet Events (node Starting/NodeReady…, container Pulled/Created/
+   *  Started/Killing/BackOff). Default true; benchmarks turn them off. */
+  readonly recordEvents?: boolean;
 }
 
 export interface NodeAgent {
@@ -78,6 +83,13 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const uidToKey = new Map<string, string>();
   const terminating = new Map<string, NodeJS.Timeout | undefined>();
   const timers: NodeJS.Timeout[] = [];
+  const recorder = buildEventRecorder(client, { component: 'kubelet', host: nodeName,
+    enabled: o.recordEvents ?? true, now });
+  const marks = new Map<string, PodMarks>();
+  const podEvents = (pod: Pod, events: readonly ContainerEvent[]) => {
+    const obj = { ...pod, apiVersion: 'v1', kind: 'Pod' };
+    for (const e of events) recorder.event(obj, e.type, e.reason, e.message, e.fieldPath);
+  };
   const unsubs: Array<() => void> = [];
   let queue = buildWorkQueue<string>({ baseDelayMs: 20, maxDelayMs: 10_000 * scale + 100 });
   let running = false;
@@ -102,6 +114,14 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       await postStatus(true);
     }
     lastReport = now();
+    // As upstream's kubelet on start; its node reference carries the node name as UID.
+    const ref = { apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName, uid: nodeName } };
+    recorder.event(ref, 'Normal', 'Starting', 'Starting kubelet.');
+    for (const c of ['NodeHasSufficientMemory', 'NodeHasNoDiskPressure', 'NodeHasSufficientPID']) {
+      recorder.event(ref, 'Normal', c, `Node ${nodeName} status is now: ${c}`);
+    }
+    recorder.event(ref, 'Normal', 'NodeAllocatableEnforced', 'Updated Node Allocatable limit across pods');
+    recorder.event(ref, 'Normal', 'NodeReady', `Node ${nodeName} status is now: NodeReady`);
   }
 
   async function postStatus(force: boolean): Promise<void> {
@@ -142,6 +162,9 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       if (!cidrs.length) return; // requeued when the node gets its podCIDR
       rt = await runtime.runPod(pod, { podCIDRs: cidrs });
     }
+    const seen = containerEvents(pod, marks.get(uid), rt);
+    marks.set(uid, seen.marks);
+    podEvents(pod, seen.events);
     const status = buildPodStatus(pod, rt, nodeIPs, iso());
     if (!sameStatus(pod, status)) {
       await client.patch({ ...PODS, namespace: pod.metadata.namespace }, pod.metadata.name!,
@@ -153,6 +176,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
   function beginTermination(pod: Pod): void {
     const uid = pod.metadata.uid!;
     if (terminating.has(uid)) return;
+    podEvents(pod, killingEvents(pod, runtime.podStatus(uid)));
     const grace = pod.metadata.deletionGracePeriodSeconds
       ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
     if (runtime.stopPod) {
@@ -187,6 +211,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
     clearTimeout(terminating.get(uid));
     terminating.delete(uid);
     uidToKey.delete(uid);
+    marks.delete(uid);
     void runtime.killPod(uid);
   }
 

@@ -38,7 +38,12 @@ export function buildNodeLifecycleController(ctx: ControllerContext): Controller
     const renew = lease?.spec?.renewTime;
     const hb = node.status?.conditions?.find((c) => c.type === 'Ready')?.lastHeartbeatTime;
     let h = health.get(name);
-    if (!h) { h = { probeAt: now, leaseRenew: renew, heartbeat: hb }; health.set(name, h); }
+    if (!h) {
+      h = { probeAt: now, leaseRenew: renew, heartbeat: hb };
+      health.set(name, h);
+      recorder.event({ ...node, apiVersion: 'v1', kind: 'Node' }, 'Normal', 'RegisteredNode',
+        `Node ${name} event: Registered Node ${name} in Controller`);
+    }
     if (renew !== h.leaseRenew || hb !== h.heartbeat) {
       h.probeAt = now;
       h.leaseRenew = renew;
