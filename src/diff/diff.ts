@@ -106,6 +106,27 @@ function reducedSides(a: LoadedTable, b: LoadedTable): [ParsedSide, ParsedSide] 
   }
 }
 
+/** What changed between two tables of one format, per Service port (`ns/name:port`): groups
+ *  only in `b` are added, only in `a` removed, in both with different facts changed. */
+export interface ServiceChanges {
+  readonly added: string[];
+  readonly changed: string[];
+  readonly removed: string[];
+}
+
+export function serviceChanges(a: LoadedTable, b: LoadedTable): ServiceChanges {
+  const out: ServiceChanges = { added: [], changed: [], removed: [] };
+  if (a.text === b.text) return out;
+  const [sa, sb] = reducedSides(a, b) ?? [parseSide(a), parseSide(b)];
+  const groups = new Set(semanticDiff(sa.facts, sb.facts).map((c) => c.group).filter(Boolean));
+  for (const g of [...groups].sort()) {
+    const before = sa.facts.groups.has(g);
+    const after = sb.facts.groups.has(g);
+    (before && after ? out.changed : after ? out.added : out.removed).push(g);
+  }
+  return out;
+}
+
 const sameLines = (x: readonly string[], y: readonly string[]) =>
   x.length === y.length && x.every((l, i) => l === y[i]);
 

@@ -1,5 +1,7 @@
 // `kdp rules [--node N]` shows the tables a node's kube-proxy holds now (or at `@N`);
-// `kdp rules history --node N` lists the numbered syncs kept. When the last drift check found
+// `kdp rules history --node N` lists the numbered syncs kept, each with the Service ports it
+// added (+), changed (~) or removed (-) against the sync before it (`--changes-only` hides the
+// periodic syncs that changed nothing). When the last drift check found
 // the kernel's rules differ from the compiled ones, or the last apply failed (the node keeps
 // the rules of the last good one, which is what is shown), `kdp rules` warns on stderr.
 
@@ -7,8 +9,11 @@ import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { kdpError } from '../../errors.js';
 import {
-  listSnapshots, readApplyStatus, readDriftStatus, readSnapshot, rulesDir,
+  listSnapshots, readApplyStatus, readDriftStatus, readSnapshot, rulesDir, type RuleSnapshotMeta,
 } from '../../proxy/history.js';
+import { serviceChanges, type ServiceChanges } from '../../diff/diff.js';
+import { EMPTY_TEXT } from '../../diff/families.js';
+import type { LoadedTable } from '../../diff/types.js';
 import { parseCIDR } from '../../api/net.js';
 import type { Command } from '../command.js';
 import { errorSummary } from './status.js';
@@ -57,17 +62,52 @@ export const rulesShowCommand: Command = {
 
 export const rulesHistoryCommand: Command = {
   name: 'rules history',
-  summary: 'list the numbered kube-proxy syncs kept for a node',
-  flags: [NODE_FLAG, { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' }, DATA_DIR_FLAG],
+  summary: 'list the numbered kube-proxy syncs kept for a node, with the Services each changed',
+  flags: [NODE_FLAG,
+    { name: 'changes-only', type: 'boolean', default: false, help: 'hide the syncs that changed nothing (periodic full syncs)' },
+    { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' }, DATA_DIR_FLAG],
   async run(args, io) {
     const { dir, node } = nodeDir(args, io.env);
-    const list = listSnapshots(dir);
+    const rows = syncChanges(dir).filter((r) => !args.flags['changes-only'] || r.changes.summary !== 'no change');
     if (args.flags.output === 'json') {
-      io.out(`${JSON.stringify(list, null, 2)}\n`);
+      io.out(`${JSON.stringify(rows.map((r) => ({ ...r.meta, changes: r.changes })), null, 2)}\n`);
       return 0;
     }
-    io.out(`node ${node}\nSYNC   TIME                      MODE      FAMILY  FULL\n`);
-    for (const s of list) io.out(`@${String(s.seq).padEnd(5)} ${s.time.padEnd(25)} ${s.mode.padEnd(9)} ${s.family.padEnd(7)} ${s.full ? 'yes' : 'no'}\n`);
+    io.out(`node ${node}\nSYNC   TIME                      MODE      FAMILY  FULL  CHANGES\n`);
+    for (const { meta: s, changes } of rows) {
+      io.out(`@${String(s.seq).padEnd(5)} ${s.time.padEnd(25)} ${s.mode.padEnd(9)} ${s.family.padEnd(7)} ` +
+        `${(s.full ? 'yes' : 'no').padEnd(5)} ${changes.summary}\n`);
+    }
     return 0;
   },
 };
+
+interface SyncChanges extends ServiceChanges {
+  /** `+ns/a:p ~ns/b:p -ns/c:p`, `no change`, or `first kept sync (N Service ports)`. */
+  readonly summary: string;
+}
+
+/** Each kept sync against the one before it of the same family (the first against nothing). */
+function syncChanges(dir: string): Array<{ meta: RuleSnapshotMeta; changes: SyncChanges }> {
+  const prev = new Map<string, LoadedTable>();
+  return listSnapshots(dir).map((meta) => {
+    const snap = readSnapshot(dir, `@${meta.seq}`, meta.family);
+    const table: LoadedTable = { label: `@${meta.seq}`, format: snap.mode, text: snap.text,
+      origins: new Map(Object.entries(snap.origins ?? {})) };
+    const before = prev.get(meta.family);
+    prev.set(meta.family, table);
+    if (!before) {
+      const all = serviceChanges({ ...table, text: EMPTY_TEXT[snap.mode] }, table);
+      return { meta, changes: { ...all, summary: `first kept sync (${all.added.length} Service ports)` } };
+    }
+    const c = before.format === table.format ? serviceChanges(before, table)
+      : { added: [], changed: [], removed: [] };
+    const words = [...c.added.map((g) => `+${g}`), ...c.changed.map((g) => `~${g}`),
+      ...c.removed.map((g) => `-${g}`)];
+    const summary = before.format !== table.format ? `mode ${before.format} → ${table.format}`
+      : words.length === 0 ? (before.text === table.text ? 'no change' : 'rules changed (no Service)')
+        : words.length > 6 ? `${words.slice(0, 6).join(' ')} … (${words.length} Service ports)`
+          : words.join(' ');
+    return { meta, changes: { ...c, summary } };
+  });
+}
