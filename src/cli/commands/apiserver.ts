@@ -1,12 +1,11 @@
 // `kdp apiserver`: the API server alone (for labs that run components as separate processes).
 
 import { parseAuthorizationModes } from '../../apiserver/authz/index.js';
-import { startApiServer } from '../../apiserver/start.js';
 import { dataDirPaths, ensureDataDir, resolveDataDir } from '../../cluster/data-dir.js';
 import { writePrivateFileSync } from '../../util/private-files.js';
 import { renderKubeconfig } from '../../client/kubeconfig.js';
 import type { Command } from '../command.js';
-import { DATA_DIR_FLAG, REPAIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG, REPAIR_FLAG } from '../shared-flags.js';
 
 export const apiserverCommand: Command = {
   name: 'apiserver',
@@ -29,6 +28,7 @@ export const apiserverCommand: Command = {
     parseAuthorizationModes(mode);
     const log = (line: string) => io.err(`kdp: ${line}\n`);
     await ensureDataDir(paths.root, log);
+    const { startApiServer } = await import('../../apiserver/start.js');
     const server = await startApiServer({
       dataDir: paths.root, port: args.flags.port as number, host: args.flags['bind-address'] as string,
       insecureHttp: args.flags['insecure-http'] as boolean, serviceCIDR: args.flags['service-cluster-ip-range'] as string,

@@ -7,20 +7,12 @@ import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import type { Client } from '../../client/types.js';
-import { buildControllerManager } from '../../controllers/manager.js';
 import { kdpError } from '../../errors.js';
-import { nodeProcessClients } from '../../cluster/node-identity.js';
-import { buildNodeAgent } from '../../kubelet/node-agent.js';
-import { buildVirtualRuntime } from '../../kubelet/runtime-virtual.js';
-import { buildMemoryApplier } from '../../proxy/applier.js';
-import { RuleHistory, rulesDir } from '../../proxy/history.js';
-import { buildKubeProxy } from '../../proxy/proxy-server.js';
-import { buildScheduler } from '../../scheduler/scheduler.js';
 import type { FlagSpec, FlagValues } from '../flags.js';
 import type { Command } from '../command.js';
 import { readInput } from '../read-input.js';
 import { parseMode } from './rules-compile.js';
-import { DATA_DIR_FLAG, NODE_MASK_FLAGS, nodeMaskFlags } from './up.js';
+import { DATA_DIR_FLAG, NODE_MASK_FLAGS, nodeMaskFlags } from '../shared-flags.js';
 
 const COMMON: readonly FlagSpec[] = [
   { name: 'kubeconfig', type: 'string', help: 'kubeconfig of the API server (default <data-dir>/kubeconfig)' },
@@ -45,6 +37,7 @@ export const controllerManagerCommand: Command = {
     { name: 'service-cluster-ip-range', type: 'string', default: '10.96.0.0/12', help: 'kept out of node CIDRs' },
     ...NODE_MASK_FLAGS],
   async run(args, io) {
+    const { buildControllerManager } = await import('../../controllers/manager.js');
     const { client, factor } = connect(args.flags, io.env);
     const manager = buildControllerManager({ client, options: {
       timeScale: factor, clusterCIDR: args.flags['cluster-cidr'] as string,
@@ -64,6 +57,7 @@ export const schedulerCommand: Command = {
   summary: 'run the scheduler against an API server',
   flags: COMMON,
   async run(args, io) {
+    const { buildScheduler } = await import('../../scheduler/scheduler.js');
     const { client, factor } = connect(args.flags, io.env);
     const scheduler = buildScheduler({ client, options: { timeScale: factor } });
     await scheduler.start();
@@ -85,6 +79,11 @@ export const nodeAgentCommand: Command = {
     ...COMMON,
   ],
   async run(args, io) {
+    const [{ nodeProcessClients }, { buildNodeAgent }, { buildVirtualRuntime }, { buildMemoryApplier },
+      { RuleHistory, rulesDir }, { buildKubeProxy }] = await Promise.all([
+      import('../../cluster/node-identity.js'), import('../../kubelet/node-agent.js'),
+      import('../../kubelet/runtime-virtual.js'), import('../../proxy/applier.js'),
+      import('../../proxy/history.js'), import('../../proxy/proxy-server.js')]);
     const name = args.flags.name as string | undefined;
     if (!name) throw kdpError('KDP_CONFIG', '--name: the node name is required');
     const mode = parseMode(args.flags.mode)!;

@@ -12,7 +12,7 @@ import type { DiffFormat, LoadedTable } from '../../diff/types.js';
 import type { CliIO, Command } from '../command.js';
 import type { FlagValues } from '../flags.js';
 import { readInput } from '../read-input.js';
-import { DATA_DIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 export const diffCommand: Command = {
   name: 'diff',

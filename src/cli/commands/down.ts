@@ -7,7 +7,7 @@ import { buildHostExec } from '../../host/exec.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { stopPid } from '../../cluster/daemon.js';
 import type { Command } from '../command.js';
-import { DATA_DIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 export const downCommand: Command = {
   name: 'down',

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { kdpError } from '../../errors.js';
 import type { Command } from '../command.js';
-import { DATA_DIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 export const kubeconfigCommand: Command = {
   name: 'kubeconfig',

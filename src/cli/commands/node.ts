@@ -8,7 +8,7 @@ import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import { kdpError } from '../../errors.js';
 import type { Command } from '../command.js';
-import { DATA_DIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 function nodeAction(state: 'stopped' | 'running'): Command {
   return {

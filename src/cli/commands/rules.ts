@@ -17,7 +17,7 @@ import type { LoadedTable } from '../../diff/types.js';
 import { parseCIDR } from '../../api/net.js';
 import type { Command } from '../command.js';
 import { errorSummary } from './status.js';
-import { DATA_DIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 const NODE_FLAG = { name: 'node', type: 'string', help: 'node name (default: the first node)' } as const;
 const FAMILY_FLAG = { name: 'family', type: 'string', help: 'IPv4 | IPv6 (default: the cluster\'s primary family)' } as const;

@@ -11,7 +11,7 @@ import type { Command } from '../command.js';
 import {
   readApplyStatus, readDriftStatus, rulesDir, type ApplyStatus, type DriftStatus,
 } from '../../proxy/history.js';
-import { DATA_DIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 /**
  * The RULES column: a failed apply first (the kernel keeps older rules), then kernel rules vs

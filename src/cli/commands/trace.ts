@@ -20,7 +20,7 @@ import type { CliIO, Command } from '../command.js';
 import { readInput } from '../read-input.js';
 import { parseMode } from './rules-compile.js';
 import { liveJson, renderLive, renderTrace } from '../render-trace.js';
-import { DATA_DIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 /** Exit 0 delivered, 1 dropped or rejected, 2 any error (bad input, untraceable), 3 (--live)
  *  the kernel disagrees with the simulation. */

@@ -8,41 +8,17 @@ import { readClusterInfo, type ClusterInfo } from '../../cluster/cluster-file.js
 import { dataDirPaths, resolveDataDir, type DataDirPaths } from '../../cluster/data-dir.js';
 import { livePid, spawnDetached } from '../../cluster/daemon.js';
 import { KDP_NODE_FLAGS } from '../node-flags.js';
-import { startCluster } from '../../cluster/up.js';
 import { resolveClusterNetwork, type ClusterNetwork } from '../../cluster/network.js';
 import { apiServiceIP } from '../../api/service-cidr.js';
-import type { NodeMaskFlags } from '../../controllers/nodeipam/cluster-cidrs.js';
 import { endpointString } from '../../trace/packet.js';
-import { assertKernelMode } from '../../host/rule-applier.js';
 import type { Command, CliIO } from '../command.js';
 import { readInput } from '../read-input.js';
+import { DATA_DIR_FLAG, NODE_MASK_FLAGS, nodeMaskFlags, REPAIR_FLAG } from '../shared-flags.js';
 import { parseMode } from './rules-compile.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { isAlive, recordProcess } from '../../host/process.js';
 import { PRIVATE_DIR_MODE } from '../../util/private-files.js';
-
-export const DATA_DIR_FLAG = { name: 'data-dir', type: 'string', help: 'cluster data directory (default $KDP_DATA_DIR or ~/.kdp)' } as const;
-
-/** On every command that opens the embedded store (src/store/README.md, "Damaged WAL bytes"). */
-export const REPAIR_FLAG = { name: 'repair', type: 'boolean', default: false,
-  help: 'start even if the store\'s WAL is damaged: drop everything from the first bad record (kept aside as *.damaged-<time>)' } as const;
-
-/** kube-controller-manager's node mask flags (also `kdp controller-manager`'s). */
-export const NODE_MASK_FLAGS = [
-  { name: 'node-cidr-mask-size', type: 'number',
-    help: 'single stack: each node\'s podCIDR size (default /24 IPv4, /64 IPv6)' },
-  { name: 'node-cidr-mask-size-ipv4', type: 'number', help: 'dual stack: IPv4 podCIDR size (default 24)' },
-  { name: 'node-cidr-mask-size-ipv6', type: 'number', help: 'dual stack: IPv6 podCIDR size (default 64)' },
-] as const;
-
-export function nodeMaskFlags(flags: Record<string, unknown>): NodeMaskFlags {
-  return {
-    nodeCIDRMaskSize: flags['node-cidr-mask-size'] as number | undefined,
-    nodeCIDRMaskSizeIPv4: flags['node-cidr-mask-size-ipv4'] as number | undefined,
-    nodeCIDRMaskSizeIPv6: flags['node-cidr-mask-size-ipv6'] as number | undefined,
-  };
-}
 
 const NETWORK_FLAGS = [
   { name: 'ip-family', type: 'string', help: 'ipv4 | ipv6 | dual (default: from --cluster-cidr, else ipv4)' },
@@ -80,6 +56,9 @@ export const upCommand: Command = {
       throw kdpError('KDP_CONFIG', `a cluster is already running in ${paths.root} (kdp down, or --data-dir)`);
     }
     if (args.flags.detach && io.env.KDP_DETACHED !== '1') return detach(paths, io);
+    // The cluster's code loads only now: other commands start without it.
+    const [{ startCluster }, { assertKernelMode }] = await Promise.all([
+      import('../../cluster/up.js'), import('../../host/rule-applier.js')]);
     const isRoot = process.getuid?.() === 0;
     const dataPlane = isRoot && !args.flags.virtual ? 'netns' : 'virtual';
     if (dataPlane === 'netns') {

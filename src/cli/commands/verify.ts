@@ -14,7 +14,7 @@ import { verifyCluster, type VerifyCheck } from '../../trace/verify.js';
 import type { CliIO, Command } from '../command.js';
 import { liveJson, renderTrace } from '../render-trace.js';
 import { traceJson } from './trace.js';
-import { DATA_DIR_FLAG } from './up.js';
+import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
