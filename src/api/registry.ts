@@ -56,6 +56,7 @@ const SPECS: readonly Spec[] = [
   { g: '', v: 'v1', kind: 'Pod', res: 'pods', ns: true, short: ['po'], cat: ['all'],
     sub: [
       { name: 'binding', kind: 'Binding', verbs: ['create'] },
+      { name: 'ephemeralcontainers', kind: 'Pod', verbs: GPU },
       { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] },
       { name: 'log', kind: 'Pod', verbs: ['get'] },
       statusOf('Pod'),

@@ -22,6 +22,15 @@ export function toKdpError(e: unknown): KdpError {
   return kdpError('KDP_INTERNAL', msg, { causes: [{ field: '', reason: '', message: msg }] }, e);
 }
 
+/**
+ * Reasons whose upstream constructors (NewNotFound, NewForbidden, NewGenericServerResponse, …)
+ * always set `details`, so it is serialised even when empty (`"details":{}`). Clients rely on
+ * it: kubectl debug dereferences the details of a 404 to tell a missing subresource apart.
+ */
+const ALWAYS_DETAILED: ReadonlySet<string> = new Set([
+  'NotFound', 'AlreadyExists', 'Conflict', 'Invalid', 'Forbidden', 'MethodNotAllowed',
+]);
+
 export function statusFromError(e: unknown): StatusObject {
   const err = toKdpError(e);
   const d = err.details;
@@ -48,7 +57,7 @@ export function statusFromError(e: unknown): StatusObject {
     code: err.status,
   };
   if (err.reason) st.reason = err.reason;
-  if (Object.keys(details).length) st.details = details;
+  if (Object.keys(details).length || (err.reason && ALWAYS_DETAILED.has(err.reason))) st.details = details;
   return st;
 }
 

@@ -47,6 +47,10 @@ export function duplicate(field: string, value: unknown): Cause {
     message: `Duplicate value: ${formatValue(value)}` };
 }
 
+export function notFound(field: string, value: unknown): Cause {
+  return { field, reason: 'FieldValueNotFound', message: `Not found: ${formatValue(value)}` };
+}
+
 export function forbidden(field: string, detail: string): Cause {
   return { field, reason: 'FieldValueForbidden', message: `Forbidden: ${detail}` };
 }

@@ -20,6 +20,7 @@ import {
   validateRole, validateRoleBinding, validateSecret, validateSecretUpdate, validateServiceAccount,
 } from './misc.js';
 import { validatePod, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
+import { validatePodEphemeralContainersUpdate } from './ephemeral.js';
 import {
   validateService, validateServiceStatusUpdate, validateServiceUpdate,
 } from './service.js';
@@ -116,6 +117,9 @@ export function validate(obj: KubeObject, old?: KubeObject, opts: ValidateOption
   if (p) return [{ field: p.field, reason: 'FieldValueTypeInvalid', message: p.message }];
   const o = obj as never;
   if (old === undefined) return kv.create(o);
+  if (opts.subresource === 'ephemeralcontainers' && obj.kind === 'Pod') {
+    return validatePodEphemeralContainersUpdate(o, old as never);
+  }
   if (opts.subresource === 'status') {
     if (obj.kind === 'Pod') return validatePodStatusUpdate(o, old as never);
     if (obj.kind === 'Service') return validateServiceStatusUpdate(o, old as never);

@@ -200,6 +200,12 @@ export function prepareForUpdate(
   if (subresource === 'status') {
     out = { ...old, metadata: { ...old.metadata }, status: next.status };
     if (next.status === undefined) delete out.status;
+  } else if (subresource === 'ephemeralcontainers') {
+    // Only spec.ephemeralContainers is written through this subresource.
+    const spec = { ...((old.spec ?? {}) as Record<string, unknown>) };
+    const eph = (next.spec as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
+    if (eph === undefined) delete spec.ephemeralContainers; else spec.ephemeralContainers = eph;
+    out = { ...old, metadata: { ...old.metadata }, spec };
   } else if (subresource === 'finalize') {
     const spec = { ...((old.spec ?? {}) as Record<string, unknown>) };
     spec.finalizers = (next.spec as { finalizers?: unknown } | undefined)?.finalizers;
