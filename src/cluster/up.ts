@@ -17,6 +17,8 @@ import { buildControllerManager, type ControllerManager } from '../controllers/m
 import { buildNodeLogRouter } from '../kubelet/log-router.js';
 import type { Node } from '../api/types.js';
 import type { ProxyMode } from '../proxy/backend.js';
+import { readApplyStatus, rulesDir } from '../proxy/history.js';
+import { kdpError } from '../errors.js';
 import { buildScheduler, type Scheduler } from '../scheduler/scheduler.js';
 import { writeClusterInfo } from './cluster-file.js';
 import { ensureDataDir, type DataDirPaths } from './data-dir.js';
@@ -131,7 +133,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     }
     const supervisor = superviseAgents(informers, nodeSet, nodes, o.progress);
     closers.push(() => supervisor.stop());
-    await waitForReady(client, nodes, o.progress);
+    await waitForReady(client, nodes, net.families, o.paths.root, o.progress);
     writePrivateFileSync(o.paths.kubeconfig, renderKubeconfig({ server: api.url, caPem: api.pki.caCertPem, token: api.pki.adminToken }));
     writeClusterInfo(o.paths, {
       url: api.url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
@@ -151,8 +153,15 @@ function nodeMaskOptions(net: ClusterNetwork): ControllerOptions {
   return { nodeCIDRMaskSizeIPv4: at('IPv4'), nodeCIDRMaskSizeIPv6: at('IPv6') };
 }
 
-async function waitForReady(client: Client, nodes: readonly NodeSpec[], progress: (l: string) => void): Promise<void> {
+/**
+ * Returns once every node is Ready and its kube-proxy has applied its first sync in every
+ * family (a cluster whose rules never reached the kernel is not ready, whatever the nodes say).
+ * A first apply that keeps failing (3 in a row) ends the start with the applier's error.
+ */
+export async function waitForReady(client: Client, nodes: readonly NodeSpec[], families: readonly string[],
+  dataDir: string, progress: (l: string) => void): Promise<void> {
   const seen = new Set<string>();
+  const applied = new Set<string>();
   for (;;) {
     const list = await client.list<Node>(NODES);
     for (const n of list.items) {
@@ -164,7 +173,17 @@ async function waitForReady(client: Client, nodes: readonly NodeSpec[], progress
         progress(`node ${n.metadata.name} Ready (podCIDR${s} ${cidrs})`);
       }
     }
-    if (nodes.every((n) => seen.has(n.name))) return;
+    for (const n of nodes) {
+      if (applied.has(n.name)) continue;
+      const statuses = readApplyStatus(rulesDir(dataDir, n.name));
+      const failing = statuses.find((a) => a.failed && a.failures >= 3);
+      if (failing) {
+        throw kdpError('KDP_UNAVAILABLE', `node ${n.name}'s kube-proxy could not apply its ` +
+          `${failing.family} rules (${failing.failures} attempts): ${failing.lastError?.message ?? ''}`);
+      }
+      if (families.every((f) => statuses.some((a) => a.family === f && !a.failed))) applied.add(n.name);
+    }
+    if (nodes.every((n) => seen.has(n.name) && applied.has(n.name))) return;
     await new Promise((r) => setTimeout(r, 50));
   }
 }
