@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { release, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +82,25 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nft', 'nsenter']))('kdp u
     }, 30_000, 'the ClusterIP to answer');
     expect(['web-1', 'web-2']).toContain(seen);
   }, 60_000);
+
+  it('kdp netns names a pod\'s and a node\'s namespace; kdp sh runs a command in it', async () => {
+    const uid = (await client().get<Pod>(PODS, 'web-1')).metadata.uid!;
+    const pod = await kdp('netns', '--data-dir', paths.root, 'web-1');
+    expect(pod.out.trim()).toMatch(new RegExp(`^${prefix}-p-[0-9a-f]{10}$`));
+    expect(await ours(prefix)).toContain(pod.out.trim());
+    expect(uid).toBeTruthy();
+    expect((await kdp('netns', '--data-dir', paths.root, 'n2')).out).toBe(`${prefix}-n2\n`);
+    const missing = await kdp('netns', '--data-dir', paths.root, 'pod/nope');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('pods "nope" not found');
+    const ip = (await client().get<Pod>(PODS, 'web-1')).status!.podIP!;
+    const bin = fileURLToPath(new URL('../../bin/kdp.js', import.meta.url));
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [bin, 'sh', '--data-dir', paths.root, 'web-1', '--', 'ip', '-o', '-4',
+        'addr', 'show', 'dev', 'eth0'], (e, stdout, stderr) => (e ? reject(new Error(stderr)) : resolve(stdout)));
+    });
+    expect(out).toContain(`inet ${ip}/`);
+  }, 30_000);
 
   it('deleting a pod removes it from the kernel rules and its namespace goes', async () => {
     const ip = (await client().get<Pod>(PODS, 'web-2')).status!.podIP!;

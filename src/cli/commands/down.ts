@@ -1,7 +1,7 @@
 // `kdp down`: stop the cluster of a data directory and remove what it made. Idempotent.
 
 import { existsSync, rmSync } from 'node:fs';
-import { hostPrefixFor } from '../../cluster/data-plane-netns.js';
+import { clusterId, clusterPrefix } from '../../host/topology.js';
 import { cleanupHost } from '../../host/cleanup.js';
 import { buildHostExec } from '../../host/exec.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
@@ -21,7 +21,7 @@ export const downCommand: Command = {
     const stopped = await stopPid(paths.pidFile);
     // netns mode: every namespace and process of this cluster, also after a crash (SIGKILL).
     if (process.getuid?.() === 0) {
-      const r = await cleanupHost(buildHostExec(), paths.hostState, hostPrefixFor(paths));
+      const r = await cleanupHost(buildHostExec(), paths.hostState, clusterPrefix(clusterId(paths.root)));
       if (r.netnsDeleted.length) {
         io.err(`kdp: removed ${r.netnsDeleted.length} network namespaces, stopped ${r.processesStopped} processes\n`);
       }

@@ -6,6 +6,7 @@ import { controllerManagerCommand, nodeAgentCommand, schedulerCommand } from './
 import { diffCommand } from './diff.js';
 import { downCommand } from './down.js';
 import { kubeconfigCommand } from './kubeconfig.js';
+import { netnsCommand, shCommand } from './netns.js';
 import { nodeStartCommand, nodeStopCommand } from './node.js';
 import { rulesCompileCommand } from './rules-compile.js';
 import { rulesHistoryCommand, rulesShowCommand } from './rules.js';
@@ -17,6 +18,7 @@ import { versionCommand } from './version.js';
 
 export const COMMANDS: readonly Command[] = [
   upCommand, downCommand, statusCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
+  netnsCommand, shCommand,
   rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand,
   apiserverCommand, controllerManagerCommand, schedulerCommand, nodeAgentCommand, versionCommand,
 ];
