@@ -36,7 +36,8 @@ export interface Informer<T extends KubeObject> {
   readonly cache: ObjectCache<T>;
   /** Adds a secondary index to the cache (shared informers gather indexes from every user). */
   addIndexer(name: string, fn: IndexFunc<T>): void;
-  addEventHandler(h: EventHandlers<T>): void;
+  /** Returns the handler's removal (a component that stops leaves a shared informer). */
+  addEventHandler(h: EventHandlers<T>): () => void;
   /** Idempotent; the first list is delivered as adds. */
   start(): void;
   stop(): void;
@@ -205,6 +206,10 @@ export function buildInformer<T extends KubeObject>(
       handlers.push(h);
       // A late handler sees the current contents as adds, as upstream does.
       if (synced) for (const o of cache.list()) safe(() => h.onAdd?.(o));
+      return () => {
+        const i = handlers.indexOf(h);
+        if (i >= 0) handlers.splice(i, 1);
+      };
     },
     start() {
       if (running) return;

@@ -6,7 +6,9 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { openPrivateSync, writePrivateFileSync } from '../util/private-files.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { procStartTicks, type ProcessRecord } from '../host/process.js';
+import {
+  isAlive, procStartTicks, recordProcess, signalIfSame, type ProcessRecord,
+} from '../host/process.js';
 
 export function writePidFile(path: string, pid = process.pid): void {
   const rec: ProcessRecord = { pid, startTicks: procStartTicks(pid) ?? '' };
@@ -47,18 +49,29 @@ export function spawnDetached(script: string, args: readonly string[], logFile: 
   }
 }
 
-/** SIGTERM, wait up to `graceMs`, then SIGKILL. Resolves true if a process was stopped. */
-export async function stopPid(pidFile: string, graceMs = 10_000): Promise<boolean> {
+/**
+ * SIGTERM, wait up to `graceMs`, then SIGKILL, and wait for the end of the process itself (not
+ * of its pid file: a stopping kdp removes that early). `stopped`: a process was running;
+ * `survivor`: its pid when even SIGKILL did not end it within 5 s (it is then said, not hidden).
+ */
+export async function stopPid(pidFile: string, graceMs = 10_000):
+  Promise<{ stopped: boolean; survivor?: number }> {
   const pid = livePid(pidFile);
   if (pid === undefined) {
     rmSync(pidFile, { force: true });
-    return false;
+    return { stopped: false };
   }
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && livePid(pidFile) !== undefined) await sleep(100);
-  if (livePid(pidFile) !== undefined) process.kill(pid, 'SIGKILL');
-  while (livePid(pidFile) !== undefined) await sleep(50);
+  const rec = recordProcess(pid);
+  signalIfSame(rec, 'SIGTERM');
+  const until = async (ms: number) => {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline && isAlive(rec)) await sleep(50);
+  };
+  await until(graceMs);
+  if (isAlive(rec)) {
+    signalIfSame(rec, 'SIGKILL');
+    await until(5000);
+  }
   rmSync(pidFile, { force: true });
-  return true;
+  return isAlive(rec) ? { stopped: true, survivor: pid } : { stopped: true };
 }

@@ -12,6 +12,8 @@ import { readHostState } from './state.js';
 export interface CleanupReport {
   readonly netnsDeleted: string[];
   readonly processesStopped: number;
+  /** Pids still alive after SIGKILL (and 2 s): said by `kdp down`, never hidden. */
+  readonly survivors: number[];
 }
 
 export async function cleanupHost(exec: HostExec, stateFile: string, prefix: string, graceMs = 2000): Promise<CleanupReport> {
@@ -23,16 +25,21 @@ export async function cleanupHost(exec: HostExec, stateFile: string, prefix: str
     const { stdout } = await exec.run('ip', ['netns', 'pids', ns]).catch(() => ({ stdout: '' }));
     for (const pid of stdout.split('\n').map(Number).filter((p) => p > 0)) procs.push(recordProcess(pid));
   }
-  const stopped = await stopProcesses(procs, graceMs);
+  const { stopped, survivors } = await stopProcesses(procs, graceMs);
   for (const ns of ours) await deleteNetns(exec, ns);
   rmSync(stateFile, { force: true });
-  return { netnsDeleted: ours, processesStopped: stopped };
+  return { netnsDeleted: ours, processesStopped: stopped, survivors };
 }
 
-async function stopProcesses(procs: readonly ProcessRecord[], graceMs: number): Promise<number> {
+async function stopProcesses(procs: readonly ProcessRecord[], graceMs: number):
+  Promise<{ stopped: number; survivors: number[] }> {
   const signalled = procs.filter((p) => signalIfSame(p, 'SIGTERM'));
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && signalled.some(isAlive)) await sleep(50);
+  const wait = async (ms: number) => {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline && signalled.some(isAlive)) await sleep(50);
+  };
+  await wait(graceMs);
   for (const p of signalled) signalIfSame(p, 'SIGKILL');
-  return signalled.length;
+  await wait(2000);
+  return { stopped: signalled.length, survivors: signalled.filter(isAlive).map((p) => p.pid) };
 }

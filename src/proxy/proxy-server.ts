@@ -168,13 +168,14 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
   });
 
   const svc = informers.informerFor<Service>(SERVICES);
-  svc.addEventHandler({
+  const unsubscribe: Array<() => void> = [];
+  unsubscribe.push(svc.addEventHandler({
     onAdd: (s) => { for (const p of pipelines) p.onService(undefined, s); told(s); runner.run(); },
     onUpdate: (o, n) => { for (const p of pipelines) p.onService(o, n); told(n); runner.run(); },
     onDelete: (s) => { for (const p of pipelines) p.onService(s, undefined); runner.run(); },
-  });
+  }));
   const eps = informers.informerFor<EndpointSlice>(SLICES);
-  eps.addEventHandler({
+  unsubscribe.push(eps.addEventHandler({
     onAdd: (s) => {
       for (const p of pipelines) p.onEndpointSlice(s);
       told(undefined);
@@ -186,7 +187,7 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
       runner.run();
     },
     onDelete: (s) => { for (const p of pipelines) p.onEndpointSlice(s, true); runner.run(); },
-  });
+  }));
 
   const checkEvery = deps.driftCheckMs ?? 30_000 * scale;
   let checkTimer: NodeJS.Timeout | undefined;
@@ -214,7 +215,9 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
       }
     },
     stop() {
+      // Every loop it started ends here: no sync, retry or drift check runs after stop().
       runner.stop();
+      for (const u of unsubscribe.splice(0)) u();
       clearInterval(checkTimer);
       if (ownInformers) informers.stop();
     },

@@ -34,6 +34,8 @@ export class BoundedFrequencyRunner {
   private running = false;
   private wanted = false;
   private started = false;
+  /** After stop(): nothing runs again, whatever asks (a stopped kube-proxy must not sync). */
+  private stopped = false;
   private lastRun: number;
 
   constructor(private readonly fn: () => void | Promise<void>,
@@ -51,8 +53,10 @@ export class BoundedFrequencyRunner {
     this.arm(this.lastRun + this.opts.maxIntervalMs);
   }
 
+  /** Final: no run, retry or periodic run fires after it (one in flight finishes). */
   stop(): void {
     this.started = false;
+    this.stopped = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAt = Infinity;
@@ -87,7 +91,7 @@ export class BoundedFrequencyRunner {
   }
 
   private arm(at: number): void {
-    if (at >= this.timerAt) return;
+    if (this.stopped || at >= this.timerAt) return;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timerAt = at;
     this.timer = this.clock.setTimeout(() => this.fire(), Math.max(0, at - this.clock.now()));
@@ -96,6 +100,7 @@ export class BoundedFrequencyRunner {
   private fire(): void {
     this.timer = undefined;
     this.timerAt = Infinity;
+    if (this.stopped) return;
     if (this.running) { this.wanted = true; return; }
     const now = this.clock.now();
     this.refill(now);

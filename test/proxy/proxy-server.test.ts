@@ -84,4 +84,26 @@ describe('kube-proxy against the API server (virtual mode)', () => {
     await proxy.synced();
     expect(destinations(await inner.dump('IPv4'), 'iptables')).not.toContain('10.244.0.5:8080');
   });
+
+  it('a stopped kube-proxy stops every loop: no apply or retry after stop, whatever the informers see', async () => {
+    const inner = buildMemoryApplier('iptables');
+    let applies = 0;
+    let fail = false;
+    const counting: RuleApplier = {
+      mode: 'iptables',
+      apply: async (f, r) => { applies++; if (fail) throw new Error('nft: No such file or directory'); return inner.apply(f, r); },
+      dump: (f) => inner.dump(f),
+    };
+    const { api, proxy } = await setup('iptables', counting);
+    fail = true;
+    await api.client.delete(EPS, 'web-1');
+    await new Promise((r) => setTimeout(r, 50)); // failing, and retrying (10 ms back-off at this scale)
+    proxy.stop();
+    await new Promise((r) => setTimeout(r, 20));
+    const atStop = applies;
+    await api.client.create(EPS, slice(['10.244.0.7']));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(applies).toBe(atStop);
+  });
 });
+

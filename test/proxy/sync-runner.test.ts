@@ -68,4 +68,21 @@ describe('bounded-frequency sync runner', () => {
     advance(50_000);
     expect(runs).toHaveLength(3);
   });
+
+  it('after stop nothing fires: not a requested run, a retry or a periodic run', () => {
+    const { clock, advance } = manualClock();
+    let runs = 0;
+    const r = new BoundedFrequencyRunner(() => { runs++; },
+      { minIntervalMs: 100, maxIntervalMs: 1000, clock });
+    r.start();
+    r.run(); advance(0);
+    expect(runs).toBe(1);
+    r.retryAfter(50);
+    r.stop();
+    r.run();
+    r.retryAfter(10);
+    advance(10_000);
+    expect(runs).toBe(1);
+  });
 });
+

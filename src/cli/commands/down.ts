@@ -18,15 +18,22 @@ export const downCommand: Command = {
   ],
   async run(args, io) {
     const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
-    const stopped = await stopPid(paths.pidFile);
+    const { stopped, survivor } = await stopPid(paths.pidFile);
+    const survivors = survivor === undefined ? [] : [survivor];
     // netns mode: every namespace and process of this cluster, also after a crash (SIGKILL).
     if (process.getuid?.() === 0) {
       const r = await cleanupHost(buildHostExec(), paths.hostState, clusterPrefix(clusterId(paths.root)));
       if (r.netnsDeleted.length) {
         io.err(`kdp: removed ${r.netnsDeleted.length} network namespaces, stopped ${r.processesStopped} processes\n`);
       }
+      survivors.push(...r.survivors);
     } else if (existsSync(paths.hostState)) {
       io.err(`kdp: ${paths.hostState} lists kernel objects; run \`sudo kdp down\` to remove them\n`);
+      return 1;
+    }
+    if (survivors.length) {
+      // Said, never hidden: the data directory stays, so a second `kdp down` can try again.
+      io.err(`kdp: these processes did not end even after SIGKILL: ${survivors.join(', ')}\n`);
       return 1;
     }
     if (!args.flags['keep-data']) rmSync(paths.root, { recursive: true, force: true });
