@@ -7,6 +7,9 @@ import { nthAddress } from '../api/net.js';
 import type { Client } from '../client/types.js';
 import { isKdpError, kdpError } from '../errors.js';
 import { readSnapshot, rulesDir } from '../proxy/history.js';
+import { readClusterInfo } from '../cluster/cluster-file.js';
+import { dataDirPaths } from '../cluster/data-dir.js';
+import { KDP_MASQ_CHAIN, withKdpTables } from './kdp-masq.js';
 import { buildFilter, type TraceMode } from './offline.js';
 import { DEFAULT_SPORT, endpointString, parseHostPort, type Packet, type TraceProtocol } from './packet.js';
 import { foldArrivals, type TraceResult } from './result.js';
@@ -21,6 +24,7 @@ const SERVICES = { group: '', version: 'v1', resource: 'services' } as const;
 export async function loadTopology(client: Client, dataDir: string, mode: TraceMode): Promise<Topology> {
   const nodes = (await client.list<Node>(NODES)).items;
   const pods = (await client.list<Pod>(PODS)).items;
+  const kdpTables = kdpTablesOf(dataDir);
   const infos: TraceNodeInfo[] = nodes.map((n) => {
     const name = n.metadata.name!;
     const podCIDRs = n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []);
@@ -31,7 +35,7 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
       bridge: 'cni0',
       gatewayIPs: podCIDRs.map((c) => nthAddress(c, 1)),
       underlayIface: 'eth0',
-      filter: familyFilter(mode, rulesDir(dataDir, name)),
+      filter: familyFilter(mode, rulesDir(dataDir, name), kdpTables),
     };
   });
   // A dual-stack pod is listed once per IP (primary first): lookups by IP find either, by name
@@ -43,8 +47,26 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
   return { nodes: infos, pods: podInfos };
 }
 
+/** A netns node's kernel also holds the tables kdp writes itself (kdp-masq.ts), whichever
+ *  mode kube-proxy runs in; a virtual node holds kube-proxy's only. In iptables mode the
+ *  snapshot is the kernel's whole `iptables-save` and already lists KDP-MASQ: added only when
+ *  the snapshot (nftables: kube-proxy's table alone) does not. */
+function kdpTablesOf(dataDir: string): (f: NodeFilter, snapshot: string) => NodeFilter {
+  let info;
+  try {
+    info = readClusterInfo(dataDirPaths(dataDir));
+  } catch {
+    return (f) => f;
+  }
+  if (info.mode !== 'netns') return (f) => f;
+  const cidrs = info.clusterCIDRs?.length ? info.clusterCIDRs : ['10.244.0.0/16'];
+  return (f, snapshot) => (snapshot.includes(KDP_MASQ_CHAIN) ? f : withKdpTables(f, cidrs));
+}
+
 /** The node's filter for each family it has rules of; a packet runs through its own family's. */
-function familyFilter(mode: TraceMode, dir: string): NodeFilter {
+function familyFilter(
+  mode: TraceMode, dir: string, kdpTables: (f: NodeFilter, snapshot: string) => NodeFilter,
+): NodeFilter {
   // `optional`: a missing family gives undefined rather than KDP_NOT_FOUND.
   const load = (family: 'IPv4' | 'IPv6', optional: boolean) => {
     let snap;
@@ -54,7 +76,7 @@ function familyFilter(mode: TraceMode, dir: string): NodeFilter {
       if (optional && isKdpError(e, 'KDP_NOT_FOUND')) return undefined;
       throw e;
     }
-    return buildFilter(mode, snap.text, new Map(Object.entries(snap.origins)));
+    return kdpTables(buildFilter(mode, snap.text, new Map(Object.entries(snap.origins))), snap.text);
   };
   // IPv4 is required only when there is no IPv6: a node without either fails as before.
   const v6 = load('IPv6', true);

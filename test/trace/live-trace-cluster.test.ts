@@ -111,6 +111,52 @@ describe.runIf(run).each(['iptables', 'nftables'] as const)('live tracing on a %
     expect(r.code).toBe(0);
   }, 120_000);
 
+  // Issue 22: node → Service is masqueraded `fully-random` (a new source port) before it leaves
+  // n1, so a kernel trace matching the probe by source port saw nothing on n2 and the rules
+  // there were reported as a fidelity bug whenever the kernel picked n2's endpoint.
+  it.runIf(mode === 'nftables')('node → ClusterIP with the endpoint on another node: the kernel trace follows the masqueraded probe', async () => {
+    const remote = web.find((p) => p.spec?.nodeName === 'n2');
+    expect(remote).toBeDefined();
+    let seenRemote = false;
+    for (let i = 0; i < 16 && !seenRemote; i++) {
+      const r = await kdp('trace', '--live', '--data-dir', paths.root, '-o', 'json', 'n1', 'svc/web:http');
+      const j = JSON.parse(r.out);
+      expect(j.live.fidelity).toEqual([]);
+      expect(r.code).toBe(0);
+      if (j.live.observed.destination !== `${remote!.status!.podIP}:8080`) continue;
+      seenRemote = true;
+      expect(j.live.observed.sourceSeen).toBe('172.18.0.2');
+      const n2 = (j.live.observed.kernel as Array<{ node: string; packets: number }>).find((k) => k.node === 'n2')!;
+      expect(n2.packets).toBeGreaterThan(0);
+    }
+    expect(seenRemote).toBe(true);
+  }, 300_000);
+
+  // Issue 22: kdp's own KDP-MASQ (an iptables-nft nat table) masquerades pod → outside; in
+  // nftables mode the tracer walked kube-proxy's table only and said `masquerade: no`.
+  it('pod → outside the cluster: the tracer walks kdp\'s KDP-MASQ after kube-proxy\'s rules', async () => {
+    const r = await kdp('trace', '--data-dir', paths.root, '-o', 'json', 'client', '172.18.0.1:29999');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.masquerade).toBe(true);
+    expect(j.destinations.map((d: { sourceSeen: string }) => d.sourceSeen)).toEqual(['172.18.0.2']);
+    const text = (await kdp('trace', '--data-dir', paths.root, 'client', '172.18.0.1:29999')).out;
+    expect(text).toContain('KDP-MASQ');
+    expect(text).toContain('masquerade: yes');
+    // Pod → Service stays un-NATed: the cluster CIDR returns from KDP-MASQ.
+    const svc = JSON.parse((await kdp('trace', '--data-dir', paths.root, '-o', 'json', 'client', 'svc/web:http')).out);
+    expect(svc.masquerade).toBe(false);
+  }, 60_000);
+
+  it('kdp rules --node shows kdp\'s own nat rules as the kernel lists them, in either mode', async () => {
+    const r = await kdp('rules', '--data-dir', paths.root, '--node', 'n1');
+    expect(r.code).toBe(0);
+    const { stdout } = await exec.run('iptables-save', ['-t', 'nat'], { netns: `${hostPrefixFor(paths)}-n1` });
+    const kernel = stdout.split('\n').filter((l) => l.includes('KDP-MASQ') && l.startsWith('-A '));
+    expect(kernel.length).toBeGreaterThanOrEqual(3);
+    for (const line of kernel) expect(r.out).toContain(line);
+  }, 60_000);
+
   it('prints the observed path beside the simulated one for people', async () => {
     const r = await kdp('trace', '--live', '--data-dir', paths.root, 'client', 'svc/web:http');
     expect(r.out).toContain('observed (live):');

@@ -130,6 +130,10 @@ describe('nft monitor trace parser', () => {
     expect(text).toContain('type filter hook output priority -301;');
     expect(text).toContain('meta l4proto udp th sport 40001 meta nftrace set 1;');
     expect(text).not.toContain('kube-proxy');
+    // The probe is tagged where it enters and traced by the tag on every node (masquerade
+    // fully-random changes its source port on the way).
+    expect(text).toContain('meta l4proto udp th sport 40001 ip dscp set 0x2b;');
+    expect(text).toContain('ip dscp 0x2b meta l4proto udp meta nftrace set 1;');
     expect(nftTraceRuleset({ protocol: 'icmp', src: '10.244.0.5' })).toContain('ip saddr 10.244.0.5 icmp type echo-request');
   });
 });

@@ -1,4 +1,5 @@
-// `kdp rules [--node N]` shows the tables a node's kube-proxy holds now (or at `@N`);
+// `kdp rules [--node N]` shows the tables a node's kube-proxy holds now (or at `@N`), and in
+// netns mode the nat table kdp writes itself beside them (KDP-MASQ);
 // `kdp rules history --node N` lists the numbered syncs kept, each with the Service ports it
 // added (+), changed (~) or removed (-) against the sync before it (`--changes-only` hides the
 // periodic syncs that changed nothing). When the last drift check found
@@ -15,6 +16,7 @@ import { serviceChanges, type ServiceChanges } from '../../diff/diff.js';
 import { EMPTY_TEXT } from '../../diff/families.js';
 import type { LoadedTable } from '../../diff/types.js';
 import { parseCIDR } from '../../api/net.js';
+import { KDP_MASQ_CHAIN, kdpMasqueradeTable } from '../../trace/kdp-masq.js';
 import type { Command } from '../command.js';
 import { errorSummary } from './status.js';
 import { DATA_DIR_FLAG } from '../shared-flags.js';
@@ -55,7 +57,22 @@ export const rulesShowCommand: Command = {
         `${apply.since}; the node keeps the rules of the last good apply):\n` +
         `  ${errorSummary(apply.lastError?.message ?? '')}\n`);
     }
-    io.out(args.flags.output === 'json' ? `${JSON.stringify(snap, null, 2)}\n` : snap.text);
+    // netns mode: the node's kernel also holds the nat table kdp writes itself (KDP-MASQ, with
+    // iptables-nft); nftables mode's snapshot is kube-proxy's table alone, so it is shown after
+    // it, as the tracer walks it. iptables mode's snapshot (all of iptables-save) lists it.
+    const kdpTables = info.mode === 'netns' && !snap.text.includes(KDP_MASQ_CHAIN)
+      ? kdpMasqueradeTable((info.clusterCIDRs ?? ['10.244.0.0/16'])
+        .filter((c) => parseCIDR(c)?.family === family))
+      : undefined;
+    if (args.flags.output === 'json') {
+      io.out(`${JSON.stringify(kdpTables ? { ...snap, kdpTables } : snap, null, 2)}\n`);
+      return 0;
+    }
+    io.out(snap.text);
+    if (kdpTables) {
+      io.out(`\n# kdp's own tables in ${node}'s kernel (${family === 'IPv6' ? 'ip6tables' : 'iptables'}-nft, ` +
+        `table ${family === 'IPv6' ? 'ip6' : 'ip'} nat):\n${kdpTables}`);
+    }
     return 0;
   },
 };

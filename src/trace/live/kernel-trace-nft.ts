@@ -2,6 +2,12 @@
 // `meta nftrace set 1` on the probe's packets at prerouting/output with priority raw-1 (-301),
 // before any other table, and `nft -a monitor trace` in the node's namespace reports every rule
 // the packet then matched. kube-proxy's table is never touched; the table goes afterwards.
+//
+// The source port alone does not follow the probe across nodes: kube-proxy's `masquerade
+// fully-random` (node → Service, hairpin) gives it a new source port before it leaves the node,
+// so the next node's match by port saw nothing. Where the probe first enters a node's hooks, the
+// table therefore also tags it with a DSCP value nothing else in a kdp cluster uses (NAT keeps the
+// IP header's DS field, kube-proxy never matches it), and every node traces the tagged packets.
 
 import { writePrivateFileSync } from '../../util/private-files.js';
 import type { HostExec } from '../../host/exec.js';
@@ -32,15 +38,26 @@ export function nftMatch(m: TraceMatch): string {
   return `meta l4proto ${m.protocol} th sport ${m.sport ?? 0}`;
 }
 
+/** The DSCP value (6 bits, unassigned by RFC 8436's registry) that marks a traced probe. */
+export const PROBE_DSCP = '0x2b';
+
 /** One transaction: (re)creates `inet kdp-trace` with its two tracing chains. */
 export function nftTraceRuleset(m: TraceMatch): string {
-  const rule = `${nftMatch(m)} meta nftrace set 1`;
+  const match = nftMatch(m);
+  const l4 = m.protocol === 'icmp' ? '' : ` meta l4proto ${m.protocol}`;
+  const rules = [
+    `${match} meta nftrace set 1`,
+    // Tag (the probe keeps its DS field through every NAT) and trace the tagged packets: rules
+    // are evaluated in order, so a probe tagged here is also traced by the next rules.
+    ...(['ip', 'ip6'] as const).map((f) => `${match} ${f} dscp set ${PROBE_DSCP}`),
+    ...(['ip', 'ip6'] as const).map((f) => `${f} dscp ${PROBE_DSCP}${l4} meta nftrace set 1`),
+  ].join('; ');
   return [
     `add table inet ${NFT_TRACE_TABLE}`,
     `delete table inet ${NFT_TRACE_TABLE}`,
     `table inet ${NFT_TRACE_TABLE} {`,
-    `  chain prerouting { type filter hook prerouting priority -301; policy accept; ${rule}; }`,
-    `  chain output { type filter hook output priority -301; policy accept; ${rule}; }`,
+    `  chain prerouting { type filter hook prerouting priority -301; policy accept; ${rules}; }`,
+    `  chain output { type filter hook output priority -301; policy accept; ${rules}; }`,
     '}',
     '',
   ].join('\n');
