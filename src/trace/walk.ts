@@ -138,6 +138,9 @@ function nextHop(
   }
   const next = owner ?? ti.nodeWithIP(dst);
   if (next && next !== node) {
+    // The packet mark is per namespace: a veth crossing into another namespace scrubs it
+    // (skb_scrub_packet), so kube-proxy's 0x4000 never reaches the next node.
+    w.mark = 0;
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'underlay', text: `${node.underlayIface} → ${next.name} (host-gw route)` });
     nodePass(ti, nodeContext(next), [w], false, next.underlayIface, depth + 1, out);
     return;

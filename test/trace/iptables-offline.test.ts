@@ -33,6 +33,23 @@ describe('iptables tracer over a compiled table', () => {
     expect(r.masquerade).toBe(true);
   });
 
+  // Issue 22: iptables-save prints kube-proxy's `--xor-mark 0x4000` as `--set-xmark 0x4000/0x0`;
+  // the kernel computes (mark & ~mask) ^ value, so it clears the bit (the tracer OR-ed it back).
+  it('MARK --set-xmark V/0x0 toggles the bit as the kernel does (xt_MARK)', () => {
+    const rules = [
+      '*nat', ':PREROUTING ACCEPT [0:0]', ':POSTROUTING ACCEPT [0:0]',
+      '-A PREROUTING -j MARK --set-xmark 0x4000/0x4000',
+      '-A PREROUTING -j MARK --set-xmark 0x4000/0x0',
+      '-A POSTROUTING -m mark --mark 0x4000/0x4000 -j MASQUERADE', 'COMMIT',
+      '*filter', ':FORWARD ACCEPT [0:0]', '-A FORWARD -m mark --mark 0x4000/0x4000 -j DROP',
+      '-A FORWARD -j MARK --set-mark 0x1/0x1', '-A FORWARD -m mark --mark 0x1/0x1 -j ACCEPT',
+      '-A FORWARD -j DROP', 'COMMIT', '',
+    ].join('\n');
+    const r = trace('192.0.2.10', '10.244.2.11', 8080, rules);
+    expect(r.verdict).toBe('ACCEPT');
+    expect(r.masquerade).toBe(false);
+  });
+
   it('traffic to an address no Service owns passes untouched', () => {
     const r = trace('10.244.0.5', '10.244.2.11', 8080);
     expect(r.destinations).toHaveLength(1);

@@ -112,9 +112,10 @@ describe.runIf(run).each(['iptables', 'nftables'] as const)('live tracing on a %
   }, 120_000);
 
   // Issue 22: node → Service is masqueraded `fully-random` (a new source port) before it leaves
-  // n1, so a kernel trace matching the probe by source port saw nothing on n2 and the rules
-  // there were reported as a fidelity bug whenever the kernel picked n2's endpoint.
-  it.runIf(mode === 'nftables')('node → ClusterIP with the endpoint on another node: the kernel trace follows the masqueraded probe', async () => {
+  // n1, so (nftables) a kernel trace matching the probe by source port saw nothing on n2 and the
+  // rules there were reported as a fidelity bug whenever the kernel picked n2's endpoint;
+  // (iptables) the simulation carried kube-proxy's mark 0x4000 to n2 and masqueraded again.
+  it('node → ClusterIP with the endpoint on another node: the kernel trace follows the masqueraded probe', async () => {
     const remote = web.find((p) => p.spec?.nodeName === 'n2');
     expect(remote).toBeDefined();
     let seenRemote = false;

@@ -157,7 +157,7 @@ function ruleHop(table: string, rule: CompiledRule, env: HookEnv): Hop {
 function setMark(x: World, t: Extract<CompiledRule['target'], { kind: 'mark' }>): void {
   x.mark = t.op === 'or' ? (x.mark | t.value) >>> 0
     : t.op === 'xor' ? (x.mark ^ t.value) >>> 0
-      : ((x.mark & ~t.mask) | t.value) >>> 0;
+      : ((x.mark & ~t.mask) ^ t.value) >>> 0; // xt_MARK: XOR after the mask, not OR
 }
 
 /** A matched rule on world `x`: its random branch (if any) and its target. */

@@ -291,6 +291,10 @@ function compileTarget(
         const v = opts.get(k);
         if (v === undefined) continue;
         const { value, mask } = markValue(v);
+        // The kernel computes (mark & ~mask) ^ value (xt_MARK); `--set-mark V/M` is stored by
+        // iptables as value V, mask V|M. iptables-save prints every MARK as `--set-xmark V/M`
+        // (`--xor-mark 0x4000` as `--set-xmark 0x4000/0x0`: it clears the bit).
+        if (k === '--set-mark') return { kind: 'mark', op, value, mask: (mask | value) >>> 0 };
         if (op === 'set') return { kind: 'mark', op, value, mask };
         return { kind: 'mark', op, value, mask: 0xffffffff };
       }
