@@ -17,6 +17,7 @@ import { dumpOps } from '../ruleset/nftables/fake.js';
 import { parseListText } from '../ruleset/nftables/list-text.js';
 import { formatTransaction } from '../ruleset/nftables/transaction.js';
 import { iptablesDrift, nftDrift } from './rule-drift.js';
+import { applyKubeProxySysctls } from './kube-proxy-sysctls.js';
 import { applyIptablesRestore, applyNft, iptablesSave, nftList, type IptablesFamily } from './rules.js';
 
 /** Throws KDP_CONFIG for modes the kernel data plane cannot apply. */
@@ -55,6 +56,7 @@ export function buildKernelApplier(exec: HostExec, netns: string, mode: ProxyMod
   return {
     mode,
     dump,
+    setSysctls: (writes) => applyKubeProxySysctls(exec, netns, writes),
     async restore(family) {
       const want = await shadow.dump(family);
       if (!want.trim()) return;

@@ -14,6 +14,7 @@ import type { ProxyMode, SyncResult } from './backend.js';
 import { JUMP_RULES } from './iptables/jump-chains.js';
 import { canonicalize as ipvsCanonicalize } from './ipvs/proxier.js';
 import type { IPFamily } from './types.js';
+import type { SysctlWrite } from './sysctls.js';
 
 export interface RuleApplier {
   readonly mode: ProxyMode;
@@ -25,6 +26,9 @@ export interface RuleApplier {
   /** Kernel appliers: re-applies, atomically, everything the applied syncs compiled (heals
    *  drift); rules that are not kube-proxy's are left alone. */
   restore?(family: IPFamily): Promise<void>;
+  /** Kernel appliers: kube-proxy's start-up sysctls (sysctls.ts) in the node's namespace,
+   *  before the first apply; returns what could not be set (logged, not fatal). */
+  setSysctls?(writes: readonly SysctlWrite[]): Promise<string[]>;
 }
 
 /** The `-I` lines that ensure upstream's jumps from built-in chains (full syncs). */

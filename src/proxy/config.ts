@@ -41,6 +41,16 @@ export interface KubeProxySettings {
   readonly ipvsScheduler: string;
   readonly ipvsStrictARP: boolean;
   readonly featureGates: Readonly<Record<string, boolean>>;
+  /** `conntrack` (upstream defaults: maxPerCore 32768, min 131072, 24h, 1h); see sysctls.ts. */
+  readonly conntrack: ConntrackSettings;
+}
+
+export interface ConntrackSettings {
+  readonly maxPerCore: number;
+  readonly min: number;
+  /** Seconds; 0: left alone. */
+  readonly tcpEstablishedTimeoutS: number;
+  readonly tcpCloseWaitTimeoutS: number;
 }
 
 const KNOWN_FIELDS = new Set([
@@ -109,6 +119,25 @@ function duration(o: Obj, key: string, field: string, dflt: number): number {
   if (v === undefined || v === null || v === '') return dflt;
   if (typeof v !== 'string') bad(field, 'must be a duration string such as "30s"');
   return parseGoDuration(v, field);
+}
+
+function nonNegativeInt(o: Obj, key: string, field: string, dflt: number): number {
+  const v = o[key];
+  if (v === undefined || v === null) return dflt;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) bad(field, 'must be a non-negative integer');
+  return v;
+}
+
+function parseConntrack(o: Obj): ConntrackSettings {
+  const ct = section(o, 'conntrack');
+  const seconds = (key: string, dflt: number) =>
+    Math.floor(duration(ct, key, `conntrack.${key}`, dflt * 1000) / 1000);
+  return {
+    maxPerCore: nonNegativeInt(ct, 'maxPerCore', 'conntrack.maxPerCore', 32768),
+    min: nonNegativeInt(ct, 'min', 'conntrack.min', 131072),
+    tcpEstablishedTimeoutS: seconds('tcpEstablishedTimeout', 86400),
+    tcpCloseWaitTimeoutS: seconds('tcpCloseWaitTimeout', 3600),
+  };
 }
 
 function masqBit(o: Obj, field: string): number {
@@ -220,6 +249,7 @@ export function parseKubeProxyConfiguration(text: string | undefined): KubeProxy
     ipvsScheduler: scheduler,
     ipvsStrictARP: bool(ipvs, 'strictARP', 'ipvs.strictARP', false),
     featureGates: featureGates(o),
+    conntrack: parseConntrack(o),
   };
 }
 

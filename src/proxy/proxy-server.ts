@@ -17,6 +17,8 @@ import { buildInformerFactory, type InformerFactory } from '../client/informer.j
 import type { Client } from '../client/types.js';
 import type { ProxyMode } from './backend.js';
 import type { RuleApplier } from './applier.js';
+import { availableParallelism } from 'node:os';
+import { kubeProxySysctls } from './sysctls.js';
 import { DEFAULT_SERVICE_CIDRS } from './compile.js';
 import { buildProxierConfigs, parseKubeProxyConfiguration } from './config.js';
 import type { RuleHistory } from './history.js';
@@ -97,6 +99,14 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
     capabilities: deps.capabilities,
     ...(deps.mode ? { mode: deps.mode } : {}),
   }, serviceCIDRs.length ? serviceCIDRs : DEFAULT_SERVICE_CIDRS);
+  // Upstream sets its sysctls once at start, before the proxier's first sync.
+  if (deps.applier.setSysctls) {
+    const problems = await deps.applier.setSysctls(kubeProxySysctls({
+      mode: configs[0]!.mode, conntrack: settings.conntrack, cores: availableParallelism(),
+      localhostNodePorts: configs.some((c) => c.family === 'IPv4' && c.localhostNodePorts),
+    }));
+    for (const p of problems) deps.log?.(`kube-proxy ${deps.nodeName}: sysctl ${p}`);
+  }
   const backend = await loadBackend(configs[0]!.mode);
   const recorder = buildEventRecorder(deps.client, {
     component: 'kube-proxy', host: deps.nodeName, enabled: deps.events ?? true,

@@ -14,7 +14,7 @@ import { buildFilter, type TraceMode } from './offline.js';
 import { DEFAULT_SPORT, endpointString, parseHostPort, type Packet, type TraceProtocol } from './packet.js';
 import { foldArrivals, type TraceResult } from './result.js';
 import { walk } from './walk.js';
-import type { NodeFilter, Topology, TraceNodeInfo, TracePodInfo } from './topology.js';
+import { isLoopback, type NodeFilter, type Topology, type TraceNodeInfo, type TracePodInfo } from './topology.js';
 import type { TraceEntry } from './walk.js';
 
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
@@ -36,6 +36,7 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
       gatewayIPs: podCIDRs.map((c) => nthAddress(c, 1)),
       underlayIface: 'eth0',
       filter: familyFilter(mode, rulesDir(dataDir, name), kdpTables),
+      routeLocalnet: routeLocalnetOf(mode, rulesDir(dataDir, name)),
     };
   });
   // A dual-stack pod is listed once per IP (primary first): lookups by IP find either, by name
@@ -61,6 +62,18 @@ function kdpTablesOf(dataDir: string): (f: NodeFilter, snapshot: string) => Node
   if (info.mode !== 'netns') return (f) => f;
   const cidrs = info.clusterCIDRs?.length ? info.clusterCIDRs : ['10.244.0.0/16'];
   return (f, snapshot) => (snapshot.includes(KDP_MASQ_CHAIN) ? f : withKdpTables(f, cidrs));
+}
+
+/** kube-proxy sets route_localnet=1 in iptables mode exactly when it serves localhost NodePorts
+ *  (src/proxy/sysctls.ts), and then also writes KUBE-FIREWALL's "block incoming localnet
+ *  connections" rule: its IPv4 table says which. */
+function routeLocalnetOf(mode: TraceMode, dir: string): boolean {
+  if (mode !== 'iptables') return false;
+  try {
+    return readSnapshot(dir, '@latest', 'IPv4').text.includes('block incoming localnet connections');
+  } catch {
+    return false;
+  }
 }
 
 /** The node's filter for each family it has rules of; a packet runs through its own family's. */
@@ -114,7 +127,9 @@ export function resolveSource(
   if (pod) return { ip: pod.ip, entry: { kind: 'pod', pod: pod.name, node: pod.node }, label: `pod ${pod.name}` };
   const node = topo.nodes.find((n) => n.name === text || n.nodeIPs.includes(text));
   if (node) {
-    const ip = node.nodeIPs.includes(text) ? text : ofFamily(node.nodeIPs, v6);
+    // To a loopback address the kernel's route is `lo`, whose source is the loopback address.
+    const loop = towardsIP !== undefined && isLoopback(towardsIP) && !node.nodeIPs.includes(text);
+    const ip = loop ? towardsIP : node.nodeIPs.includes(text) ? text : ofFamily(node.nodeIPs, v6);
     return { ip, entry: { kind: 'node', node: node.name }, label: `node ${node.name}` };
   }
   const ip = parseHostPort(text, 'SRC').ip;

@@ -34,6 +34,9 @@ export interface TraceNodeInfo {
   readonly gatewayIPs: readonly string[];
   readonly underlayIface: string;
   readonly filter: NodeFilter;
+  /** net.ipv4.conf.all.route_localnet in the node's namespace (kube-proxy's iptables mode
+   *  sets it for localhost NodePorts): a packet with a 127/8 source may leave `lo`. */
+  readonly routeLocalnet?: boolean;
 }
 
 export interface TracePodInfo {
@@ -49,6 +52,10 @@ export interface Topology {
 }
 
 const LOOPBACK = compileAddress('127.0.0.0/8');
+
+export function isLoopback(ip: string): boolean {
+  return ip.includes(':') ? ip === '::1' : LOOPBACK(ip);
+}
 
 export function isLocalTo(node: TraceNodeInfo, ip: string): boolean {
   if (node.nodeIPs.includes(ip) || node.gatewayIPs.includes(ip) || node.filter.isLocal?.(ip)) return true;

@@ -8,7 +8,7 @@
 import { kdpError } from '../errors.js';
 import { endpointString, type Packet } from './packet.js';
 import { nodeContext, topologyIndex, type NodeContext, type TopologyIndex } from './node-context.js';
-import type { TraceNodeInfo, Topology } from './topology.js';
+import { isLoopback, type TraceNodeInfo, type Topology } from './topology.js';
 import { isRecording, newWorld, type World } from './world.js';
 
 /** Where the packet enters. */
@@ -105,6 +105,17 @@ function leaveNode(
   const onBridge = node.podCIDRs.length > 0 && owner === node;
   const r = nc.route(onBridge, w.pkt.dst.includes(':'), inIface);
   if (isRecording(w)) w.hops.push({ where: node.name, stage: 'route', text: `route ${w.pkt.dst} → dev ${r.iface}` });
+  // A loopback source may leave `lo` only with route_localnet=1 (IPv4; ::1 never): the
+  // kernel's output route refuses it (a martian source) when a rule DNATed 127.0.0.1:PORT away.
+  if (local && isLoopback(w.pkt.src) && (w.pkt.src.includes(':') || !node.routeLocalnet)) {
+    w.verdict = 'DROP';
+    if (isRecording(w)) {
+      w.hops.push({ where: node.name, stage: 'route', text: `dropped: source ${w.pkt.src} cannot leave lo for ` +
+        `${r.iface} (${w.pkt.src.includes(':') ? 'IPv6 loopback' : 'net.ipv4.conf.all.route_localnet=0'})` });
+    }
+    out.push({ world: w, reached: 'dropped' });
+    return;
+  }
   let ws: readonly World[] = [w];
   if (!local) ws = nc.node.filter.runHook('FORWARD', ws, r.forwardEnv);
   for (const x of ws) {

@@ -12,6 +12,7 @@ import { buildHostExec } from '../../src/host/exec.js';
 import { readPcap } from '../../src/trace/live/pcap.js';
 import { kdp } from '../helpers/cli.js';
 import { waitFor } from '../helpers/cluster.js';
+import { probe, seenPod } from '../helpers/netns-probe.js';
 import { canUseNetns } from '../helpers/root.js';
 
 // `kdp trace --live` and `kdp verify --live` against a real netns cluster (two nodes, a
@@ -157,6 +158,40 @@ describe.runIf(run).each(['iptables', 'nftables'] as const)('live tracing on a %
     expect(kernel.length).toBeGreaterThanOrEqual(3);
     for (const line of kernel) expect(r.out).toContain(line);
   }, 60_000);
+
+  // Issue 22: kube-proxy's sysctls in the node's namespace, and localhost NodePorts: served in
+  // iptables mode (route_localnet=1, DNAT then masquerade), not in nftables mode; the tracer agrees.
+  it('localhost NodePorts: the kernel and the tracer agree (route_localnet set by kube-proxy in iptables mode)', async () => {
+    const ns = `${hostPrefixFor(paths)}-n1`;
+    const sysctl = async (k: string) => Number((await exec.run('sysctl', ['-n', k], { netns: ns })).stdout.trim());
+    expect(await sysctl('net.ipv4.conf.all.route_localnet')).toBe(mode === 'iptables' ? 1 : 0);
+    expect(await sysctl('net.netfilter.nf_conntrack_tcp_timeout_close_wait')).toBeGreaterThanOrEqual(3600);
+    expect(await sysctl('net.netfilter.nf_conntrack_tcp_timeout_established')).toBeGreaterThanOrEqual(86400);
+    const c = cluster!.client;
+    const np = await c.create<KubeObject & { spec: { ports: Array<{ nodePort: number }> } }>(SVC, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-np', namespace: 'default' },
+      spec: { type: 'NodePort', selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] },
+    });
+    const port = np.spec.ports[0]!.nodePort;
+    await waitFor(async () => {
+      const r = await kdp('trace', '--data-dir', paths.root, '-o', 'json', 'n1', `172.18.0.2:${port}`);
+      return r.code === 0 && JSON.parse(r.out).destinations.length === 2;
+    }, 30_000, 'the NodePort in the rules');
+    const t = JSON.parse((await kdp('trace', '--data-dir', paths.root, '-o', 'json', 'n1', `127.0.0.1:${port}`)).out);
+    expect(t.packet.src).toBe('127.0.0.1'); // a node's own address to lo is 127.0.0.1
+    const answer = await probe(exec, ns, 'tcp', '127.0.0.1', port).catch(() => '');
+    if (mode === 'iptables') {
+      const pod = seenPod(answer);
+      expect(web.map((p) => p.metadata.name)).toContain(pod);
+      expect(t.verdict).toBe('ACCEPT');
+      expect(t.destinations.map((d: { reached: string }) => d.reached).sort())
+        .toEqual(web.map((p) => `pod default/${p.metadata.name}`).sort());
+      expect(t.destinations.every((d: { masquerade: boolean }) => d.masquerade)).toBe(true);
+    } else {
+      expect(seenPod(answer)).toBeUndefined();
+      expect(t.destinations.some((d: { reached: string }) => d.reached.startsWith('pod '))).toBe(false);
+    }
+  }, 90_000);
 
   it('prints the observed path beside the simulated one for people', async () => {
     const r = await kdp('trace', '--live', '--data-dir', paths.root, 'client', 'svc/web:http');
