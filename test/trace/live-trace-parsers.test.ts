@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -319,5 +320,21 @@ describe('--live preconditions', () => {
   });
   it('accepts root on a netns cluster', () => {
     expect(() => assertLiveCapable('kdp trace', { mode: 'netns', proxyMode: 'iptables' }, paths, 0)).not.toThrow();
+  });
+});
+
+// Issue 22: a pod on n3 → n2's NodePort, DNATed by n2 back to an endpoint on n3 and
+// masqueraded there: n3's kernel trace shows the probe twice (out from cni0, back in from eth0).
+// The second pass was cut as if it were br_netfilter's routed copy of a bridged frame.
+describe('kernel trace of a probe that passes a node twice', () => {
+  const text = readFileSync(new URL('../fixtures/live/nft-trace-two-passes.txt', import.meta.url), 'utf8');
+  it('keeps the pass that comes back in through another interface', () => {
+    const rules = firstPacketRules(parseNftTrace(text), (e) => e.table === 'inet kdp-trace');
+    const stages = rules.map((r) => r.stage);
+    expect(stages.filter((x) => x === 'ip kube-proxy filter-forward')).toHaveLength(4);
+    expect(stages.filter((x) => x === 'ip kube-proxy masquerading')).toHaveLength(2);
+    expect(stages.filter((x) => x === 'ip kube-proxy nat-prerouting')).toHaveLength(2);
+    // The packets after the first are not part of it.
+    expect(countPackets(parseNftTrace(text))).toBeGreaterThan(1);
   });
 });

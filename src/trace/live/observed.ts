@@ -61,11 +61,22 @@ export function firstPacketRules(
   const first = keyed[0]?.key;
   const mine = keyed.filter(({ key }) => key === first).map(({ e }) => e);
   // One pass through the node: a FORWARD after POSTROUTING is the same frame again (a routed
-  // copy of a frame br_netfilter already bridged), which the simulation does not follow.
+  // copy of a frame br_netfilter already bridged), which the simulation does not follow. A
+  // packet that comes back in through another interface (PREROUTING, a new `iif`: a NodePort
+  // on another node DNATed it back here, masqueraded) is a new pass, which it does follow.
   const pass: KernelTraceEvent[] = [];
   let posted = false;
+  let passIif: string | undefined;
   for (const e of mine) {
-    if (e.kind === 'packet' && /forward/i.test(e.chain) && posted) break;
+    if (e.kind === 'packet') {
+      const iif = inputInterface(e.text ?? '');
+      if (passIif === undefined) passIif = iif;
+      else if (posted && /prerouting/i.test(e.chain) && iif !== undefined && iif !== passIif) {
+        posted = false;
+        passIif = iif;
+      }
+      if (/forward/i.test(e.chain) && posted) break;
+    }
     if (/postrouting/i.test(e.chain)) posted = true;
     pass.push(e);
   }
@@ -75,6 +86,12 @@ export function firstPacketRules(
       stage: `${e.table} ${e.chain}`, table: e.table, chain: e.chain, text: e.text ?? '',
       ...(e.handle === undefined ? {} : { handle: e.handle }), verdict: e.verdict ?? '',
     }));
+}
+
+/** `iif "eth0"` (nft) / `IN=eth0` (xtables-monitor) of a traced packet. */
+function inputInterface(text: string): string | undefined {
+  const m = /\biif "([^"]+)"|\bIN=(\S+)/.exec(text);
+  return m ? (m[1] ?? m[2]) : undefined;
 }
 
 function packetKeys(events: readonly KernelTraceEvent[]): KeyedEvent[] {
