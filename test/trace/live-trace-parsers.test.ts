@@ -337,4 +337,12 @@ describe('kernel trace of a probe that passes a node twice', () => {
     // The packets after the first are not part of it.
     expect(countPackets(parseNftTrace(text))).toBeGreaterThan(1);
   });
+
+  it('also when the first pass was sent by the node itself (no input interface)', () => {
+    const node = readFileSync(new URL('../fixtures/live/nft-trace-node-two-passes.txt', import.meta.url), 'utf8');
+    const stages = firstPacketRules(parseNftTrace(node), (e) => e.table === 'inet kdp-trace').map((r) => r.stage);
+    expect(stages).toContain('ip kube-proxy nat-output');
+    expect(stages.filter((x) => x === 'ip kube-proxy filter-forward')).toHaveLength(2);
+    expect(stages.filter((x) => x === 'ip kube-proxy masquerading').length).toBeGreaterThanOrEqual(1);
+  });
 });

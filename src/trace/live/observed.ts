@@ -69,9 +69,10 @@ export function firstPacketRules(
   let passIif: string | undefined;
   for (const e of mine) {
     if (e.kind === 'packet') {
-      const iif = inputInterface(e.text ?? '');
+      // Locally sent packets have no input interface: `local` for the pass they start.
+      const iif = inputInterface(e.text ?? '') ?? 'local';
       if (passIif === undefined) passIif = iif;
-      else if (posted && /prerouting/i.test(e.chain) && iif !== undefined && iif !== passIif) {
+      else if (posted && /prerouting/i.test(e.chain) && iif !== passIif) {
         posted = false;
         passIif = iif;
       }
