@@ -32,7 +32,12 @@ export function walk(topo: Topology, entry: TraceEntry, pkt: Packet, recordHops 
   const node = findNode(topo, entry.node);
   const w = newWorld(pkt, recordHops);
   const out: Arrival[] = [];
-  if (entry.kind === 'pod') {
+  if (entry.kind === 'pod' && isLoopback(pkt.dst)) {
+    // A pod's loopback is its own namespace's `lo`: the packet never reaches the node.
+    w.verdict = 'ACCEPT';
+    if (isRecording(w)) w.hops.push({ where: entry.pod, stage: 'deliver', text: `${entry.pod} lo (its own loopback; the node's rules never see it)` });
+    out.push({ world: w, reached: `pod ${entry.pod}` });
+  } else if (entry.kind === 'pod') {
     if (isRecording(w)) w.hops.push({ where: entry.pod, stage: 'pod', text: `leaves ${entry.pod} eth0 (default route via ${node.gatewayIPs[0] ?? 'gateway'})` });
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'bridge', text: `veth → ${node.bridge} on ${node.name}` });
     nodePass(ti, nodeContext(node), [w], false, node.bridge, 0, out);

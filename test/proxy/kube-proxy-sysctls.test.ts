@@ -80,6 +80,14 @@ describe('tracing a 127.0.0.1 source to a localhost NodePort (iptables mode)', (
     expect(r.destinations.every((d) => d.sourceSeen !== '127.0.0.1')).toBe(true);
   });
 
+  it('a pod\'s 127.0.0.1 is its own loopback: the node\'s NodePort rules never see it', () => {
+    const p = { ...pkt, src: '10.244.0.5' };
+    const r = foldArrivals(p, walk(topo(true), { kind: 'pod', pod: 'default/a', node: 'n1' }, p));
+    expect(r.destinations.map((d) => [d.reached, d.destination, d.masquerade])).toEqual([
+      ['pod default/a', '127.0.0.1:30080', false]]);
+    expect(r.destinations[0]!.hops.every((h) => h.where === 'default/a')).toBe(true);
+  });
+
   it('route_localnet=0: the kernel drops the DNATed packet (martian source)', () => {
     const r = foldArrivals(pkt, walk(topo(false), { kind: 'node', node: 'n1' }, pkt));
     expect(r.verdict).toBe('DROP');
