@@ -121,7 +121,16 @@ export function simulatedRuleKeys(hops: readonly Hop[], node: string): string[] 
 
 export function kernelRuleKeys(rules: readonly KernelRuleHit[]): string[] {
   return rules.filter((r) => isKubeProxyRule(r.stage, r.chain, r.text))
-    .map((r) => `${r.stage}${iptablesTarget(r.stage, r.text)}`);
+    .map((r) => `${r.stage}${iptablesTarget(r.stage, r.text) || verdictTarget(r.stage, r.verdict)}`);
+}
+
+/** xtables-monitor prints no rule text for a rule replaced while it printed (a kube-proxy sync
+ *  at that moment); its verdict still names the target (`return`, `jump KUBE-X`). */
+function verdictTarget(stage: string, verdict: string): string {
+  if (/^(ip6?|inet) /.test(stage) || !verdict) return '';
+  const [word = '', to] = verdict.split(' ');
+  if (to) return ` → ${to}`;
+  return /^(return|accept|drop)$/.test(word) ? ` → ${word.toUpperCase()}` : '';
 }
 
 function compareRules(
