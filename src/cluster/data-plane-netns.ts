@@ -3,6 +3,7 @@
 // node. Everything is named `kdp-<id>-…` (id = hash of the data dir) and recorded in the data
 // dir's host state file, so `close()` — or `kdp down` after a crash — removes exactly it.
 
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Node } from '../api/types.js';
 import type { InformerFactory } from '../client/informer.js';
@@ -17,7 +18,8 @@ import {
 } from '../host/topology.js';
 import { resolveEchoCommand, type EchoCommand } from '../kubelet/echo-command.js';
 import { buildHelperLauncher } from '../kubelet/launcher.js';
-import { buildNetnsRuntime, ipamDirFor } from '../kubelet/runtime-netns.js';
+import { buildNetnsRuntime, ipamDirFor, podNetnsName } from '../kubelet/runtime-netns.js';
+import { deleteNetns } from '../host/netns.js';
 import { buildSandboxNetns } from '../kubelet/sandbox-netns.js';
 import type { Runtime } from '../kubelet/runtime.js';
 import type { RuleApplier } from '../proxy/applier.js';
@@ -31,6 +33,15 @@ export interface NetnsDataPlane {
   /** Creates the node's namespace; returns its runtime and kube-proxy applier. */
   startNode(node: TopologyNode, mode: ProxyMode, opts?: { timeScale?: number }):
     Promise<{ runtime: Runtime; applier: RuleApplier }>;
+  /** The node's underlay link down (a partition, or part of a crash) or up again. */
+  setUplink(node: string, up: boolean): Promise<void>;
+  /**
+   * Power off: every process in the node's pod namespaces dies at once (SIGKILL) and its link
+   * goes down. The next `startNode` boots it: the old pods' namespaces and IP leases and the
+   * node's namespace (its rules, routes, conntrack) are gone, and everything is made anew, as a
+   * rebooted machine comes back with nothing running.
+   */
+  crashNode(node: string): Promise<void>;
   /** Keeps every node's host-gw routes in step with the Node objects. */
   watchRoutes(informers: InformerFactory, onError: (e: unknown) => void): void;
   close(): Promise<void>;
@@ -77,11 +88,39 @@ export async function startNetnsDataPlane(
   const planes = new Map<string, { runtime: Runtime; applier: RuleApplier }>();
   let chain = Promise.resolve();
   let stopped = false;
+  const crashed = new Set<string>();
+  /** Per node, the peers its host-gw routes were last synced to (a booted node has none). */
+  const synced = new Map<string, string>();
+
+  /** Sends `signal` to every process running in `netns`. */
+  const signalAllIn = async (netns: string, signal: NodeJS.Signals) => {
+    const { stdout } = await exec.run('ip', ['netns', 'pids', netns]).catch(() => ({ stdout: '' }));
+    for (const pid of stdout.split('\n').map(Number).filter((p) => p > 0)) {
+      try { process.kill(pid, signal); } catch { /* gone already */ }
+    }
+  };
+  const dropNetns = async (netns: string) => {
+    await deleteNetns(exec, netns);
+    await state.removeNetns(netns);
+  };
+  /** A crashed node's leftovers go; the caller then makes it as on a first start. */
+  const boot = async (name: string) => {
+    crashed.delete(name);
+    synced.delete(name);
+    const plane = planes.get(name);
+    planes.delete(name);
+    const pods = plane?.runtime.listPods() ?? [];
+    await plane?.runtime.close().catch(() => undefined);
+    for (const uid of pods) await dropNetns(podNetnsName(prefix, uid));
+    rmSync(ipamDirFor(paths.root, name), { recursive: true, force: true });
+    await dropNetns(topo.nodeNetns(name));
+  };
 
   return {
     topo,
     echo,
     async startNode(node, mode, opts = {}) {
+      if (crashed.has(node.name)) await boot(node.name);
       const have = planes.get(node.name);
       if (have) return have;
       const applier = buildKernelApplier(exec, topo.nodeNetns(node.name), mode);
@@ -95,9 +134,22 @@ export async function startNetnsDataPlane(
       planes.set(node.name, { runtime, applier });
       return { runtime, applier };
     },
+    setUplink: (node, up) => topo.setUplink(node, up),
+    async crashNode(node) {
+      const plane = planes.get(node);
+      const pods = plane?.runtime.listPods() ?? [];
+      const netnses = pods.map((uid) => podNetnsName(prefix, uid));
+      await topo.setUplink(node, false);
+      // Frozen first, so nothing runs a signal handler; then the runtime is told its pods
+      // stop (no restarts) and every process dies by SIGKILL, as at power-off.
+      for (const ns of netnses) await signalAllIn(ns, 'SIGSTOP');
+      const stopping = pods.map((uid) => plane!.runtime.stopPod?.(uid, 0));
+      for (const ns of netnses) await signalAllIn(ns, 'SIGKILL');
+      await Promise.all(stopping);
+      crashed.add(node);
+    },
     watchRoutes(informers, onError) {
       const inf = informers.informerFor<Node>(NODES);
-      const synced = new Map<string, string>();
       const sync = () => {
         chain = chain.then(async () => {
           if (stopped) return;

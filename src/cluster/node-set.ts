@@ -55,10 +55,24 @@ interface Running {
   readonly proxy: KubeProxy;
 }
 
+/**
+ * How a node is down. `stopped`: its agents (kubelet, kube-proxy) are gone, pods and links stay
+ * — a crashed kubelet. `partitioned`: the same, and its link to the other nodes is down too (in
+ * virtual mode there is no link) — a pulled cable; pods keep running unseen. `crashed`: power
+ * off — agents gone, every pod process killed, link down; the next start boots it with nothing
+ * running and its kubelet recreates the pods still bound to it.
+ */
+export type NodeFailure = 'stopped' | 'partitioned' | 'crashed';
+
 export interface NodeSet {
+  /** Starts the node, or brings it back from any failure (link up; a crashed one boots anew). */
   start(node: NodeSpec): Promise<void>;
   stop(name: string): Promise<void>;
+  /** Fails a running or stopped node the given way; a no-op when it already is. */
+  fail(name: string, how: NodeFailure): Promise<void>;
   isRunning(name: string): boolean;
+  /** `running`, how it failed, or undefined for a node never started. */
+  stateOf(name: string): 'running' | NodeFailure | undefined;
   stopAll(): Promise<void>;
 }
 
@@ -83,9 +97,21 @@ export function nodeSpecs(
 
 export function buildNodeSet(o: NodeSetOptions): NodeSet {
   const running = new Map<string, Running>();
+  const failed = new Map<string, NodeFailure>();
+  const stopAgents = async (name: string) => {
+    const r = running.get(name);
+    if (!r) return;
+    running.delete(name);
+    r.proxy.stop();
+    await r.agent.stop();
+  };
   return {
     async start(node) {
       if (running.has(node.name)) return;
+      const was = failed.get(node.name);
+      // A crashed node boots in startNode (it knows the node crashed); a partitioned one gets
+      // its link back first, so the agents' first sync sees the node whole.
+      if (o.netns && (was === 'partitioned' || was === 'crashed')) await o.netns.setUplink(node.name, true);
       const plane = o.netns
         ? await o.netns.startNode(node, o.proxyMode, { timeScale: o.timeScale })
         : { runtime: buildVirtualRuntime({ timeScale: o.timeScale }), applier: buildMemoryApplier(o.proxyMode) };
@@ -107,15 +133,25 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       });
       await proxy.start();
       running.set(node.name, { agent, proxy });
+      failed.delete(node.name);
     },
     async stop(name) {
-      const r = running.get(name);
-      if (!r) return;
-      running.delete(name);
-      r.proxy.stop();
-      await r.agent.stop();
+      if (!running.has(name)) return;
+      await stopAgents(name);
+      failed.set(name, 'stopped');
+    },
+    async fail(name, how) {
+      const was = running.has(name) ? 'running' : failed.get(name);
+      if (was === undefined) throw kdpError('KDP_NOT_FOUND', `node ${name} is not running here`);
+      if (was === how || was === 'crashed') return;
+      await stopAgents(name);
+      if (o.netns && how === 'crashed') await o.netns.crashNode(name);
+      else if (o.netns && how === 'partitioned') await o.netns.setUplink(name, false);
+      else if (o.netns && was === 'partitioned') await o.netns.setUplink(name, true);
+      failed.set(name, how);
     },
     isRunning: (name) => running.has(name),
+    stateOf: (name) => (running.has(name) ? 'running' : failed.get(name)),
     async stopAll() {
       for (const name of [...running.keys()]) await this.stop(name);
     },

@@ -86,6 +86,13 @@ export interface Topology {
   ensureNodeNetns(node: TopologyNode): Promise<void>;
   /** Makes the node's host-gw routes exactly `peers` (routes of peers gone are removed). */
   syncRoutes(node: string, peers: readonly RoutePeer[]): Promise<void>;
+  /** The node's underlay link (its veth on the bridge) down or up: a cable pulled or back. */
+  setUplink(node: string, up: boolean): Promise<void>;
+}
+
+/** A locally administered MAC from the node's IPv4 underlay address: 02:6b:a.b.c.d in hex. */
+export function uplinkMac(ip: string): string {
+  return ['02', '6b', ...ip.split('.').map((o) => Number(o).toString(16).padStart(2, '0'))].join(':');
 }
 
 export interface TopologyDeps {
@@ -136,6 +143,9 @@ export function buildTopology(d: TopologyDeps): Topology {
       const peer = linkName(node.name);
       const up = spec.node.uplink;
       if (!(await linkExists(d.exec, ns, up))) {
+        // A peer left from the node's previous namespace (deleted namespaces are torn down
+        // asynchronously by the kernel, a rebooted node's link can outlive it) goes first.
+        if (await linkExists(d.exec, underlayNetns, peer)) await ipBatch(d.exec, underlayNetns, [`link del ${peer}`]);
         await ipBatch(d.exec, underlayNetns, [`link add ${peer} type veth peer name ${up} netns ${ns}`]);
       }
       await ipBatch(d.exec, underlayNetns, [`link set ${peer} master ${spec.underlay.bridge} up`]);
@@ -144,7 +154,10 @@ export function buildTopology(d: TopologyDeps): Topology {
       const ip6 = v6 ? node.ip6 : undefined;
       const gw6 = spec.underlay.gateway6;
       // No DAD: the address is usable at once (a tentative one drops the first packets).
-      await ipBatch(d.exec, ns, [`addr replace ${node.ip}/${prefixLen} dev ${up}`,
+      // A fixed MAC, as a machine's NIC has: a node booted anew is still the address its peers
+      // have in their neighbour tables.
+      await ipBatch(d.exec, ns, [`link set ${up} address ${uplinkMac(node.ip)}`,
+        `addr replace ${node.ip}/${prefixLen} dev ${up}`,
         ...(ip6 ? [`addr replace ${ip6}/${prefixLen6} dev ${up} nodad`] : []), `link set ${up} up`,
         ...(gw ? [`route replace default via ${gw} dev ${up}`] : []),
         ...(ip6 && gw6 ? [`route replace default via ${gw6} dev ${up}`] : [])]);
@@ -159,6 +172,9 @@ export function buildTopology(d: TopologyDeps): Topology {
       }
       if (v4CIDRs.length) await ensureMasquerade(d.exec, ns, v4CIDRs, false);
       if (ip6) await ensureMasquerade(d.exec, ns, v6CIDRs, true);
+    },
+    async setUplink(node, up) {
+      await ipBatch(d.exec, underlayNetns, [`link set ${linkName(node)} ${up ? 'up' : 'down'}`]);
     },
     async syncRoutes(node, peers) {
       const ns = nodeNetns(node);

@@ -97,4 +97,19 @@ describe.runIf(hasKubectl)('kdp up (virtual mode) end to end with the real kubec
       return n.status.conditions.find((c: any) => c.type === 'Ready')?.status === 'True';
     }, 30_000, 'n3 Ready again');
   });
+
+  it('kdp node partition and crash fail a virtual node too, and start brings it back', async () => {
+    for (const verb of ['partition', 'crash']) {
+      expect((await kdp('node', verb, '--data-dir', dataDir, 'n3')).code).toBe(0);
+      await waitFor(async () => {
+        const n = await json('get', 'node', 'n3');
+        return n.status.conditions.find((c: any) => c.type === 'Ready')?.status === 'Unknown';
+      }, 30_000, `n3 Unknown after ${verb}`);
+      expect((await kdp('node', 'start', '--data-dir', dataDir, 'n3')).code).toBe(0);
+      await waitFor(async () => {
+        const n = await json('get', 'node', 'n3');
+        return n.status.conditions.find((c: any) => c.type === 'Ready')?.status === 'True';
+      }, 30_000, `n3 Ready after ${verb}`);
+    }
+  });
 });

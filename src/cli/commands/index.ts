@@ -7,7 +7,7 @@ import { diffCommand } from './diff.js';
 import { downCommand } from './down.js';
 import { kubeconfigCommand } from './kubeconfig.js';
 import { netnsCommand, shCommand } from './netns.js';
-import { nodeStartCommand, nodeStopCommand } from './node.js';
+import { nodeCrashCommand, nodePartitionCommand, nodeStartCommand, nodeStopCommand } from './node.js';
 import { rulesCompileCommand } from './rules-compile.js';
 import { rulesHistoryCommand, rulesShowCommand } from './rules.js';
 import { statusCommand } from './status.js';
@@ -18,6 +18,7 @@ import { versionCommand } from './version.js';
 
 export const COMMANDS: readonly Command[] = [
   upCommand, downCommand, statusCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
+  nodePartitionCommand, nodeCrashCommand,
   netnsCommand, shCommand,
   rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand,
   apiserverCommand, controllerManagerCommand, schedulerCommand, nodeAgentCommand, versionCommand,
