@@ -82,5 +82,13 @@ describe('node failure timeline (timeScale 0.01)', () => {
       const ep = final.eps.find((e) => e.targetRef?.name === v.metadata.name);
       expect(ep?.conditions).toEqual({ ready: false, serving: false, terminating: true });
     }
+    // Each pod marked not ready gets upstream's Warning NodeNotReady; the node its Normal one.
+    const events = await listItems<{ involvedObject: { kind: string; name: string }; type: string; reason: string;
+      message: string; source?: { component?: string } } & Pod>(c.client, ref('events', 'default'));
+    for (const v of victims) {
+      expect(events.find((e) => e.involvedObject.kind === 'Pod' && e.involvedObject.name === v.metadata.name
+        && e.reason === 'NodeNotReady')).toMatchObject({ type: 'Warning', message: 'Node is not ready',
+        source: { component: 'node-controller' } });
+    }
   });
 });

@@ -108,9 +108,11 @@ export function buildNodeLifecycleController(ctx: ControllerContext): Controller
       if (!conds.some((c) => c.type === 'Ready' && c.status === 'True')) continue;
       const next = conds.map((c) => c.type === 'Ready' || c.type === 'ContainersReady'
         ? { ...c, status: 'False' as const, lastTransitionTime: ts } : c);
-      await client.patch(inNs(PODS, pod.metadata.namespace), pod.metadata.name!, 'merge',
+      const updated = await client.patch(inNs(PODS, pod.metadata.namespace), pod.metadata.name!, 'merge',
         { status: { conditions: next } }, { subresource: 'status' })
-        .catch((e) => { if (!isKdpError(e, 'KDP_NOT_FOUND')) throw e; });
+        .then(() => true, (e) => { if (!isKdpError(e, 'KDP_NOT_FOUND')) throw e; return false; });
+      // As upstream's MarkPodsNotReady: after the update, so the pod still exists.
+      if (updated) recorder.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'NodeNotReady', 'Node is not ready');
     }
   }
 
