@@ -14,6 +14,7 @@ import { buildFilter, type TraceMode } from './offline.js';
 import { DEFAULT_SPORT, endpointString, parseHostPort, type Packet, type TraceProtocol } from './packet.js';
 import { foldArrivals, type TraceResult } from './result.js';
 import { walk } from './walk.js';
+import { podListeners } from './listeners.js';
 import { isLoopback, type NodeFilter, type Topology, type TraceNodeInfo, type TracePodInfo } from './topology.js';
 import type { TraceEntry } from './walk.js';
 
@@ -44,7 +45,8 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
   const podInfos: TracePodInfo[] = pods
     .filter((p) => p.status?.podIP && p.spec?.nodeName && !p.spec?.hostNetwork)
     .flatMap((p) => (p.status!.podIPs?.length ? p.status!.podIPs.map((x) => x.ip) : [p.status!.podIP!])
-      .map((ip) => ({ name: `${p.metadata.namespace}/${p.metadata.name}`, ip, node: p.spec!.nodeName! })));
+      .map((ip) => ({ name: `${p.metadata.namespace}/${p.metadata.name}`, ip, node: p.spec!.nodeName!,
+        listeners: podListeners(p) })));
   return { nodes: infos, pods: podInfos };
 }
 

@@ -12,7 +12,9 @@ export interface TopologyIndex {
   /** The first node whose pod CIDRs hold `ip` (as `nodeOwningPodIP`). */
   podOwner(ip: string): TraceNodeInfo | undefined;
   /** The first pod with this IP, with its arrival label (`pod ns/name`). */
-  podWithIP(ip: string): { readonly name: string; readonly reached: string } | undefined;
+  podWithIP(ip: string): {
+    readonly name: string; readonly reached: string; readonly listeners?: ReadonlySet<string>;
+  } | undefined;
   /** The first node with this address on the underlay (as `nodeWithIP`). */
   nodeWithIP(ip: string): TraceNodeInfo | undefined;
 }
@@ -41,8 +43,12 @@ export function topologyIndex(topo: Topology): TopologyIndex {
 function buildTopologyIndex(topo: Topology): TopologyIndex {
   const owners: { node: TraceNodeInfo; test: (ip: string) => boolean }[] = [];
   for (const n of topo.nodes) for (const c of n.podCIDRs) owners.push({ node: n, test: compileAddress(c) });
-  const pods = new Map<string, { name: string; reached: string }>();
-  for (const p of topo.pods) if (!pods.has(p.ip)) pods.set(p.ip, { name: p.name, reached: `pod ${p.name}` });
+  const pods = new Map<string, { name: string; reached: string; listeners?: ReadonlySet<string> }>();
+  for (const p of topo.pods) {
+    if (!pods.has(p.ip)) {
+      pods.set(p.ip, { name: p.name, reached: `pod ${p.name}`, listeners: p.listeners && new Set(p.listeners) });
+    }
+  }
   const byIP = new Map<string, TraceNodeInfo>();
   for (const n of topo.nodes) for (const ip of n.nodeIPs) if (!byIP.has(ip)) byIP.set(ip, n);
   return {

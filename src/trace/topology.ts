@@ -44,6 +44,8 @@ export interface TracePodInfo {
   readonly name: string;
   readonly ip: string;
   readonly node: string;
+  /** `PORT/PROTO` the pod listens on (listeners.ts); undefined: unknown, every port answers. */
+  readonly listeners?: readonly string[];
 }
 
 export interface Topology {

@@ -105,11 +105,13 @@ function checkPodToPod(topo: Topology): VerifyCheck {
   }
   const probe = (from: TracePodInfo, to: TracePodInfo) => {
     if (from.ip === to.ip || familyOf(from.ip) !== familyOf(to.ip)) return;
-    const t = fastTrace(topo, podSource(from), { ip: to.ip, port: 8080, label: `pod ${to.name}`, pod: to.name }, 'tcp');
+    // A port the receiver listens on (a refused port says nothing about the network).
+    const port = Number(to.listeners?.find((l) => l.endsWith('/TCP'))?.split('/')[0] ?? 8080);
+    const t = fastTrace(topo, podSource(from), { ip: to.ip, port, label: `pod ${to.name}`, pod: to.name }, 'tcp');
     if (!t.natFree) {
       const d = t.result.destinations[0];
       c.failures.push({
-        what: `${from.name} → ${to.name}`, expected: `${to.ip}:8080 seen from ${from.ip}`,
+        what: `${from.name} → ${to.name}`, expected: `${endpointString(to.ip, port)} seen from ${from.ip}`,
         got: d ? `${d.verdict} ${d.destination} seen from ${d.sourceSeen}` : t.result.verdict, trace: explained(t),
       });
     }

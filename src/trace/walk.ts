@@ -10,6 +10,7 @@ import { endpointString, type Packet } from './packet.js';
 import { nodeContext, topologyIndex, type NodeContext, type TopologyIndex } from './node-context.js';
 import { isLoopback, type TraceNodeInfo, type Topology } from './topology.js';
 import { isRecording, newWorld, type World } from './world.js';
+import { refusal } from './listeners.js';
 
 /** Where the packet enters. */
 export type TraceEntry =
@@ -149,6 +150,19 @@ function nextHop(
     const pod = ti.podWithIP(dst);
     w.verdict = 'ACCEPT';
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'deliver', text: `${node.bridge} → ${pod ? pod.name : dst} eth0` });
+    const proto = w.pkt.proto;
+    if (pod?.listeners && proto !== 'icmp') {
+      const PROTO = proto.toUpperCase();
+      if (!pod.listeners.has(`${w.pkt.dport}/${PROTO}`)) {
+        w.verdict = 'REJECT';
+        if (isRecording(w)) {
+          w.hops.push({ where: pod.name, stage: 'deliver', text: `nothing in ${pod.name} listens on ` +
+            `${PROTO} ${w.pkt.dport} (it listens on ${[...pod.listeners].join(', ') || 'no port'}): ${refusal(proto)}` });
+        }
+      } else if (isRecording(w)) {
+        w.hops.push({ where: pod.name, stage: 'deliver', text: `${pod.name} listens on ${PROTO} ${w.pkt.dport}` });
+      }
+    }
     out.push({ world: w, reached: pod ? pod.reached : `pod-ip ${dst}` });
     return;
   }

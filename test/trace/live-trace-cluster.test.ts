@@ -74,6 +74,17 @@ describe.runIf(run).each(['iptables', 'nftables'] as const)('live tracing on a %
     await cleanupHost(exec, paths.hostState, hostPrefixFor(paths));
   }, 30_000);
 
+  it('pod → a pod port nothing listens on: simulated and observed alike as refused', async () => {
+    const target = web.find((p) => p.spec?.nodeName === 'n2') ?? web[0]!;
+    const r = await kdp('trace', '--live', '--data-dir', paths.root, '-o', 'json', 'client', `${target.status!.podIP}:8081`);
+    const j = JSON.parse(r.out);
+    expect(j.verdict).toBe('REJECT');
+    expect(j.hops.at(-1).text).toContain('listens on 8080/TCP, 8080/UDP): the kernel answers RST');
+    expect(j.live.observed).toMatchObject({ verdict: 'REJECT' });
+    expect(j.live.fidelity).toEqual([]);
+    expect({ code: r.code, err: r.err }).toEqual({ code: 1, err: '' }); // refused, and both agree
+  }, 120_000);
+
   it('pod → pod: observed without NAT, pcap files kept and parsed, kernel trace non-empty', async () => {
     const target = web.find((p) => p.spec?.nodeName === 'n2') ?? web[0]!;
     const r = await kdp('trace', '--live', '--data-dir', paths.root, '-o', 'json', 'client', `${target.status!.podIP}:8080`);

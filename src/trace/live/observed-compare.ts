@@ -48,9 +48,13 @@ export interface LiveComparison {
 /** The simulated branch the kernel took: same pod/node reached, else same verdict. */
 export function pickBranch(sim: TraceResult, obs: ObservedOutcome): TraceDestination | undefined {
   if (obs.reached) {
-    return sim.destinations.find((d) => d.reached === obs.reached && d.verdict === 'ACCEPT' &&
+    // Refused by a pod whose listeners the tracer does not know (it claimed none: no `listens
+    // on` hop) agrees with its delivered branch.
+    const agrees = (d: TraceDestination) => d.verdict === obs.verdict || (obs.verdict === 'REJECT' &&
+      d.verdict === 'ACCEPT' && !d.hops.some((h) => h.text.includes(' listens on ')));
+    return sim.destinations.find((d) => d.reached === obs.reached && agrees(d) &&
       (obs.destination === undefined || d.destination === obs.destination)) ??
-      sim.destinations.find((d) => d.reached === obs.reached && d.verdict === 'ACCEPT');
+      sim.destinations.find((d) => d.reached === obs.reached && agrees(d));
   }
   return sim.destinations.find((d) => d.verdict === obs.verdict);
 }

@@ -234,8 +234,11 @@ export function observeOutcome(
     const node = topo.nodes.find((n) => n.nodeIPs.includes(to));
     if (node) reached = `node ${node.name}`;
   }
-  const verdict = reached || probe.outcome === 'reply' ? 'ACCEPT'
-    : probe.outcome === 'timeout' ? 'DROP' : 'REJECT';
+  // A pod's kernel refusing the probe (nothing listens) is a REJECT at that pod, as the tracer
+  // says when it knows the pod's listeners; a node's is not modelled (delivered, ACCEPT).
+  const verdict = probe.outcome === 'reply' ? 'ACCEPT'
+    : probe.outcome === 'refused' && reached?.startsWith('pod ') ? 'REJECT'
+      : reached ? 'ACCEPT' : probe.outcome === 'timeout' ? 'DROP' : 'REJECT';
   return {
     ...(reached ? { reached } : {}), ...(destination ? { destination } : {}),
     ...(sourceSeen ? { sourceSeen } : {}), verdict, hops, kernel,
