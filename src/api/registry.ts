@@ -43,6 +43,9 @@ function statusOf(kind: string): SubresourceInfo {
   return { name: 'status', kind, verbs: GPU };
 }
 
+/** The verbs of the `proxy` subresources (upstream: every HTTP method maps to one). */
+const PROXY = ['create', 'delete', 'get', 'patch', 'update'];
+
 const SCALE: SubresourceInfo = {
   name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: GPU,
 };
@@ -52,17 +55,18 @@ const SPECS: readonly Spec[] = [
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     sub: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }, statusOf('Namespace')] },
   { g: '', v: 'v1', kind: 'Node', res: 'nodes', ns: false, short: ['no'],
-    sub: [statusOf('Node')] },
+    sub: [{ name: 'proxy', kind: 'NodeProxyOptions', verbs: PROXY }, statusOf('Node')] },
   { g: '', v: 'v1', kind: 'Pod', res: 'pods', ns: true, short: ['po'], cat: ['all'],
     sub: [
       { name: 'binding', kind: 'Binding', verbs: ['create'] },
       { name: 'ephemeralcontainers', kind: 'Pod', verbs: GPU },
       { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] },
       { name: 'log', kind: 'Pod', verbs: ['get'] },
+      { name: 'proxy', kind: 'PodProxyOptions', verbs: PROXY },
       statusOf('Pod'),
     ] },
   { g: '', v: 'v1', kind: 'Service', res: 'services', ns: true, short: ['svc'], cat: ['all'],
-    sub: [statusOf('Service')] },
+    sub: [{ name: 'proxy', kind: 'ServiceProxyOptions', verbs: PROXY }, statusOf('Service')] },
   { g: '', v: 'v1', kind: 'Endpoints', res: 'endpoints', ns: true, short: ['ep'] },
   { g: '', v: 'v1', kind: 'Event', res: 'events', ns: true, short: ['ev'] },
   { g: '', v: 'v1', kind: 'ConfigMap', res: 'configmaps', ns: true, short: ['cm'] },

@@ -17,6 +17,8 @@ import {
 import { aggregatedVersion } from './http/media.js';
 import { buildFastLane } from './http/fast-lane.js';
 import { handleResourceRequest, sendJson } from './http/resource-handler.js';
+import { refusingDialer, VIRTUAL_NODES_RUN_NO_PROCESSES } from './proxy/backend-dialer.js';
+import { handleProxy, matchProxyPath } from './proxy/route.js';
 import type { LineCache } from './http/watch-stream.js';
 import { buildRefusalTracker, methodRefused } from './http-refusals.js';
 import type { ClientError } from './http-refusals.js';
@@ -197,8 +199,12 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     return sendJson(reply, 200, doc);
   });
   const lines: LineCache = new WeakMap();
-  const resource = async (req: FastifyRequest, reply: FastifyReply) =>
-    handleResourceRequest(service, ctxOf(req), req, reply, lines);
+  const dialer = o.backendDialer ?? refusingDialer(VIRTUAL_NODES_RUN_NO_PROCESSES);
+  const resource = async (req: FastifyRequest, reply: FastifyReply) => {
+    const proxy = matchProxyPath(req.url);
+    if (proxy) return handleProxy(service, ctxOf(req), req, reply, proxy, dialer);
+    return handleResourceRequest(service, ctxOf(req), req, reply, lines);
+  };
   app.all('/api/*', resource);
   app.all('/apis/*', resource);
   return { app, service, options: o, close: () => app.close() };

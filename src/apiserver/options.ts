@@ -1,5 +1,6 @@
 // Options of the API server, validated and defaulted once.
 
+import type { BackendDialer } from './proxy/backend-dialer.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyServerFactory } from 'fastify';
 import { kdpError } from '../errors.js';
@@ -22,6 +23,8 @@ export interface ApiServerOptions {
   readonly validator?: Validator;
   readonly catalog?: ResourceCatalog;
   readonly logProvider?: LogProvider;
+  /** How `pods/proxy` and `services/proxy` reach pod addresses (default: virtual, none). */
+  readonly backendDialer?: BackendDialer;
   /** Fastify server factory (serve.ts passes its HTTP/HTTPS server). */
   readonly serverFactory?: FastifyServerFactory;
   /** Request body limit in bytes (default 3 MiB, as upstream). */

@@ -2,6 +2,7 @@
 // the cluster's initial objects, and listens (HTTPS by default; plain HTTP only when asked, in
 // which case every request runs as the admin, as the old insecure port did).
 
+import type { BackendDialer } from './proxy/backend-dialer.js';
 import { apiServiceIP, parseServiceCIDRs } from '../api/service-cidr.js';
 import { buildEmbeddedStore } from '../store/index.js';
 import type { StoreBackend } from '../store/types.js';
@@ -40,6 +41,8 @@ export interface StartApiServerOptions {
   /** Address in the `kubernetes` Service's endpoints (default: `host` unless loopback/any). */
   readonly advertiseAddress?: string;
   readonly logProvider?: LogProvider;
+  /** How `pods/proxy` and `services/proxy` reach pod addresses (default: none, virtual). */
+  readonly backendDialer?: BackendDialer;
   /** Extra admission plugins after the built-in ones. */
   readonly admission?: readonly AdmissionPlugin[];
   /** Bounds on receiving requests and on idle connections (default: upstream's, options.ts). */
@@ -87,7 +90,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
       catalog, getDeps: () => deps }), ...(o.admission ?? [])];
     server = await listenApiServer({
       store, catalog, authorizer, authenticator, anonymous: o.anonymous ?? !o.insecureHttp,
-      admission, logProvider: o.logProvider, ...o.httpLimits,
+      admission, logProvider: o.logProvider, backendDialer: o.backendDialer, ...o.httpLimits,
     }, { host, port: o.port, insecureHttp: o.insecureHttp,
       tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caCertPem } });
     deps = server.service.deps;

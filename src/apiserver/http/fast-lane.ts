@@ -78,6 +78,8 @@ export function buildFastLane(o: FastLaneOptions): FastLane {
       !(url.startsWith('/api/') || url.startsWith('/apis/'))) return false;
     const parsed = parsePath(service.catalog, url);
     if (parsed.kind === 'invalid') return false;
+    // Proxied (not one JSON document): the Fastify route streams them.
+    if (parsed.kind === 'resource' && parsed.target.subresource === 'proxy') return false;
     const q = url.indexOf('?');
     const query = q < 0 ? {} : parseQuery(url.slice(q + 1));
     const probe = { url, method: raw.method!, headers: raw.headers, query, body: undefined };

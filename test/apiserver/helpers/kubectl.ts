@@ -35,11 +35,13 @@ export interface KubectlHarness {
   close(): Promise<void>;
 }
 
-export async function startKubectlHarness(): Promise<KubectlHarness> {
+export async function startKubectlHarness(
+  opts: Omit<Partial<Parameters<typeof startApiServer>[0]>, 'dataDir' | 'port'> = {},
+): Promise<KubectlHarness> {
   const dir = await mkdtemp(join(tmpdir(), 'kdp-kubectl-'));
   let server: RunningApiServer;
   try {
-    server = await startApiServer({ dataDir: join(dir, 'data'), port: 0 });
+    server = await startApiServer({ ...opts, dataDir: join(dir, 'data'), port: 0 });
   } catch (e) {
     await rm(dir, { recursive: true, force: true });
     throw e;
