@@ -31,6 +31,7 @@ import { resolveClusterNetwork, type ClusterNetwork } from './network.js';
 import type { ControllerOptions } from '../controllers/options.js';
 import { loadTopology } from '../host/topology.js';
 import { superviseAgents } from './agent-supervisor.js';
+import { buildNetnsAnnotationPlugin } from './netns-annotation.js';
 import { startNetnsDataPlane, type CniNetworkOptions, type NetnsDataPlane } from './data-plane-netns.js';
 import { assertKernelMode } from '../host/rule-applier.js';
 
@@ -101,6 +102,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       dataDir: o.paths.root, port: o.port, logProvider: router, store: o.store,
       serviceCIDR: net.serviceCIDRs.join(','),
       advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
+      admission: netns ? [buildNetnsAnnotationPlugin(netns.topo.prefix)] : [],
     });
     closers.push(() => api.close());
     const client = buildInProcessClient(api.server.service, ADMIN_USER);

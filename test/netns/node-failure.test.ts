@@ -58,6 +58,12 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter']))('node failures in netns mo
     await cleanupHost(exec, paths.hostState, prefix);
   }, 30_000);
 
+  it('each pod says which namespace holds it (kdp.dev/netns, shown by kubectl describe)', async () => {
+    const p = await pod('far');
+    expect(p.metadata.annotations?.['kdp.dev/netns']).toBe(podNetnsName(prefix, p.metadata.uid!));
+    expect((await pidsIn(p.metadata.annotations!['kdp.dev/netns']!)).length).toBeGreaterThan(0);
+  });
+
   it('a partition cuts the node off and leaves its pods running; start heals it', async () => {
     const uid = (await pod('far')).metadata.uid!;
     const ip = (await pod('far')).status!.podIP!;
