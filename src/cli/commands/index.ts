@@ -4,6 +4,7 @@ import type { Command } from '../command.js';
 import { apiserverCommand } from './apiserver.js';
 import { controllerManagerCommand, nodeAgentCommand, schedulerCommand } from './components.js';
 import { diffCommand } from './diff.js';
+import { doctorCommand } from './doctor.js';
 import { downCommand } from './down.js';
 import { kubeconfigCommand } from './kubeconfig.js';
 import { netnsCommand, shCommand } from './netns.js';
@@ -17,7 +18,7 @@ import { verifyCommand } from './verify.js';
 import { versionCommand } from './version.js';
 
 export const COMMANDS: readonly Command[] = [
-  upCommand, downCommand, statusCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
+  upCommand, downCommand, statusCommand, doctorCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
   nodePartitionCommand, nodeCrashCommand,
   netnsCommand, shCommand,
   rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand,

@@ -39,6 +39,7 @@ export const upCommand: Command = {
     { name: 'kube-proxy-config', type: 'string', help: 'a KubeProxyConfiguration file for every node' },
     { name: 'time-scale', type: 'number', default: 1, help: 'divide every control-loop timer (10: 50 s node grace period becomes 5 s)' },
     { name: 'virtual', type: 'boolean', default: false, help: 'virtual mode even as root (no kernel objects)' },
+    { name: 'netns', type: 'boolean', default: false, help: 'netns mode or nothing: fail (before creating anything) when a preflight check fails' },
     { name: 'detach', short: 'd', type: 'boolean', default: false, help: 'start in the background; return when every node is Ready' },
     { name: 'cni-conf-dir', type: 'string', help: 'netns mode: pods\' CNI network from this dir (first *.conflist/*.conf by name)' },
     { name: 'cni-bin-dir', type: 'string', help: 'netns mode: CNI plugin dirs, comma-separated (default /usr/lib/cni)' },
@@ -59,13 +60,10 @@ export const upCommand: Command = {
     // The cluster's code loads only now: other commands start without it.
     const [{ startCluster }, { assertKernelMode }] = await Promise.all([
       import('../../cluster/up.js'), import('../../host/rule-applier.js')]);
-    const isRoot = process.getuid?.() === 0;
-    const dataPlane = isRoot && !args.flags.virtual ? 'netns' : 'virtual';
+    const dataPlane = await chooseDataPlane(args.flags, io);
     if (dataPlane === 'netns') {
       assertKernelMode(proxyMode);
       io.err('kdp: root: netns mode (a network namespace per node and per pod; kernel rules)\n');
-    } else if (!isRoot) {
-      io.err('kdp: not root: virtual mode (rules are compiled and kept per node; no kernel objects)\n');
     }
     const cluster = await startCluster({
       paths, nodes: args.flags.nodes as number, port: args.flags.port as number, proxyMode, timeScale, dataPlane,
@@ -89,6 +87,35 @@ export const upCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * netns mode when root and every required preflight check passes (src/host/preflight.ts);
+ * otherwise virtual mode, saying why and what would enable netns mode. `--netns` turns each of
+ * those into an error, raised before anything is created.
+ */
+export async function chooseDataPlane(flags: Record<string, unknown>, io: CliIO): Promise<'netns' | 'virtual'> {
+  if (flags.netns && flags.virtual) throw kdpError('KDP_CONFIG', '--netns and --virtual: choose one');
+  if (flags.virtual) return 'virtual';
+  const { installHint, localPreflightHost, preflightChecks, preflightFailures } =
+    await import('../../host/preflight.js');
+  const host = localPreflightHost(io.env);
+  if (!host.isRoot) {
+    if (flags.netns) throw kdpError('KDP_CONFIG', '--netns: netns mode creates network namespaces: run as root (sudo)');
+    io.err('kdp: not root: virtual mode (rules are compiled and kept per node; no kernel objects)\n');
+    return 'virtual';
+  }
+  const failed = preflightFailures(preflightChecks(host));
+  if (failed.length === 0) return 'netns';
+  const hint = installHint(failed);
+  const what = failed.map((c) => (c.pkg ? `${c.name} (package ${c.pkg})` : c.name)).join(', ');
+  if (flags.netns) {
+    throw kdpError('KDP_CONFIG', `--netns: netns mode needs ${what}${hint ? `; install with: ${hint}` : ''} ` +
+      '(kdp doctor lists every check)');
+  }
+  io.err(`kdp: root, but netns mode needs ${what}: virtual mode instead.` +
+    `${hint ? ` For netns mode: ${hint}.` : ''} (kdp doctor lists every check)\n`);
+  return 'virtual';
+}
 
 function cniFlags(flags: Record<string, unknown>): { confDir?: string; binDirs?: string[] } {
   const confDir = flags['cni-conf-dir'] as string | undefined;
