@@ -44,22 +44,30 @@ function errorText(port: number, target: PortForwardTarget, err: unknown): strin
   return `error forwarding port ${port} to pod ${target.pod}, uid ${target.uid ?? ''}: ${msg}`;
 }
 
+/** After one direction of a forwarded connection ends, how long the other may go on. */
+export const HALF_CLOSE_GRACE_MS = 1_000;
+
 /**
- * Joins a client stream and a dialed connection both ways with half-close: the client's end
- * ends the connection's writing and vice versa. Resolves when both directions are done or
- * either side fails (then both are torn down).
+ * Joins a client stream and a dialed connection both ways, as containerd's PortForward does:
+ * each side's end is passed on (half-close), and once either direction is done the other gets
+ * HALF_CLOSE_GRACE_MS before both are torn down. Resolves when torn down.
  */
 export function join(client: Duplex, conn: Duplex): Promise<void> {
   return new Promise((resolve) => {
     let done = 0;
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       conn.destroy();
       resolve();
     };
-    const oneWay = (): void => { if (++done === 2) finish(); };
+    const oneWay = (): void => {
+      if (++done === 2) finish();
+      else timer = setTimeout(finish, HALF_CLOSE_GRACE_MS);
+    };
     conn.on('error', finish);
     conn.on('close', finish);
     client.on('error', finish);

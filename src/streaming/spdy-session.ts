@@ -185,7 +185,6 @@ export class SpdySession {
   end(): void {
     if (this.closed) return;
     this.sendFrame(goAwayFrame(this.lastStreamId));
-    this.transport.end();
     this.close();
   }
 
@@ -197,6 +196,7 @@ export class SpdySession {
     this.streams.clear();
     this.flushDrainWaiters();
     if (err) this.transport.destroy();
+    else this.transport.end(); // flushes what is queued; the peer may already have ended
     this.events.onClose?.(err);
   }
 
@@ -252,7 +252,6 @@ export class SpdySession {
       }
       case TYPE_GOAWAY:
         this.close();
-        this.transport.end();
         return;
       default:
         return; // SETTINGS, WINDOW_UPDATE, SYN_REPLY: nothing to do (spdystream ignores them)

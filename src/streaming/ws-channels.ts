@@ -29,10 +29,13 @@ export function selectWebSocketProtocol(
 export function acceptWebSocket(
   req: IncomingMessage, socket: Duplex, head: Buffer, protocol: string,
 ): Promise<WebSocket> {
-  const wss = new WebSocketServer({
-    noServer: true, clientTracking: false, perMessageDeflate: false,
-    handleProtocols: () => (protocol === '' ? false : protocol),
-  });
+  // The protocol was chosen already; `ws` would refuse names that are not RFC 6455 tokens
+  // (`SPDY/3.1+portforward.k8s.io`, which gorilla/websocket clients send), so it never sees them.
+  const wss = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false });
+  delete req.headers['sec-websocket-protocol'];
+  if (protocol !== '') {
+    wss.on('headers', (headers: string[]) => { headers.push(`Sec-WebSocket-Protocol: ${protocol}`); });
+  }
   return new Promise((resolve, reject) => {
     const onClose = (): void => reject(new Error('websocket handshake failed'));
     socket.once('close', onClose);

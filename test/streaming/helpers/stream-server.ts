@@ -32,6 +32,8 @@ export type Starter = (kind: 'exec' | 'attach', argv: string[], opts: StreamOpti
 export interface StreamServerOptions {
   start: Starter;
   dial?: (port: number) => Promise<Duplex>;
+  /** Answer every WebSocket upgrade 400 (a server without WebSocket support). */
+  refuseWebSocket?: boolean;
 }
 
 export interface KubectlRun { code: number; stdout: string; stderr: string }
@@ -104,7 +106,10 @@ function streamOptions(q: URLSearchParams): StreamOptions {
 export async function startStreamServer(opts: StreamServerOptions): Promise<StreamServer> {
   const upgrades: StreamServer['upgrades'] = [];
   const server: Server = createServer(onRequest);
+  const upgraded = new Set<Duplex>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
     const url = new URL(req.url ?? '/', 'http://x');
     upgrades.push({ method: req.method ?? '', path: url.pathname,
       protocols: String(req.headers['sec-websocket-protocol'] ?? req.headers['x-stream-protocol-version'] ?? '') });
@@ -115,6 +120,11 @@ export async function startStreamServer(opts: StreamServerOptions): Promise<Stre
       return;
     }
     const kind = m[2]!;
+    if (opts.refuseWebSocket && String(req.headers.upgrade).toLowerCase() === 'websocket') {
+      refuseUpgrade(socket, 400, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+        message: 'websocket not supported here', reason: 'BadRequest', code: 400 });
+      return;
+    }
     if (kind === 'portforward') {
       const ports = url.searchParams.getAll('ports').flatMap((p) => p.split(',')).map(Number);
       void servePortForward(req, socket, head, ports.length ? ports : undefined,
@@ -163,6 +173,7 @@ export async function startStreamServer(opts: StreamServerOptions): Promise<Stre
     },
     async close() {
       server.closeAllConnections();
+      for (const s of upgraded) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
       await rm(dir, { recursive: true, force: true });
     },
