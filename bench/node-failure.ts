@@ -128,6 +128,14 @@ try {
     console.log(`| ${how} | ${victim} (${byNode.get(victim) ?? 0} of 4 pods) | ${after.length} | ${failed.length} | ` +
       `${window.toFixed(1)} (${(window * scale).toFixed(0)}) | ${wholeAt.toFixed(1)} (${(wholeAt * scale).toFixed(0)}) |`);
     if (process.env.BENCH_VERBOSE) {
+      // Flows the client's kernel still sends to a gone endpoint: a reused source port meets its
+      // old conntrack entry (SYN_SENT lives 120 s), whatever the rules say now.
+      const victimIPs = new Set((await client.list<Pod>(PODS)).items.filter((p) => onVictim.has(p.metadata.name!))
+        .map((p) => p.status?.podIP).filter(Boolean));
+      const ct = await exec.run('conntrack', ['-L', '-p', 'tcp', '--orig-dst', '10.96.0.90'],
+        { netns: `${hostPrefixFor(paths)}-n1` }).catch(() => ({ stdout: '' }));
+      const stale = ct.stdout.split('\n').filter((l) => /SYN_SENT/.test(l) && [...victimIPs].some((ip) => l.includes(`src=${ip} `)));
+      console.log(`  conntrack on n1: ${stale.length} SYN_SENT flows still DNATed to ${victimIPs.size} gone endpoints`);
       const sec = new Map<number, string[]>();
       for (const f of failed) sec.set(Math.floor((f.t - tFail) / 1000), [...(sec.get(Math.floor((f.t - tFail) / 1000)) ?? []), f.pod]);
       for (const [k, v] of sec) console.log(`  +${k}s: ${v.length} failed (${[...new Set(v)].join(',')})`);

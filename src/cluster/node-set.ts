@@ -109,9 +109,9 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
     async start(node) {
       if (running.has(node.name)) return;
       const was = failed.get(node.name);
-      // A crashed node boots in startNode (it knows the node crashed); a partitioned one gets
-      // its link back first, so the agents' first sync sees the node whole.
-      if (o.netns && (was === 'partitioned' || was === 'crashed')) await o.netns.setUplink(node.name, true);
+      // A crashed node boots in startNode (it knows the node crashed, and makes its link anew);
+      // a partitioned one gets its link back first, so the agents' first sync sees it whole.
+      if (o.netns && was === 'partitioned') await o.netns.setUplink(node.name, true);
       const plane = o.netns
         ? await o.netns.startNode(node, o.proxyMode, { timeScale: o.timeScale })
         : { runtime: buildVirtualRuntime({ timeScale: o.timeScale }), applier: buildMemoryApplier(o.proxyMode) };
