@@ -3,6 +3,17 @@
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where skips are noted for the run's one summary line (test/setup/global.ts reads it). */
+export const SKIPS_FILE = 'kdp-skips.log';
+
+function noteSkip(why: string): void {
+  const file = /\/(test\/[^:)]+\.test\.ts)/.exec(new Error().stack ?? '')?.[1] ?? 'a test';
+  try { appendFileSync(join(tmpdir(), SKIPS_FILE), `${file}\t${why}\n`); } catch { /* best effort */ }
+}
 
 function missing(tools: readonly string[]): string | undefined {
   if (process.getuid?.() !== 0) return 'needs root (network namespaces)';
@@ -22,6 +33,7 @@ export function canUseNetns(tools: readonly string[] = ['ip']): boolean {
   if (why === undefined) return true;
   if (process.env.CI === 'true') throw new Error(`CI=true but the test cannot run: ${why}`);
   console.warn(`skipping netns test: ${why}`);
+  noteSkip(why);
   return false;
 }
 

@@ -4,6 +4,13 @@ import { installHint, preflightChecks, preflightFailures, renderChecks, type Pre
 import { main } from '../../src/cli/main.js';
 import { captureIO, kdp } from '../helpers/cli.js';
 
+/** Captured output with this environment (PATH decides what preflight finds). */
+function ioWith(env: NodeJS.ProcessEnv) {
+  const io = captureIO();
+  Object.assign(io, { env });
+  return io;
+}
+
 const host = (o: Partial<PreflightHost> & { missing?: string[] } = {}): PreflightHost => ({
   isRoot: o.isRoot ?? true,
   which: (p) => (o.missing?.includes(p) ? undefined : `/usr/sbin/${p}`),
@@ -34,26 +41,22 @@ describe('netns preflight', () => {
 
 describe.runIf(process.getuid?.() === 0)('kdp up chooses its data plane before creating anything (root)', () => {
   it('without the programs netns mode needs: virtual mode, saying which packages would enable netns mode', async () => {
-    const io = captureIO();
-    io.env = { PATH: '/nonexistent' };
+    const io = ioWith({ PATH: '/nonexistent' });
     expect(await chooseDataPlane({}, io)).toBe('virtual');
     expect(io.stderr).toContain('kdp: root, but netns mode needs ip (package iproute2), nsenter (package util-linux)');
     expect(io.stderr).toContain('For netns mode: apt-get install -y iproute2 util-linux procps nftables iptables conntrack.');
   });
 
   it('--netns makes the same gap an error; --netns --virtual is refused', async () => {
-    const io = captureIO();
-    io.env = { PATH: '/nonexistent' };
+    const io = ioWith({ PATH: '/nonexistent' });
     await expect(chooseDataPlane({ netns: true }, io)).rejects.toThrow(/--netns: netns mode needs ip \(package iproute2\).*install with: apt-get install -y iproute2/);
     await expect(chooseDataPlane({ netns: true, virtual: true }, io)).rejects.toThrow('--netns and --virtual: choose one');
-    const io2 = captureIO();
-    io2.env = process.env;
+    const io2 = ioWith(process.env);
     expect(await chooseDataPlane({}, io2)).toBe('netns');
   });
 
   it('kdp doctor exits 0 here and 1 without the programs', async () => {
-    const here = captureIO();
-    here.env = process.env;
+    const here = ioWith(process.env);
     expect(await main(['doctor', '-o', 'json'], here)).toBe(0);
     expect(JSON.parse(here.stdout).netnsMode).toBe(true);
     const r = await kdp('doctor'); // an empty environment: no PATH

@@ -4,7 +4,7 @@
 // machine, so it only warns).
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -17,11 +17,27 @@ function kdpNetns(): Set<string> {
   }
 }
 
+/** One line for the kernel tests skipped in this run, with why (root, a missing program). */
+function summariseSkips(path: string): void {
+  let text: string;
+  try { text = readFileSync(path, 'utf8'); } catch { return; }
+  const files = new Map<string, string>();
+  for (const line of text.split('\n').filter(Boolean)) {
+    const [file, why] = line.split('\t');
+    files.set(file!, why!);
+  }
+  const byWhy = new Map<string, number>();
+  for (const why of files.values()) byWhy.set(why, (byWhy.get(why) ?? 0) + 1);
+  console.log(`kernel tests skipped in ${files.size} file(s): ` +
+    [...byWhy].map(([why, n]) => `${why} (${n})`).join('; ') + ' — CI=true makes them failures');
+}
+
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'kdp-test-run-'));
   const before = kdpNetns();
   process.env.TMPDIR = dir;
   return () => {
+    summariseSkips(join(dir, 'kdp-skips.log'));
     rmSync(dir, { recursive: true, force: true });
     const left = [...kdpNetns()].filter((n) => !before.has(n));
     if (left.length === 0) return;
