@@ -30,7 +30,7 @@ export const MAX_DATA_PAYLOAD = 0xffffff;
 export type SpdyHeaders = Map<string, string[]>;
 
 export type SpdyFrame =
-  | { kind: 'data'; streamId: number; flags: number; data: Buffer }
+  | { kind: 'data'; streamId: number; flags: number; data: Buffer[] }
   | { kind: 'control'; type: number; flags: number; payload: Buffer };
 
 /** Splits a byte stream into frames; payloads are views into the input where possible. */
@@ -49,34 +49,30 @@ export class FrameReader {
     const head = this.peek(8);
     const length = head.readUIntBE(5, 3);
     if (this.buffered < 8 + length) return undefined;
-    this.take(8);
-    const payload = this.take(length);
     const flags = head[4]!;
-    if (head[0]! & 0x80) {
-      return { kind: 'control', type: head.readUInt16BE(2), flags, payload };
+    const control = (head[0]! & 0x80) !== 0;
+    const word0 = control ? head.readUInt16BE(2) : head.readUInt32BE(0) & 0x7fffffff;
+    this.take(8);
+    const parts = this.take(length);
+    if (control) {
+      const payload = parts.length === 1 ? parts[0]! : Buffer.concat(parts, length);
+      return { kind: 'control', type: word0, flags, payload };
     }
-    return { kind: 'data', streamId: head.readUInt32BE(0) & 0x7fffffff, flags, data: payload };
+    // Data may span several reads: its pieces are passed on as they are, never joined.
+    return { kind: 'data', streamId: word0, flags, data: parts };
   }
 
   private peek(n: number): Buffer {
-    const first = this.chunks[0]!;
-    if (first.length >= n) return first.subarray(0, n);
-    this.chunks = [Buffer.concat(this.chunks)];
+    while (this.chunks[0]!.length < n) {
+      const [a, b] = this.chunks.splice(0, 2);
+      this.chunks.unshift(Buffer.concat([a!, b!]));
+    }
     return this.chunks[0]!.subarray(0, n);
   }
 
-  private take(n: number): Buffer {
+  /** Removes n bytes from the front, as views into the buffered chunks. */
+  private take(n: number): Buffer[] {
     this.buffered -= n;
-    if (n === 0) return Buffer.alloc(0);
-    const first = this.chunks[0]!;
-    if (first.length === n) {
-      this.chunks.shift();
-      return first;
-    }
-    if (first.length > n) {
-      this.chunks[0] = first.subarray(n);
-      return first.subarray(0, n);
-    }
     const parts: Buffer[] = [];
     let need = n;
     while (need > 0) {
@@ -91,8 +87,16 @@ export class FrameReader {
         need = 0;
       }
     }
-    return Buffer.concat(parts, n);
+    return parts;
   }
+}
+
+/** The 8-byte header of a data frame carrying `length` bytes. */
+export function dataFrameHeader(streamId: number, length: number, fin: boolean): Buffer {
+  const out = Buffer.allocUnsafe(8);
+  out.writeUInt32BE(streamId & 0x7fffffff, 0);
+  out.writeUInt32BE(((fin ? FLAG_FIN : 0) << 24) | length, 4);
+  return out;
 }
 
 export function dataFrame(streamId: number, data: Buffer, fin: boolean): Buffer {

@@ -9,7 +9,7 @@ import { Duplex } from 'node:stream';
 import {
   FrameReader, HeaderDecoder, HeaderEncoder, MAX_DATA_PAYLOAD, RST_CANCEL, RST_INVALID_STREAM,
   TYPE_GOAWAY, TYPE_HEADERS, TYPE_PING, TYPE_RST_STREAM, TYPE_SYN_STREAM, FLAG_FIN,
-  controlFrame, dataFrame, goAwayFrame, pingFrame, rstStreamFrame, TYPE_SYN_REPLY,
+  controlFrame, dataFrame, dataFrameHeader, goAwayFrame, pingFrame, rstStreamFrame, TYPE_SYN_REPLY,
 } from './spdy-frames.js';
 import type { SpdyFrame, SpdyHeaders } from './spdy-frames.js';
 
@@ -29,7 +29,7 @@ export class SpdyStream extends Duplex {
     readonly id: number,
     readonly headers: SpdyHeaders,
   ) {
-    super({ allowHalfOpen: true, readableHighWaterMark: 256 * 1024 });
+    super({ allowHalfOpen: true, readableHighWaterMark: 256 * 1024, writableHighWaterMark: 1024 * 1024 });
   }
 
   /** Accepts the stream (SYN_REPLY with no headers), as spdystream's newSpdyStream does. */
@@ -49,9 +49,9 @@ export class SpdyStream extends Duplex {
   }
 
   /** Data from the client; returns false when the transport must pause. */
-  receive(data: Buffer, fin: boolean): boolean {
+  receive(data: readonly Buffer[], fin: boolean): boolean {
     let more = true;
-    if (data.length > 0 && !this.remoteFin) more = this.push(data);
+    if (!this.remoteFin) for (const part of data) if (part.length > 0) more = this.push(part);
     if (fin) this.remoteEnded();
     return more;
   }
@@ -85,8 +85,36 @@ export class SpdyStream extends Duplex {
     while (at < chunk.length) {
       const part = chunk.subarray(at, at + MAX_DATA_PAYLOAD);
       at += part.length;
-      ok = this.session.sendFrame(dataFrame(this.id, part, false));
+      ok = this.session.sendData(this.id, part);
     }
+    if (ok) cb();
+    else this.session.afterDrain(cb);
+  }
+
+  /**
+   * Chunks queued while the transport was full go out as one frame: fewer, larger frames cost
+   * the Go client fewer hand-offs per byte.
+   */
+  override _writev(chunks: Array<{ chunk: Buffer }>, cb: (err?: Error | null) => void): void {
+    if (this.reset) return cb();
+    this.reply();
+    let ok = true;
+    let group: Buffer[] = [];
+    let size = 0;
+    const flush = (): void => {
+      if (group.length > 0) ok = this.session.sendDataParts(this.id, group, size);
+      group = [];
+      size = 0;
+    };
+    for (const { chunk } of chunks) {
+      for (let at = 0; at < chunk.length; at += MAX_DATA_PAYLOAD) {
+        const part = chunk.subarray(at, at + MAX_DATA_PAYLOAD);
+        if (size + part.length > MAX_DATA_PAYLOAD) flush();
+        group.push(part);
+        size += part.length;
+      }
+    }
+    flush();
     if (ok) cb();
     else this.session.afterDrain(cb);
   }
@@ -133,8 +161,10 @@ export class SpdySession {
   private drainWaiters: Array<() => void> = [];
   private lastStreamId = 0;
   private closed = false;
+  private readonly gathers: boolean;
 
   constructor(private readonly transport: Duplex, head: Buffer, private readonly events: SpdySessionEvents) {
+    this.gathers = typeof (transport as { _writev?: unknown })._writev === 'function';
     transport.on('data', (chunk: Buffer) => this.onData(chunk));
     transport.on('drain', () => this.flushDrainWaiters());
     transport.on('end', () => this.close());
@@ -151,6 +181,29 @@ export class SpdySession {
   sendFrame(frame: Buffer): boolean {
     if (this.closed || this.transport.destroyed) return true;
     return this.transport.write(frame);
+  }
+
+  /**
+   * Writes a data frame. On a socket (which gathers writes) header and payload go out as one
+   * writev without copying the payload; elsewhere (a WebSocket, one message per write) as one
+   * buffer.
+   */
+  sendData(streamId: number, data: Buffer): boolean {
+    return this.sendDataParts(streamId, [data], data.length);
+  }
+
+  /** One data frame whose payload is `parts` (total `size` ≤ MAX_DATA_PAYLOAD). */
+  sendDataParts(streamId: number, parts: readonly Buffer[], size: number): boolean {
+    if (this.closed || this.transport.destroyed) return true;
+    if (!this.gathers) {
+      const payload = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+      return this.transport.write(dataFrame(streamId, payload, false));
+    }
+    this.transport.cork();
+    let ok = this.transport.write(dataFrameHeader(streamId, size, false));
+    for (const p of parts) ok = this.transport.write(p);
+    this.transport.uncork();
+    return ok;
   }
 
   sendReply(streamId: number): void {
