@@ -4,6 +4,7 @@
 import { buildInformerFactory, type InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
 import { buildEventRecorder, type EventRecorder } from './events.js';
+import { buildDaemonSetController } from './daemonset/controller.js';
 import { buildDeploymentController } from './deployment/controller.js';
 import { buildEndpointSliceController } from './endpointslice/controller.js';
 import { buildEndpointsController } from './endpointslice/endpoints.js';
@@ -31,6 +32,7 @@ export interface ControllerManager {
 const BUILDERS: Record<string, (ctx: ControllerContext) => Controller> = {
   replicaset: buildReplicaSetController,
   deployment: buildDeploymentController,
+  daemonset: buildDaemonSetController,
   endpointslice: buildEndpointSliceController,
   endpoints: buildEndpointsController,
   nodeipam: buildNodeIpamController,

@@ -59,7 +59,7 @@ export interface ResolvedControllerOptions {
   scaled(ms: number): number;
 }
 
-export const ALL_CONTROLLERS = ['replicaset', 'deployment', 'endpointslice', 'endpoints',
+export const ALL_CONTROLLERS = ['replicaset', 'deployment', 'daemonset', 'endpointslice', 'endpoints',
   'nodeipam', 'nodelifecycle', 'taint-eviction', 'job', 'namespace', 'gc'] as const;
 
 export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedControllerOptions {
