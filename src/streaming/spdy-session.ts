@@ -13,6 +13,9 @@ import {
 } from './spdy-frames.js';
 import type { SpdyFrame, SpdyHeaders } from './spdy-frames.js';
 
+/** Outgoing data gathered beyond this is sent at once rather than at the end of the turn. */
+const BATCH_BYTES = 1024 * 1024;
+
 /**
  * One client-opened stream. Readable: the client's data (ends on its FIN). Writable: data to
  * the client; `end()` sends FIN (a half-close, as spdystream's Close). `destroy()` resets it.
@@ -77,49 +80,67 @@ export class SpdyStream extends Duplex {
     this.session.streamReadable(this);
   }
 
+  /**
+   * Outgoing data is gathered for one event-loop turn (or up to BATCH_BYTES) and sent as one
+   * frame: the Go client reads every frame with several syscalls, so fewer, larger frames
+   * cost it less per byte. The payload is never copied on a socket transport.
+   */
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    if (this.reset) return cb();
-    this.reply();
-    let at = 0;
-    let ok = true;
-    while (at < chunk.length) {
-      const part = chunk.subarray(at, at + MAX_DATA_PAYLOAD);
-      at += part.length;
-      ok = this.session.sendData(this.id, part);
-    }
-    if (ok) cb();
-    else this.session.afterDrain(cb);
+    this.queue([chunk], cb);
   }
 
-  /**
-   * Chunks queued while the transport was full go out as one frame: fewer, larger frames cost
-   * the Go client fewer hand-offs per byte.
-   */
   override _writev(chunks: Array<{ chunk: Buffer }>, cb: (err?: Error | null) => void): void {
+    this.queue(chunks.map((c) => c.chunk), cb);
+  }
+
+  private pending: Buffer[] = [];
+  private pendingSize = 0;
+  private flushScheduled = false;
+
+  private queue(chunks: readonly Buffer[], cb: (err?: Error | null) => void): void {
     if (this.reset) return cb();
     this.reply();
-    let ok = true;
+    for (const c of chunks) {
+      this.pending.push(c);
+      this.pendingSize += c.length;
+    }
+    if (this.pendingSize >= BATCH_BYTES) this.flushPending();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flushPending());
+    }
+    if (this.session.isFull) this.session.afterDrain(cb);
+    else cb();
+  }
+
+  /** Sends what is gathered as frames of at most MAX_DATA_PAYLOAD bytes. */
+  private flushPending(): void {
+    this.flushScheduled = false;
+    if (this.pendingSize === 0) return;
+    const parts = this.pending;
+    this.pending = [];
+    this.pendingSize = 0;
+    if (this.reset) return;
     let group: Buffer[] = [];
     let size = 0;
-    const flush = (): void => {
-      if (group.length > 0) ok = this.session.sendDataParts(this.id, group, size);
+    const send = (): void => {
+      if (group.length > 0) this.session.sendDataParts(this.id, group, size);
       group = [];
       size = 0;
     };
-    for (const { chunk } of chunks) {
+    for (const chunk of parts) {
       for (let at = 0; at < chunk.length; at += MAX_DATA_PAYLOAD) {
         const part = chunk.subarray(at, at + MAX_DATA_PAYLOAD);
-        if (size + part.length > MAX_DATA_PAYLOAD) flush();
+        if (size + part.length > MAX_DATA_PAYLOAD) send();
         group.push(part);
         size += part.length;
       }
     }
-    flush();
-    if (ok) cb();
-    else this.session.afterDrain(cb);
+    send();
   }
 
   override _final(cb: (err?: Error | null) => void): void {
+    this.flushPending();
     if (!this.reset && !this.localFin) {
       this.reply();
       this.localFin = true;
@@ -161,10 +182,8 @@ export class SpdySession {
   private drainWaiters: Array<() => void> = [];
   private lastStreamId = 0;
   private closed = false;
-  private readonly gathers: boolean;
 
   constructor(private readonly transport: Duplex, head: Buffer, private readonly events: SpdySessionEvents) {
-    this.gathers = typeof (transport as { _writev?: unknown })._writev === 'function';
     transport.on('data', (chunk: Buffer) => this.onData(chunk));
     transport.on('drain', () => this.flushDrainWaiters());
     transport.on('end', () => this.close());
@@ -177,28 +196,28 @@ export class SpdySession {
     return this.closed;
   }
 
+  /** The transport holds more than its high-water mark: writers should wait for drain. */
+  get isFull(): boolean {
+    return !this.closed && this.transport.writableNeedDrain;
+  }
+
   /** Writes a frame; false when the transport's buffer is full (wait with afterDrain). */
   sendFrame(frame: Buffer): boolean {
     if (this.closed || this.transport.destroyed) return true;
     return this.transport.write(frame);
   }
 
-  /**
-   * Writes a data frame. On a socket (which gathers writes) header and payload go out as one
-   * writev without copying the payload; elsewhere (a WebSocket, one message per write) as one
-   * buffer.
-   */
   sendData(streamId: number, data: Buffer): boolean {
     return this.sendDataParts(streamId, [data], data.length);
   }
 
-  /** One data frame whose payload is `parts` (total `size` ≤ MAX_DATA_PAYLOAD). */
+  /**
+   * One data frame whose payload is `parts` (total `size` ≤ MAX_DATA_PAYLOAD), never copied:
+   * header and parts are written corked (one writev on a socket; on a WebSocket tunnel each
+   * write is a message, which the client concatenates).
+   */
   sendDataParts(streamId: number, parts: readonly Buffer[], size: number): boolean {
     if (this.closed || this.transport.destroyed) return true;
-    if (!this.gathers) {
-      const payload = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
-      return this.transport.write(dataFrame(streamId, payload, false));
-    }
     this.transport.cork();
     let ok = this.transport.write(dataFrameHeader(streamId, size, false));
     for (const p of parts) ok = this.transport.write(p);
