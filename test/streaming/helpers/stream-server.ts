@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { issueCa, issueLeaf } from '../../../src/apiserver/pki/issue.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,6 +36,8 @@ export interface StreamServerOptions {
   dial?: (port: number) => Promise<Duplex>;
   /** Answer every WebSocket upgrade 400 (a server without WebSocket support). */
   refuseWebSocket?: boolean;
+  /** Serve HTTPS with a fresh CA (upgraded sockets are then TLS sockets). */
+  tls?: boolean;
 }
 
 export interface KubectlRun { code: number; stdout: string; stderr: string }
@@ -105,7 +109,16 @@ function streamOptions(q: URLSearchParams): StreamOptions {
 
 export async function startStreamServer(opts: StreamServerOptions): Promise<StreamServer> {
   const upgrades: StreamServer['upgrades'] = [];
-  const server: Server = createServer(onRequest);
+  let caPem = '';
+  let server: Server;
+  if (opts.tls) {
+    const ca = await issueCa('streaming-test-ca');
+    const leaf = await issueLeaf(ca, { commonName: '127.0.0.1', usage: 'server', sans: ['IP:127.0.0.1'] });
+    caPem = ca.certPem;
+    server = createHttpsServer({ cert: leaf.certPem, key: leaf.keyPem }, onRequest);
+  } else {
+    server = createServer(onRequest);
+  }
   const upgraded = new Set<Duplex>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     upgraded.add(socket);
@@ -136,12 +149,13 @@ export async function startStreamServer(opts: StreamServerOptions): Promise<Stre
     void serveRemoteCommand(req, socket, head, so, () => opts.start(kind as 'exec' | 'attach', argv, so));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const dir = await mkdtemp(join(tmpdir(), 'kdp-streaming-'));
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, [
     'apiVersion: v1', 'kind: Config',
     'clusters:', '- name: t', '  cluster:', `    server: "${url}"`,
+    ...(caPem ? [`    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}`] : []),
     'users:', '- name: u', '  user: {token: t}',
     'contexts:', '- name: t', '  context: {cluster: t, user: u, namespace: default}',
     'current-context: t', ''].join('\n'));
