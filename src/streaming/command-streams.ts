@@ -3,7 +3,6 @@
 // createHTTPStreamStreams / createWebSocketStreams do.
 
 import type { Duplex, Readable, Writable } from 'node:stream';
-import type { WebSocket } from 'ws';
 import type { StreamOptions } from '../kubelet/streams.js';
 import { encodeStatusV1, encodeStatusV4 } from './exec-status.js';
 import type { ExecStatus } from './exec-status.js';
@@ -100,14 +99,16 @@ export function spdyCommandStreams(
 }
 
 /** Creates the five channels on an accepted WebSocket and signals readiness. */
-export function wsCommandStreams(ws: WebSocket, protocol: string, opts: StreamOptions): CommandStreams {
+export function wsCommandStreams(
+  socket: Duplex, head: Buffer, protocol: string, opts: StreamOptions,
+): CommandStreams {
   const modes: ChannelMode[] = [
     opts.stdin ? 'read' : 'ignore', opts.stdout ? 'write' : 'ignore',
     opts.stderr ? 'write' : 'ignore', 'write', 'read',
   ];
   let markGone!: () => void;
   const gone = new Promise<void>((r) => { markGone = r; });
-  const conn = new WsChannels(ws, modes, {
+  const conn = new WsChannels(socket, head, modes, {
     base64: protocol.includes('base64'), supportsClose: protocol === 'v5.channel.k8s.io',
   }, () => markGone());
   const [stdin, stdout, stderr, error, resize] = conn.channels as unknown as [

@@ -10,13 +10,14 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { createWebSocketStream } from 'ws';
 import { acceptSpdy, isWebSocketRequest, negotiateSpdy, refuseText } from './http-upgrade.js';
 import { headerValue } from './spdy-frames.js';
 import { SpdySession } from './spdy-session.js';
 import type { SpdyStream } from './spdy-session.js';
 import { STREAM_CREATION_TIMEOUT_MS } from './command-streams.js';
-import { acceptWebSocket, selectWebSocketProtocol, WsChannels } from './ws-channels.js';
+import {
+  WsByteStream, WsChannels, acceptWebSocketHandshake, selectWebSocketProtocol,
+} from './ws-channels.js';
 import type { ChannelMode } from './ws-channels.js';
 
 export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
@@ -92,9 +93,8 @@ export async function servePortForward(
   }
   const tunnel = `${TUNNELING_PREFIX}${PORT_FORWARD_PROTOCOL}`;
   if (selectWebSocketProtocol(req, [tunnel]) === tunnel) {
-    const ws = await acceptWebSocket(req, socket, head, tunnel).catch(() => undefined);
-    if (!ws) return;
-    const transport = createWebSocketStream(ws, { allowHalfOpen: false });
+    if (!acceptWebSocketHandshake(req, socket, tunnel)) return;
+    const transport = new WsByteStream(socket, head);
     transport.on('error', () => {});
     return serveSpdy(transport, Buffer.alloc(0), dial, target);
   }
@@ -107,9 +107,8 @@ export async function servePortForward(
     refuseText(socket, 400, 'query parameter "port" is required');
     return;
   }
-  const ws = await acceptWebSocket(req, socket, head, protocol).catch(() => undefined);
-  if (!ws) return;
-  return serveWsChannels(ws, protocol, ports, dial, target);
+  if (!acceptWebSocketHandshake(req, socket, protocol)) return;
+  return serveWsChannels(socket, head, protocol, ports, dial, target);
 }
 
 interface StreamPair {
@@ -204,12 +203,12 @@ async function forwardPair(
 }
 
 async function serveWsChannels(
-  ws: import('ws').WebSocket, protocol: string, ports: readonly number[], dial: Dial,
+  socket: Duplex, head: Buffer, protocol: string, ports: readonly number[], dial: Dial,
   target: PortForwardTarget,
 ): Promise<void> {
   const modes: ChannelMode[] = ports.flatMap((): ChannelMode[] => ['readwrite', 'write']);
   const conns = new Set<Duplex>();
-  const channels = new WsChannels(ws, modes, { base64: protocol.includes('base64'), supportsClose: false },
+  const channels = new WsChannels(socket, head, modes, { base64: protocol.includes('base64'), supportsClose: false },
     () => { for (const c of conns) c.destroy(); });
   await Promise.all(ports.map(async (port, i) => {
     const data = channels.channels[2 * i]!;

@@ -15,7 +15,7 @@ import { internalErrorStatus, nonZeroExitStatus, successStatus } from './exec-st
 import type { ExecStatus } from './exec-status.js';
 import { acceptSpdy, isWebSocketRequest, negotiateSpdy, refuseText } from './http-upgrade.js';
 import { watchResize } from './resize.js';
-import { acceptWebSocket, selectWebSocketProtocol } from './ws-channels.js';
+import { acceptWebSocketHandshake, selectWebSocketProtocol } from './ws-channels.js';
 
 /** How long output may stay open after the process exited (a background child holding it). */
 const OUTPUT_LINGER_MS = 2_000;
@@ -68,7 +68,8 @@ export async function serveRemoteCommand(
   let streams: CommandStreams;
   try {
     if (ws) {
-      streams = wsCommandStreams(await acceptWebSocket(req, socket, head, protocol), protocol, options);
+      if (!acceptWebSocketHandshake(req, socket, protocol)) throw new Error('handshake refused');
+      streams = wsCommandStreams(socket, head, protocol, options);
     } else {
       acceptSpdy(socket, protocol);
       streams = await spdyCommandStreams(socket, head, protocol, options);

@@ -1,16 +1,15 @@
 // The Kubernetes WebSocket channel protocol (apimachinery wsstream): every message is one
 // channel's data, byte 0 the channel number (ASCII '0'+n with the payload base64-encoded in the
 // base64 variants, sent as text). v5.channel.k8s.io adds the client's half-close signal
-// [255, n]. Here: the server handshake (via `ws`) and channels as Node streams with
-// backpressure (a lagging reader pauses the socket; a full socket holds every writer).
+// [255, n]. Channels are Node streams with backpressure (a lagging reader pauses the socket; a
+// full socket holds every writer). Also: a WebSocket as a byte stream, for the SPDY tunnel.
 
 import type { IncomingMessage } from 'node:http';
 import { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer } from 'ws';
 import { headerList } from './http-upgrade.js';
+import { OP_BINARY, OP_TEXT, WsConnection, acceptWebSocketHandshake } from './websocket.js';
 
 export const CLOSE_CHANNEL = 255;
-const WRITE_BUFFER_LIMIT = 1024 * 1024;
 
 /**
  * The first protocol of the client's list (client order) that `allowed` holds, as x/net's
@@ -25,27 +24,6 @@ export function selectWebSocketProtocol(
   return offered.find((p) => p !== '' && allowed.includes(p));
 }
 
-/** Completes the WebSocket handshake with `protocol` ('' = no Sec-WebSocket-Protocol). */
-export function acceptWebSocket(
-  req: IncomingMessage, socket: Duplex, head: Buffer, protocol: string,
-): Promise<WebSocket> {
-  // The protocol was chosen already; `ws` would refuse names that are not RFC 6455 tokens
-  // (`SPDY/3.1+portforward.k8s.io`, which gorilla/websocket clients send), so it never sees them.
-  const wss = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false });
-  delete req.headers['sec-websocket-protocol'];
-  if (protocol !== '') {
-    wss.on('headers', (headers: string[]) => { headers.push(`Sec-WebSocket-Protocol: ${protocol}`); });
-  }
-  return new Promise((resolve, reject) => {
-    const onClose = (): void => reject(new Error('websocket handshake failed'));
-    socket.once('close', onClose);
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      socket.off('close', onClose);
-      resolve(ws);
-    });
-  });
-}
-
 export type ChannelMode = 'read' | 'write' | 'readwrite' | 'ignore';
 
 /** One channel: readable = the client's data for it, writable = data to the client. */
@@ -53,7 +31,7 @@ export class WsChannel extends Duplex {
   private remoteEnded = false;
 
   constructor(private readonly conn: WsChannels, readonly num: number, readonly mode: ChannelMode) {
-    super({ allowHalfOpen: true, readableHighWaterMark: 256 * 1024 });
+    super({ allowHalfOpen: true, readableHighWaterMark: 256 * 1024, writableHighWaterMark: 1024 * 1024 });
     if (mode === 'write' || mode === 'ignore') this.endRemote();
   }
 
@@ -74,54 +52,58 @@ export class WsChannel extends Duplex {
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
     if (this.mode === 'read' || this.mode === 'ignore') return cb();
-    this.conn.send(this.num, chunk, cb);
+    this.conn.send(this.num, [chunk], cb);
+  }
+
+  override _writev(chunks: Array<{ chunk: Buffer }>, cb: (err?: Error | null) => void): void {
+    if (this.mode === 'read' || this.mode === 'ignore') return cb();
+    this.conn.send(this.num, chunks.map((c) => c.chunk), cb);
   }
 }
 
 /** The channels of one WebSocket connection, created up front as upstream's wsstream.Conn. */
 export class WsChannels {
   readonly channels: WsChannel[];
+  private readonly ws: WsConnection;
   private readonly base64: boolean;
   private readonly blocked = new Set<WsChannel>();
-  private drainWaiters: Array<() => void> = [];
   private closed = false;
 
+  /** `socket` has been answered 101 (acceptWebSocketHandshake); `head` is what followed. */
   constructor(
-    readonly ws: WebSocket,
+    socket: Duplex, head: Buffer,
     modes: readonly ChannelMode[],
     opts: { base64: boolean; supportsClose: boolean },
     private readonly onClose: () => void,
   ) {
     this.base64 = opts.base64;
     this.channels = modes.map((m, i) => new WsChannel(this, i, m));
-    ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary, opts.supportsClose));
-    ws.on('close', () => this.shutdown());
-    ws.on('error', () => this.shutdown());
-    const raw = (ws as unknown as { _socket?: Duplex })._socket;
-    raw?.on('drain', () => this.flushDrainWaiters());
+    this.ws = new WsConnection(socket, head, {
+      onMessage: (data, binary) => this.onMessage(data, binary, opts.supportsClose),
+      onClose: () => this.shutdown(),
+    });
   }
 
   get isClosed(): boolean {
     return this.closed;
   }
 
-  send(num: number, data: Buffer, cb: (err?: Error | null) => void): void {
-    if (this.closed || this.ws.readyState !== WebSocket.OPEN) return cb();
+  /** One message on channel `num` (its payload never copied in binary mode). */
+  send(num: number, parts: readonly Buffer[], cb: (err?: Error | null) => void): void {
+    if (this.closed || !this.ws.isOpen) return cb();
     if (this.base64) {
-      this.ws.send(`${String.fromCharCode(48 + num)}${data.toString('base64')}`);
+      const text = Buffer.concat(parts).toString('base64');
+      this.ws.send(OP_TEXT, [Buffer.from(`${String.fromCharCode(48 + num)}${text}`)]);
     } else {
-      const frame = Buffer.allocUnsafe(data.length + 1);
-      frame[0] = num;
-      data.copy(frame, 1);
-      this.ws.send(frame, { binary: true });
+      this.ws.send(OP_BINARY, [Buffer.from([num]), ...parts]);
     }
-    if (this.ws.bufferedAmount < WRITE_BUFFER_LIMIT) cb();
-    else this.drainWaiters.push(cb);
+    if (this.ws.needsDrain) this.ws.onDrain(() => cb());
+    else cb();
   }
 
-  /** Ends the connection with a normal close (1000), once queued messages are sent. */
+  /** Ends the connection with a normal close (1000), after queued messages. */
   close(): void {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(1000);
+    this.ws.close(1000);
     this.shutdown();
   }
 
@@ -129,21 +111,14 @@ export class WsChannels {
     if (this.blocked.delete(ch) && this.blocked.size === 0 && !this.closed) this.ws.resume();
   }
 
-  private flushDrainWaiters(): void {
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const w of waiters) w();
-  }
-
   private shutdown(): void {
     if (this.closed) return;
     this.closed = true;
     for (const ch of this.channels) ch.endRemote();
-    this.flushDrainWaiters();
     this.onClose();
   }
 
-  private onMessage(data: Buffer, isBinary: boolean, supportsClose: boolean): void {
+  private onMessage(data: Buffer, binary: boolean, supportsClose: boolean): void {
     if (data.length === 0) return;
     if (supportsClose && data[0] === CLOSE_CHANNEL) {
       const ch = data.length === 2 ? this.channels[data[1]!] : undefined;
@@ -158,8 +133,9 @@ export class WsChannels {
     let payload = data.subarray(1);
     if (this.base64) {
       num -= 48;
-      payload = Buffer.from((isBinary ? payload : data.subarray(1)).toString('latin1'), 'base64');
+      payload = Buffer.from(payload.toString('latin1'), 'base64');
     }
+    void binary; // x/net's websocket reads text and binary frames alike
     const ch = this.channels[num];
     if (!ch || ch.mode === 'write' || ch.mode === 'ignore') return;
     if (!ch.receive(payload) && !this.blocked.has(ch)) {
@@ -168,3 +144,52 @@ export class WsChannels {
     }
   }
 }
+
+/**
+ * A WebSocket as a byte stream (kubectl's SPDY tunnel): each write is one binary message
+ * (corked writes become one message), incoming messages are concatenated.
+ */
+export class WsByteStream extends Duplex {
+  private readonly ws: WsConnection;
+
+  constructor(socket: Duplex, head: Buffer) {
+    super({ allowHalfOpen: false, readableHighWaterMark: 1024 * 1024, writableHighWaterMark: 1024 * 1024 });
+    this.ws = new WsConnection(socket, head, {
+      onMessage: (data) => {
+        if (data.length > 0 && !this.push(data)) this.ws.pause();
+      },
+      onClose: () => { this.push(null); },
+    });
+  }
+
+  override _read(): void {
+    this.ws.resume();
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
+    this.sendParts([chunk], cb);
+  }
+
+  override _writev(chunks: Array<{ chunk: Buffer }>, cb: (err?: Error | null) => void): void {
+    this.sendParts(chunks.map((c) => c.chunk), cb);
+  }
+
+  override _final(cb: (err?: Error | null) => void): void {
+    this.ws.close(1000);
+    cb();
+  }
+
+  override _destroy(err: Error | null, cb: (err: Error | null) => void): void {
+    if (this.ws.isOpen) this.ws.close(1000);
+    cb(err);
+  }
+
+  private sendParts(parts: readonly Buffer[], cb: (err?: Error | null) => void): void {
+    if (!this.ws.isOpen) return cb();
+    this.ws.send(OP_BINARY, parts);
+    if (this.ws.needsDrain) this.ws.onDrain(() => cb());
+    else cb();
+  }
+}
+
+export { acceptWebSocketHandshake };
