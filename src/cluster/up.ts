@@ -32,6 +32,8 @@ import type { ControllerOptions } from '../controllers/options.js';
 import { loadTopology } from '../host/topology.js';
 import { superviseAgents } from './agent-supervisor.js';
 import { buildNetnsAnnotationPlugin } from './netns-annotation.js';
+import { listenOnUnderlay, netnsBackendDialer } from './netns-reach.js';
+import { netnsSockets, type NetnsSockets } from '../host/netns-socket.js';
 import { startNetnsDataPlane, type CniNetworkOptions, type NetnsDataPlane } from './data-plane-netns.js';
 import { assertKernelMode } from '../host/rule-applier.js';
 
@@ -83,6 +85,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
   try {
     if (mode === 'netns') assertKernelMode(o.proxyMode);
     let netns: NetnsDataPlane | undefined;
+    let sockets: NetnsSockets | undefined;
     if (mode === 'netns') {
       o.progress('netns data plane: underlay namespace and bridge');
       netns = await startNetnsDataPlane(o.paths, undefined,
@@ -91,6 +94,8 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
         : `workload: JS kdp/echo (${netns.echo.reason ?? 'native build unavailable'})`);
       const plane = netns;
       closers.push(() => plane.close());
+      const socks = sockets = netnsSockets();
+      closers.push(() => socks.close());
       o.progress(`netns data plane: namespaces ${plane.topo.prefix}-*`);
     }
     o.progress(`starting API server (data dir ${o.paths.root})`);
@@ -103,8 +108,15 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       serviceCIDR: net.serviceCIDRs.join(','),
       advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
       admission: netns ? [buildNetnsAnnotationPlugin(netns.topo.prefix)] : [],
+      backendDialer: netns && sockets ? netnsBackendDialer(sockets, netns.topo, () => nodes[0]?.name) : undefined,
     });
     closers.push(() => api.close());
+    if (netns && sockets) {
+      // Pods reach the API server as the `kubernetes` Service, whose endpoint is this address.
+      const gw = (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1';
+      closers.push(await listenOnUnderlay(sockets, netns.topo, gw, api.port, api.server.app.server));
+      o.progress(`API server also on ${gw.includes(':') ? `[${gw}]` : gw}:${api.port} (the kubernetes Service's endpoint)`);
+    }
     const client = buildInProcessClient(api.server.service, ADMIN_USER);
     const informers = buildInformerFactory(client);
     closers.push(() => informers.stop());

@@ -2,7 +2,7 @@
 // current rule table from its kube-proxy's history, addresses resolved from what users type
 // (`ns/name` pod, node name, `svc/ns/name:port`, or an IP).
 
-import type { Node, Pod, Service } from '../api/types.js';
+import type { EndpointSlice, Node, Pod, Service } from '../api/types.js';
 import { nthAddress } from '../api/net.js';
 import type { Client } from '../client/types.js';
 import { isKdpError, kdpError } from '../errors.js';
@@ -15,7 +15,7 @@ import { DEFAULT_SPORT, endpointString, parseHostPort, type Packet, type TracePr
 import { foldArrivals, type TraceResult } from './result.js';
 import { walk } from './walk.js';
 import { podListeners } from './listeners.js';
-import { isLoopback, type NodeFilter, type Topology, type TraceNodeInfo, type TracePodInfo } from './topology.js';
+import { isLoopback, type HostListeners, type NodeFilter, type Topology, type TraceNodeInfo, type TracePodInfo } from './topology.js';
 import type { TraceEntry } from './walk.js';
 
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
@@ -47,7 +47,24 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
     .flatMap((p) => (p.status!.podIPs?.length ? p.status!.podIPs.map((x) => x.ip) : [p.status!.podIP!])
       .map((ip) => ({ name: `${p.metadata.namespace}/${p.metadata.name}`, ip, node: p.spec!.nodeName!,
         listeners: podListeners(p) })));
-  return { nodes: infos, pods: podInfos };
+  return { nodes: infos, pods: podInfos, host: await hostListenersOf(client, dataDir) };
+}
+
+/** netns mode: the underlay gateway is kdp's own process, listening only as the API server (the
+ *  `kubernetes` Service's endpoint). Virtual mode: unknown. */
+async function hostListenersOf(client: Client, dataDir: string): Promise<HostListeners | undefined> {
+  try {
+    if (readClusterInfo(dataDirPaths(dataDir)).mode !== 'netns') return undefined;
+  } catch {
+    return undefined;
+  }
+  const slices = (await client.list<EndpointSlice>(
+    { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', namespace: 'default' },
+    { labelSelector: 'kubernetes.io/service-name=kubernetes' }).catch(() => ({ items: [] as EndpointSlice[] }))).items;
+  const addresses = slices.flatMap((x) => (x.endpoints ?? []).flatMap((e) => e.addresses));
+  const ports = new Map(slices.flatMap((x) => (x.ports ?? []).filter((p) => p.port)
+    .map((p) => [`${p.port}/${p.protocol ?? 'TCP'}`, 'the API server (kdp, the kubernetes Service\'s endpoint)'] as [string, string])));
+  return addresses.length ? { addresses, ports } : undefined;
 }
 
 /** A netns node's kernel also holds the tables kdp writes itself (kdp-masq.ts), whichever

@@ -5,7 +5,7 @@
 
 import { compileAddress } from './packet.js';
 import {
-  isLocalTo, type FilterEnv, type Topology, type TraceNodeInfo, type TracePodInfo,
+  isLocalTo, type FilterEnv, type HostListeners, type Topology, type TraceNodeInfo, type TracePodInfo,
 } from './topology.js';
 
 export interface TopologyIndex {
@@ -17,6 +17,8 @@ export interface TopologyIndex {
   } | undefined;
   /** The first node with this address on the underlay (as `nodeWithIP`). */
   nodeWithIP(ip: string): TraceNodeInfo | undefined;
+  /** The host's listeners when `ip` is one of its underlay addresses. */
+  hostAt(ip: string): HostListeners | undefined;
 }
 
 interface CachedIndex {
@@ -25,6 +27,7 @@ interface CachedIndex {
   readonly pods: readonly TracePodInfo[];
   readonly podCount: number;
   readonly index: TopologyIndex;
+  readonly host: Topology['host'];
 }
 
 const topologyIndexes = new WeakMap<Topology, CachedIndex>();
@@ -32,10 +35,11 @@ const topologyIndexes = new WeakMap<Topology, CachedIndex>();
 export function topologyIndex(topo: Topology): TopologyIndex {
   const c = topologyIndexes.get(topo);
   if (c && c.nodes === topo.nodes && c.nodeCount === topo.nodes.length && c.pods === topo.pods &&
-    c.podCount === topo.pods.length) return c.index;
+    c.podCount === topo.pods.length && c.host === topo.host) return c.index;
   const index = buildTopologyIndex(topo);
   topologyIndexes.set(topo, {
     nodes: topo.nodes, nodeCount: topo.nodes.length, pods: topo.pods, podCount: topo.pods.length, index,
+    host: topo.host,
   });
   return index;
 }
@@ -58,6 +62,7 @@ function buildTopologyIndex(topo: Topology): TopologyIndex {
     },
     podWithIP: (ip) => pods.get(ip),
     nodeWithIP: (ip) => byIP.get(ip),
+    hostAt: (ip) => (topo.host?.addresses.includes(ip) ? topo.host : undefined),
   };
 }
 

@@ -48,9 +48,19 @@ export interface TracePodInfo {
   readonly listeners?: readonly string[];
 }
 
+/** What listens on the host side of the underlay (netns mode: kdp's own process). */
+export interface HostListeners {
+  /** The host's addresses on the underlay (the gateway). */
+  readonly addresses: readonly string[];
+  /** `PORT/PROTO` → who listens there (`the API server`). Any other port is refused. */
+  readonly ports: ReadonlyMap<string, string>;
+}
+
 export interface Topology {
   readonly nodes: readonly TraceNodeInfo[];
   readonly pods: readonly TracePodInfo[];
+  /** Undefined: unknown (virtual mode), nothing is judged. */
+  readonly host?: HostListeners;
 }
 
 const LOOPBACK = compileAddress('127.0.0.0/8');

@@ -177,5 +177,19 @@ function nextHop(
   }
   w.verdict = 'ACCEPT';
   if (isRecording(w)) w.hops.push({ where: node.name, stage: 'egress', text: `leaves ${node.name} via ${node.underlayIface} towards ${dst}` });
+  const host = ti.hostAt(dst);
+  if (host && w.pkt.proto !== 'icmp') {
+    const PROTO = w.pkt.proto.toUpperCase();
+    const who = host.ports.get(`${w.pkt.dport}/${PROTO}`);
+    if (who) {
+      if (isRecording(w)) w.hops.push({ where: 'host', stage: 'deliver', text: `${endpointString(dst, w.pkt.dport)} is ${who}` });
+    } else {
+      w.verdict = 'REJECT';
+      if (isRecording(w)) {
+        w.hops.push({ where: 'host', stage: 'deliver', text: `nothing on the host listens on ${PROTO} ${w.pkt.dport} at ${dst} ` +
+          `(it listens on ${[...host.ports].map(([k, v]) => `${k}: ${v}`).join(', ') || 'no port'}): ${refusal(w.pkt.proto)}` });
+      }
+    }
+  }
   out.push({ world: w, reached: 'external' });
 }

@@ -4,6 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonSet, Node, Pod } from '../../src/api/types.js';
+import type { KubeObject } from '../../src/client/types.js';
 import { daemonPodTolerations, nodeShouldRun, targetNode, templateHash } from '../../src/controllers/daemonset/controller.js';
 import { listItems, ref, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster.js';
 
@@ -118,7 +119,7 @@ describe('DaemonSet controller on a cluster', () => {
     done = true;
     await watch;
     expect(worst).toBeLessThanOrEqual(1);
-    const events = await listItems<{ reason: string; message: string }>(c.client, ref('events', 'kube-system'));
+    const events = await listItems<KubeObject & { reason: string; message: string }>(c.client, ref('events', 'kube-system'));
     expect(events.some((e) => e.reason === 'SuccessfulDelete' && e.message.startsWith('Deleted pod: agent-'))).toBe(true);
   });
 

@@ -12,6 +12,8 @@ import { readClusterInfo } from '../../src/cluster/cluster-file.js';
 import { cleanupHost } from '../../src/host/cleanup.js';
 import { buildHostExec } from '../../src/host/exec.js';
 import { listNetns } from '../../src/host/netns.js';
+import { podNetnsName } from '../../src/kubelet/runtime-netns.js';
+import { get as httpsGet } from 'node:https';
 import { kdp } from '../helpers/cli.js';
 import { waitFor } from '../helpers/cluster.js';
 import { probe, seenPod } from '../helpers/netns-probe.js';
@@ -82,6 +84,42 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nft', 'nsenter']))('kdp u
     }, 30_000, 'the ClusterIP to answer');
     expect(['web-1', 'web-2']).toContain(seen);
   }, 60_000);
+
+  it('a pod reaches the API server through the kubernetes Service (10.96.0.1:443)', async () => {
+    const uid = (await client().get<Pod>(PODS, 'web-1')).metadata.uid!;
+    const { stdout } = await exec.run(process.execPath, ['-e', `
+      require('node:https').get({ host: '10.96.0.1', port: 443, path: '/version', rejectUnauthorized: false }, (r) => {
+        let b = ''; r.on('data', (d) => b += d); r.on('end', () => console.log(r.statusCode, b));
+      }).on('error', (e) => console.log('error', e.message));`], { netns: podNetnsName(prefix, uid), timeoutMs: 10_000 });
+    expect(stdout).toMatch(/^200 \{/);
+    expect(JSON.parse(stdout.slice(4)).gitVersion).toMatch(/^v1\./);
+    // The tracer says so too: the Service DNATs to the gateway, where kdp listens as the API server.
+    const t = JSON.parse((await kdp('trace', '--data-dir', paths.root, '-o', 'json', 'web-1', '10.96.0.1:443')).out);
+    expect(t.verdict).toBe('ACCEPT');
+    expect(t.hops.at(-1).text).toMatch(/^172\.18\.0\.1:\d+ is the API server/);
+  });
+
+  it('pods/proxy and services/proxy reach pods inside their node\'s namespace', async () => {
+    const pod = await cluster!.client.get<Pod>(PODS, 'web-1');
+    const url = `${cluster!.url}/api/v1/namespaces/default/pods/web-1:8080/proxy/hello`;
+    const get = (u: string) => new Promise<{ code?: number; body: string }>((resolve, reject) => {
+      const info = readClusterInfo(paths);
+      const kc = readFileSync(info.kubeconfig, 'utf8');
+      const token = /token: (\S+)/.exec(kc)?.[1];
+      httpsGet(u, { rejectUnauthorized: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (r) => {
+        let b = ''; r.on('data', (d) => b += d); r.on('end', () => resolve({ code: r.statusCode, body: b }));
+      }).on('error', reject);
+    });
+    const r = await get(url);
+    expect(r.code).toBe(200);
+    expect(r.body).toContain('pod=web-1 ');
+    expect(pod.spec?.nodeName).toBe('n1');
+    const svc = await get(`${cluster!.url}/api/v1/namespaces/default/services/web:80/proxy/`);
+    expect(svc.body).toMatch(/pod=web-[12] /);
+    const refused = await get(`${cluster!.url}/api/v1/namespaces/default/pods/web-1:9999/proxy/`);
+    expect(refused.code).toBe(503);
+    expect(refused.body).toContain(`error trying to reach service: dial tcp ${pod.status!.podIP}:9999: connect: connection refused`);
+  });
 
   it('kdp netns names a pod\'s and a node\'s namespace; kdp sh runs a command in it', async () => {
     const uid = (await client().get<Pod>(PODS, 'web-1')).metadata.uid!;

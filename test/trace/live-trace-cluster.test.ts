@@ -149,13 +149,18 @@ describe.runIf(run).each(['iptables', 'nftables'] as const)('live tracing on a %
   // nftables mode the tracer walked kube-proxy's table only and said `masquerade: no`.
   it('pod → outside the cluster: the tracer walks kdp\'s KDP-MASQ after kube-proxy\'s rules', async () => {
     const r = await kdp('trace', '--data-dir', paths.root, '-o', 'json', 'client', '172.18.0.1:29999');
-    expect(r.code).toBe(0);
+    // Masqueraded on the way, then refused: on the gateway kdp listens as the API server only.
+    expect(r.code).toBe(1);
     const j = JSON.parse(r.out);
-    expect(j.masquerade).toBe(true);
-    expect(j.destinations.map((d: { sourceSeen: string }) => d.sourceSeen)).toEqual(['172.18.0.2']);
+    expect(j.verdict).toBe('REJECT');
+    expect(j.hops.at(-1).text).toMatch(/^nothing on the host listens on TCP 29999 at 172\.18\.0\.1 \(it listens on \d+\/TCP: the API server/);
+    expect(j.destinations.map((d: { sourceSeen: string; masquerade: boolean }) => [d.sourceSeen, d.masquerade]))
+      .toEqual([['172.18.0.2', true]]);
     const text = (await kdp('trace', '--data-dir', paths.root, 'client', '172.18.0.1:29999')).out;
     expect(text).toContain('KDP-MASQ');
-    expect(text).toContain('masquerade: yes');
+    const live = await kdp('trace', '--live', '--data-dir', paths.root, '-o', 'json', 'client', '172.18.0.1:29999');
+    expect(JSON.parse(live.out).live).toMatchObject({ observed: { verdict: 'REJECT' }, fidelity: [] });
+    expect(live.code).toBe(1);
     // Pod → Service stays un-NATed: the cluster CIDR returns from KDP-MASQ.
     const svc = JSON.parse((await kdp('trace', '--data-dir', paths.root, '-o', 'json', 'client', 'svc/web:http')).out);
     expect(svc.masquerade).toBe(false);
