@@ -216,6 +216,11 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
   }
 
   runtime.onChange((uid) => { const k = uidToKey.get(uid); if (k) queue.add(k); });
+  runtime.onEvent?.((uid, e) => {
+    const k = uidToKey.get(uid);
+    const pod = k ? sources.pods.get(k) : undefined;
+    if (pod && running) podEvents(pod, [e]);
+  });
 
   return {
     nodeName,

@@ -28,6 +28,7 @@ import { buildPodNetwork } from './cni-caller.js';
 import { buildHelperProber, type Prober } from './prober.js';
 import { buildHelperLauncher, type Launcher, type Workload } from './launcher.js';
 import { startReadinessWorker, type ReadinessWorker } from './readiness.js';
+import type { ContainerEvent } from './container-events.js';
 import { buildSandboxNetns, type SandboxNetns } from './sandbox-netns.js';
 
 export interface NetnsRuntimeOptions {
@@ -88,6 +89,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
   const sandboxes = new Map<string, Sandbox>();
   const starting = new Map<string, Promise<RuntimePodStatus>>();
   let listener: (uid: string) => void = () => {};
+  let eventListener: (uid: string, e: ContainerEvent) => void = () => {};
   const iso = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const scale = o.timeScale ?? 1;
   const prober = o.prober ?? buildHelperProber({
@@ -151,6 +153,11 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
         if (c.child !== child) return;
         c.status = { ...c.status, ready };
         listener(sb.uid);
+      },
+      onFailure: (message) => {
+        if (c.child !== child) return;
+        eventListener(sb.uid, { type: 'Warning', reason: 'Unhealthy', fieldPath: `spec.containers{${name}}`,
+          message: `Readiness probe failed: ${message}` });
       },
     }) : undefined;
     child.on('data', (chunk: string) => {
@@ -288,6 +295,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     listPods: () => [...sandboxes.keys()],
     logs: (uid, container) => containerLogText(sandboxes.get(uid), container),
     onChange(l) { listener = l; },
+    onEvent(l) { eventListener = l; },
     async close() {
       for (const sb of sandboxes.values()) await stopProcesses(sb);
       if (!o.prober) await prober.close();

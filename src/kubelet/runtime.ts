@@ -6,6 +6,7 @@
 
 import { kdpError } from '../errors.js';
 import type { Pod } from '../api/types.js';
+import type { ContainerEvent } from './container-events.js';
 
 export type ContainerRunState = 'waiting' | 'running' | 'exited';
 
@@ -59,6 +60,9 @@ export interface Runtime {
   logs(uid: string, container: string): string;
   /** Registers the listener for container state changes (one per runtime). */
   onChange(listener: (uid: string) => void): void;
+  /** Registers the listener for events the runtime itself raises (a probe failed: Unhealthy);
+   *  the kubelet records them on the pod. Optional: a runtime without probes has none. */
+  onEvent?(listener: (uid: string, e: ContainerEvent) => void): void;
   close(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/client/types.js';
 import type { EndpointSlice, Pod } from '../../src/api/types.js';
 import { hostPrefixFor } from '../../src/cluster/data-plane-netns.js';
 import { dataDirPaths } from '../../src/cluster/data-dir.js';
@@ -94,6 +95,14 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter']))('netns runtime: probes, re
       expect(await httpGet(nodeNs, ip, 8080, '/kdp/fail')).toBe(200);
       await waitFor(async () => !isReady(await get('probed')), 30_000, 'not Ready after failing');
       await waitFor(async () => !(await rules()).includes(ip), 30_000, 'the endpoint out of the rules');
+      // Each failed probe is the kubelet's Warning Unhealthy on the container.
+      const ev = await waitFor(async () => (await client().list<KubeObject & { reason: string; message: string;
+        type: string; involvedObject: { name: string; fieldPath?: string } }>(
+        { group: '', version: 'v1', resource: 'events', namespace: 'default' })).items
+        .find((e) => e.reason === 'Unhealthy' && e.involvedObject.name === 'probed'
+          && e.message.includes('statuscode: 503')), 30_000, 'an Unhealthy event');
+      expect(ev).toMatchObject({ type: 'Warning', message: 'Readiness probe failed: HTTP probe failed with statuscode: 503',
+        involvedObject: { fieldPath: 'spec.containers{echo}' } });
     }, 90_000);
 
   it('restartPolicy Always restarts a crashing container with back-off, counting restarts', async () => {
