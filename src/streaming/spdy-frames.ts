@@ -158,17 +158,26 @@ export class HeaderEncoder {
   }
 }
 
+/** Largest header block accepted once decompressed (kubectl's are a few dozen bytes). */
+export const MAX_HEADER_BLOCK = 256 * 1024;
+
 /** Decompresses incoming header blocks; one per session direction. */
 export class HeaderDecoder {
   private readonly inflate = new Inflate({ dictionary: SPDY3_HEADER_DICTIONARY });
   private out: Uint8Array[] = [];
+  private outSize = 0;
 
   constructor() {
-    this.inflate.onData = (chunk: Uint8Array) => { this.out.push(chunk); };
+    this.inflate.onData = (chunk: Uint8Array) => {
+      this.outSize += chunk.length;
+      if (this.outSize > MAX_HEADER_BLOCK) throw new Error('spdy: header block too large');
+      this.out.push(chunk);
+    };
   }
 
   decode(block: Buffer): SpdyHeaders {
     this.out = [];
+    this.outSize = 0;
     if (block.length > 0 && !this.inflate.push(block, 2 /* Z_SYNC_FLUSH */)) {
       throw new Error(`spdy: header block does not decompress: ${this.inflate.msg}`);
     }

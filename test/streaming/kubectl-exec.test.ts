@@ -6,7 +6,7 @@ import { childProcessStream } from '../../src/streaming/fakes.js';
 import { kubectlMissing, startStreamServer } from './helpers/stream-server.js';
 import type { StreamServer } from './helpers/stream-server.js';
 
-const MINORS = [27, 30, 33];
+const MINORS = [27, 28, 29, 30, 31, 32, 33];
 
 let server: StreamServer;
 beforeAll(async () => {

@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-describe.each([27, 31, 33])('kubectl 1.%i port-forward', (minor) => {
+describe.each([27, 28, 29, 30, 31, 32, 33])('kubectl 1.%i port-forward', (minor) => {
   it.skipIf(kubectlMissing(minor))('forwards several ports, 100 sequential and 20 parallel connections', async () => {
     const fwd = await startForward(server, minor, [80, 81, 82]);
     try {

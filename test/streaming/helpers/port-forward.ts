@@ -18,10 +18,14 @@ export const echoHandler = (s: Socket): void => {
   s.pipe(s);
 };
 
-/** Answers each connection with `tag` and closes: tells which "pod port" answered. */
+/**
+ * Answers each connection's first bytes with `tag` and closes: tells which "pod port" answered.
+ * (It reads the request first, as a real server does: a server that closes with the request
+ * unread races kubectl, which then resets the local connection, as it does upstream.)
+ */
 export const tagHandler = (tag: string) => (s: Socket): void => {
   s.on('error', () => {});
-  s.end(tag);
+  s.once('data', () => s.end(tag));
 };
 
 export interface RunningForward {
