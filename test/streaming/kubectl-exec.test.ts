@@ -59,3 +59,18 @@ describe('negotiation', () => {
       protocols: 'v4.channel.k8s.io, v3.channel.k8s.io, v2.channel.k8s.io, channel.k8s.io' });
   });
 });
+
+describe('fallback', () => {
+  it.skipIf(kubectlMissing(33))('kubectl 1.33 execs over SPDY when the WebSocket upgrade is refused', async () => {
+    const refusing = await startStreamServer({
+      start: (_kind, argv, opts) => childProcessStream(argv, opts), refuseWebSocket: true,
+    });
+    try {
+      const r = await refusing.kubectl(33, ['exec', '-i', 'p', '--', 'sh', '-c', 'cat; exit 6'], { input: 'via spdy\n' });
+      expect(r).toEqual({ code: 6, stdout: 'via spdy\n', stderr: 'command terminated with exit code 6\n' });
+      expect(refusing.upgrades.map((u) => u.method)).toEqual(['GET', 'POST']);
+    } finally {
+      await refusing.close();
+    }
+  });
+});
