@@ -33,9 +33,11 @@ export function childProcessStream(
         done(exitCode);
       });
     });
-    child.once('error', (err) => reject(kdpError('KDP_BAD_REQUEST',
-      `failed to exec in container: starting container process caused: exec: "${argv[0]}": `
-      + `${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'executable file not found in $PATH' : err.message}`)));
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      const why = err.code === 'ENOENT' ? 'executable file not found in $PATH' : err.message;
+      reject(kdpError('KDP_BAD_REQUEST', 'failed to exec in container: starting container '
+        + `process caused: exec: "${argv[0]}": ${why}`));
+    });
     child.once('spawn', () => {
       // Node resumes (discards) a child's unread stdio when it exits; hold the output in
       // PassThroughs until the protocol side reads it (pipe keeps backpressure).
@@ -78,7 +80,9 @@ export function echoProcess(opts: StreamOptions, upper = false): StreamProcess {
   const stdout = new PassThrough();
   let finish!: (code: number | undefined) => void;
   const exited = new Promise<number | undefined>((r) => { finish = r; });
-  stdin.on('data', (c: Buffer) => stdout.write(upper ? Buffer.from(c.toString().toUpperCase()) : c));
+  stdin.on('data', (c: Buffer) => {
+    stdout.write(upper ? Buffer.from(c.toString().toUpperCase()) : c);
+  });
   stdin.on('end', () => {
     stdout.end();
     finish(0);

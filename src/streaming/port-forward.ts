@@ -34,7 +34,8 @@ export type Dial = (port: number) => Promise<Duplex>;
 
 /** The kubelet path /portForward/{ns}/{pod}[/{uid}] or the API path …/pods/{pod}/portforward. */
 function targetFromUrl(req: IncomingMessage): PortForwardTarget {
-  const path = new URL(req.url ?? '/', 'http://kubelet.invalid').pathname.split('/').filter(Boolean);
+  const url = new URL(req.url ?? '/', 'http://kubelet.invalid');
+  const path = url.pathname.split('/').filter(Boolean);
   if (path[0] === 'portForward') return { pod: path[2] ?? '', uid: path[3] ?? '' };
   const i = path.indexOf('pods');
   return { pod: i >= 0 ? path[i + 1] ?? '' : '', uid: '' };
@@ -129,7 +130,9 @@ function checkStream(stream: SpdyStream): string | undefined {
   return undefined;
 }
 
-function serveSpdy(transport: Duplex, head: Buffer, dial: Dial, target: PortForwardTarget): Promise<void> {
+function serveSpdy(
+  transport: Duplex, head: Buffer, dial: Dial, target: PortForwardTarget,
+): Promise<void> {
   const pairs = new Map<string, StreamPair>();
   const conns = new Set<Duplex>();
   return new Promise((resolve) => {
@@ -149,7 +152,8 @@ function serveSpdy(transport: Duplex, head: Buffer, dial: Dial, target: PortForw
         if (!pair) {
           const created: StreamPair = {};
           created.timer = setTimeout(() => {
-            created.error?.write(`(conn=${requestId}, request=${requestId}) timed out waiting for streams`);
+            created.error?.write(
+              `(conn=${requestId}, request=${requestId}) timed out waiting for streams`);
             pairs.delete(requestId);
           }, STREAM_CREATION_TIMEOUT_MS);
           created.timer.unref();
@@ -208,8 +212,10 @@ async function serveWsChannels(
 ): Promise<void> {
   const modes: ChannelMode[] = ports.flatMap((): ChannelMode[] => ['readwrite', 'write']);
   const conns = new Set<Duplex>();
-  const channels = new WsChannels(socket, head, modes, { base64: protocol.includes('base64'), supportsClose: false },
-    () => { for (const c of conns) c.destroy(); });
+  const opts = { base64: protocol.includes('base64'), supportsClose: false };
+  const channels = new WsChannels(socket, head, modes, opts, () => {
+    for (const c of conns) c.destroy();
+  });
   await Promise.all(ports.map(async (port, i) => {
     const data = channels.channels[2 * i]!;
     const error = channels.channels[2 * i + 1]!;

@@ -135,8 +135,11 @@ async function pump(
     });
   }));
   const status: ExecStatus = failure !== undefined
-    ? internalErrorStatus(`${isAttach ? 'error attaching to container' : 'error executing command in container'}: ${failure}`)
-    : isAttach || code === undefined || code === 0 ? successStatus() : nonZeroExitStatus(argv, code);
+    ? internalErrorStatus(`${isAttach ? 'error attaching to container'
+      : 'error executing command in container'}: ${failure}`)
+    : isAttach || code === undefined || code === 0
+      ? successStatus()
+      : nonZeroExitStatus(argv, code);
   await streams.writeStatus(status);
   streams.stdin?.unpipe();
   proc.close();

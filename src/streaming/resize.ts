@@ -44,7 +44,9 @@ export class JsonObjectSplitter {
 }
 
 /** Calls `onResize(cols, rows)` for every size the client sends. */
-export function watchResize(stream: Readable, onResize: (cols: number, rows: number) => void): void {
+export function watchResize(
+  stream: Readable, onResize: (cols: number, rows: number) => void,
+): void {
   const splitter = new JsonObjectSplitter();
   stream.setEncoding('utf8');
   stream.on('error', () => {});

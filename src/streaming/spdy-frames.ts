@@ -181,7 +181,7 @@ export class HeaderDecoder {
     if (block.length > 0 && !this.inflate.push(block, 2 /* Z_SYNC_FLUSH */)) {
       throw new Error(`spdy: header block does not decompress: ${this.inflate.msg}`);
     }
-    const raw = Buffer.concat(this.out.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)));
+    const raw = Buffer.concat(this.out.map((c) => Buffer.from(c.buffer, c.byteOffset, c.length)));
     return parseHeaderBlock(raw);
   }
 }

@@ -32,7 +32,9 @@ export class SpdyStream extends Duplex {
     readonly id: number,
     readonly headers: SpdyHeaders,
   ) {
-    super({ allowHalfOpen: true, readableHighWaterMark: 256 * 1024, writableHighWaterMark: 1024 * 1024 });
+    super({
+      allowHalfOpen: true, readableHighWaterMark: 256 * 1024, writableHighWaterMark: 1024 * 1024,
+    });
   }
 
   /** Accepts the stream (SYN_REPLY with no headers), as spdystream's newSpdyStream does. */
@@ -183,7 +185,9 @@ export class SpdySession {
   private lastStreamId = 0;
   private closed = false;
 
-  constructor(private readonly transport: Duplex, head: Buffer, private readonly events: SpdySessionEvents) {
+  constructor(
+    private readonly transport: Duplex, head: Buffer, private readonly events: SpdySessionEvents,
+  ) {
     transport.on('data', (chunk: Buffer) => this.onData(chunk));
     transport.on('drain', () => this.flushDrainWaiters());
     transport.on('end', () => this.close());

@@ -276,20 +276,24 @@ export class WsConnection {
  * Validates a WebSocket handshake and answers 101 with `protocol` ('' = none), or 400 with the
  * reason. Returns whether the connection is upgraded.
  */
-export function acceptWebSocketHandshake(req: IncomingMessage, socket: Duplex, protocol: string): boolean {
+export function acceptWebSocketHandshake(
+  req: IncomingMessage, socket: Duplex, protocol: string,
+): boolean {
   const key = String(req.headers['sec-websocket-key'] ?? '');
   const version = String(req.headers['sec-websocket-version'] ?? '');
   if (req.method !== 'GET') {
-    refuseText(socket, 400, 'websocket: the client is not using the websocket protocol: request method is not GET');
+    refuseText(socket, 400, 'websocket: the client is not using the websocket protocol: '
+      + 'request method is not GET');
     return false;
   }
   if (version !== '13') {
-    refuseText(socket, 400, 'websocket: unsupported version: 13 not found in \'Sec-Websocket-Version\' header');
+    refuseText(socket, 400,
+      'websocket: unsupported version: 13 not found in \'Sec-Websocket-Version\' header');
     return false;
   }
   if (Buffer.from(key, 'base64').length !== 16) {
-    refuseText(socket, 400, 'websocket: not a websocket handshake: \'Sec-WebSocket-Key\' header must be Base64 '
-      + 'encoded value of 16-byte in length');
+    refuseText(socket, 400, 'websocket: not a websocket handshake: \'Sec-WebSocket-Key\' '
+      + 'header must be Base64 encoded value of 16-byte in length');
     return false;
   }
   const accept = createHash('sha1').update(key + GUID).digest('base64');

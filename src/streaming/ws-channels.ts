@@ -31,7 +31,9 @@ export class WsChannel extends Duplex {
   private remoteEnded = false;
 
   constructor(private readonly conn: WsChannels, readonly num: number, readonly mode: ChannelMode) {
-    super({ allowHalfOpen: true, readableHighWaterMark: 256 * 1024, writableHighWaterMark: 1024 * 1024 });
+    super({
+      allowHalfOpen: true, readableHighWaterMark: 256 * 1024, writableHighWaterMark: 1024 * 1024,
+    });
     if (mode === 'write' || mode === 'ignore') this.endRemote();
   }
 
@@ -153,7 +155,9 @@ export class WsByteStream extends Duplex {
   private readonly ws: WsConnection;
 
   constructor(socket: Duplex, head: Buffer) {
-    super({ allowHalfOpen: false, readableHighWaterMark: 1024 * 1024, writableHighWaterMark: 1024 * 1024 });
+    super({
+      allowHalfOpen: false, readableHighWaterMark: 1024 * 1024, writableHighWaterMark: 1024 * 1024,
+    });
     this.ws = new WsConnection(socket, head, {
       onMessage: (data) => {
         if (data.length > 0 && !this.push(data)) this.ws.pause();
