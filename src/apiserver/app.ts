@@ -22,6 +22,7 @@ import { handleProxy, matchProxyPath } from './proxy/route.js';
 import type { LineCache } from './http/watch-stream.js';
 import { buildRefusalTracker, methodRefused } from './http-refusals.js';
 import type { ClientError } from './http-refusals.js';
+import { buildApiServerMetrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import type { ApiServerOptions, ResolvedApiServerOptions } from './options.js';
 import { resolveApiServerOptions } from './options.js';
@@ -66,7 +67,7 @@ function fastifyErrorToKdp(err: { code?: string; statusCode?: number; message: s
   return err;
 }
 
-const SERVED_PATHS = new Set(['/api', '/apis', '/version', '/healthz', '/readyz', '/livez',
+const SERVED_PATHS = new Set(['/api', '/apis', '/version', '/healthz', '/readyz', '/livez', '/metrics',
   '/openapi/v3']);
 
 /** A path some route serves (with another method than the request's, when not found). */
@@ -124,6 +125,7 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
       impersonatedUser(user, distinctHeaders(raw), authorizer, raw.url ?? '') : user;
   };
   // On a server of our own (listenApiServer), JSON resource requests skip Fastify.
+  const metrics = buildApiServerMetrics(catalog);
   const lane = buildFastLane({ service, authenticate: requestUser, bodyLimit: o.bodyLimit });
   const factory = o.serverFactory;
   const refusals = buildRefusalTracker();
@@ -131,6 +133,8 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     return503OnClosing: false, forceCloseConnections: true,
     ...(factory ? { serverFactory: (handler: RequestListener, opts: unknown) =>
       factory((req, res) => {
+        const t0 = performance.now();
+        res.once('finish', () => metrics.observe(req, res.statusCode, (performance.now() - t0) / 1000));
         if (refusals.admit(req, res) && !lane(req, res)) handler(req, res);
       }, opts as never) } : {}),
     // Requests Node's parser refuses (431, 400, 501, 405) and timeouts (408, 504) as Statuses.
@@ -165,6 +169,10 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     if (!d.allowed) throw forbiddenError(attrs, d);
   };
 
+  app.get('/metrics', async (req, reply) => {
+    await nonResource(req);
+    return reply.code(200).header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
   app.get('/version', async (req, reply) => {
     await nonResource(req);
     return sendJson(reply, 200, versionInfo());

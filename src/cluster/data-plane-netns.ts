@@ -4,6 +4,8 @@
 // dir's host state file, so `close()` — or `kdp down` after a crash — removes exactly it.
 
 import { rmSync } from 'node:fs';
+import type { Server } from 'node:net';
+import { netnsSockets } from '../host/netns-socket.js';
 import { join } from 'node:path';
 import type { Node } from '../api/types.js';
 import type { InformerFactory } from '../client/informer.js';
@@ -42,6 +44,8 @@ export interface NetnsDataPlane {
    * rebooted machine comes back with nothing running.
    */
   crashNode(node: string): Promise<void>;
+  /** A TCP server bound to host:port inside the node's namespace (kube-proxy's metrics). */
+  listenInNode(node: string, host: string, port: number): Promise<Server>;
   /** Keeps every node's host-gw routes in step with the Node objects. */
   watchRoutes(informers: InformerFactory, onError: (e: unknown) => void): void;
   close(): Promise<void>;
@@ -89,6 +93,7 @@ export async function startNetnsDataPlane(
   let chain = Promise.resolve();
   let stopped = false;
   const crashed = new Set<string>();
+  const sockets = netnsSockets();
   /** Per node, the peers its host-gw routes were last synced to (a booted node has none). */
   const synced = new Map<string, string>();
 
@@ -135,6 +140,7 @@ export async function startNetnsDataPlane(
       return { runtime, applier };
     },
     setUplink: (node, up) => topo.setUplink(node, up),
+    listenInNode: (node, host, port) => sockets.listen(topo.nodeNetns(node), host, port),
     async crashNode(node) {
       const plane = planes.get(node);
       const pods = plane?.runtime.listPods() ?? [];
@@ -175,6 +181,7 @@ export async function startNetnsDataPlane(
     },
     async close() {
       stopped = true;
+      sockets.close();
       await chain;
       for (const p of planes.values()) await p.runtime.close().catch(() => undefined);
       await launcher.close().catch(() => undefined);

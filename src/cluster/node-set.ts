@@ -13,6 +13,7 @@ import { buildMemoryApplier } from '../proxy/applier.js';
 import { RuleHistory, rulesDir } from '../proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../proxy/proxy-server.js';
 import { kdpError } from '../errors.js';
+import { serveMetrics } from '../proxy/metrics-server.js';
 import type { NetnsDataPlane } from './data-plane-netns.js';
 import type { NodeClientsFactory } from './node-identity.js';
 import type { IPFamily } from '../api/net.js';
@@ -53,6 +54,8 @@ export interface NodeSetOptions {
 interface Running {
   readonly agent: NodeAgent;
   readonly proxy: KubeProxy;
+  /** Stops serving kube-proxy's metrics. */
+  readonly closeMetrics?: () => void;
 }
 
 /**
@@ -102,6 +105,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
     const r = running.get(name);
     if (!r) return;
     running.delete(name);
+    r.closeMetrics?.();
     r.proxy.stop();
     await r.agent.stop();
   };
@@ -132,7 +136,11 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
         timeScale: o.timeScale, onError: (e) => o.onError(`kube-proxy ${node.name}`, e), log: o.log,
       });
       await proxy.start();
-      running.set(node.name, { agent, proxy });
+      // As a real kube-proxy: /metrics on metricsBindAddress in the node's own network.
+      const { host, port } = proxy.metricsAddress;
+      const closeMetrics = o.netns && port > 0
+        ? serveMetrics(await o.netns.listenInNode(node.name, host, port), proxy.metrics.registry) : undefined;
+      running.set(node.name, { agent, proxy, closeMetrics });
       failed.delete(node.name);
     },
     async stop(name) {

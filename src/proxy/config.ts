@@ -4,6 +4,7 @@
 // (node IPs, `--random-fully`, nfacct) are given by the caller so an offline compile is exact.
 // Every problem is a KDP_CONFIG error naming the field.
 
+import { isIP } from 'node:net';
 import { parse as parseYAML } from 'yaml';
 import { canonicalIP, cidrContains, formatCIDR, parseCIDR, parseIP } from '../api/net.js';
 import { kdpError } from '../errors.js';
@@ -31,6 +32,8 @@ export interface KubeProxySettings {
   readonly clusterCIDRs: readonly string[];
   readonly detectLocalMode: DetectLocal['mode'];
   readonly bridgeInterface: string;
+  /** Where `/metrics` is served (upstream default 127.0.0.1:10249; port 0: not served). */
+  readonly metricsBindAddress: { readonly host: string; readonly port: number };
   readonly interfaceNamePrefix: string;
   readonly masqueradeBit: number;
   readonly masqueradeAll: boolean;
@@ -229,6 +232,12 @@ export function parseKubeProxyConfiguration(text: string | undefined): KubeProxy
   if (detectLocalMode === 'InterfaceNamePrefix' && interfaceNamePrefix === '') {
     bad('detectLocal.interfaceNamePrefix', 'must be set with detectLocalMode InterfaceNamePrefix');
   }
+  const metricsText = str(o, 'metricsBindAddress', 'metricsBindAddress', '') || '127.0.0.1:10249';
+  const mm = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)):(\d{1,5})$/.exec(metricsText);
+  if (!mm || Number(mm[3]) > 65535 || isIP(mm[1] ?? mm[2]!) === 0) {
+    bad('metricsBindAddress', `must be IP:port (e.g. 127.0.0.1:10249), not ${JSON.stringify(metricsText)}`);
+  }
+  const metricsBindAddress = { host: mm?.[1] ?? mm?.[2] ?? '127.0.0.1', port: Number(mm?.[3] ?? 10249) };
   const scheduler = str(ipvs, 'scheduler', 'ipvs.scheduler', '') || 'rr';
   if (!IPVS_SCHEDULERS.includes(scheduler)) bad('ipvs.scheduler', `unknown scheduler ${scheduler}`);
   return {
@@ -237,6 +246,7 @@ export function parseKubeProxyConfiguration(text: string | undefined): KubeProxy
     clusterCIDRs: parseClusterCIDRs(str(o, 'clusterCIDR', 'clusterCIDR', '')),
     detectLocalMode: detectLocalMode as DetectLocal['mode'],
     bridgeInterface,
+    metricsBindAddress,
     interfaceNamePrefix,
     masqueradeBit: masqBit(mode === 'nftables' ? nft : ipt,
       mode === 'nftables' ? 'nftables.masqueradeBit' : 'iptables.masqueradeBit'),

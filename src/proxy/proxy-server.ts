@@ -12,6 +12,7 @@
 // as invalid are logged once per change; a Service left out (whole, or a port of it) also gets
 // a Warning Event KubeProxyInvalidService (both in sync-reports.ts).
 
+import { buildKubeProxyMetrics, type KubeProxyMetrics } from './metrics.js';
 import type { EndpointSlice, Node, Service, ServiceCIDR } from '../api/types.js';
 import { buildInformerFactory, type InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
@@ -84,6 +85,10 @@ export interface KubeProxy {
   driftStatus(): DriftStatus[];
   /** How the applies went, per family (failing or not, failures in a row, last error). */
   applyStatus(): ApplyStatus[];
+  /** Upstream's kube-proxy metrics (served on metricsBindAddress, `/metrics`). */
+  readonly metrics: KubeProxyMetrics;
+  /** The configuration's metricsBindAddress. */
+  readonly metricsAddress: { readonly host: string; readonly port: number };
 }
 
 export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
@@ -128,6 +133,9 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
   const drift = buildDriftTracker(deps, recorder, nodeRef);
   const applies = buildApplyTracker(deps, recorder, nodeRef);
   let failures = 0;
+  const metrics = buildKubeProxyMetrics(configs[0]!.mode);
+  /** Trigger times of EndpointSlice changes not yet in the kernel (network programming latency). */
+  let triggers: number[] = [];
   // Syncs and drift checks never overlap (a check must not read a half-applied kernel).
   let lock: Promise<unknown> = Promise.resolve();
   const locked = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -147,6 +155,7 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
       try {
         await applies.track(family, deps.applier.apply(family, result));
         const applied = performance.now();
+        metrics.sync((applied - start) / 1000, result.full, Date.now());
         p.commit(true);
         const text = await deps.applier.dump(family);
         await drift.check(family, text);
@@ -160,6 +169,7 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
         }
       } catch (e) {
         p.commit(false);
+        metrics.syncFailed();
         deps.onError?.(e);
         failures++;
         runner.retryAfter(Math.min(1000 * 2 ** (failures - 1), 30_000) * scale);
@@ -169,6 +179,9 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
     }
     failures = 0;
     syncCount++;
+    const now = Date.now();
+    for (const t of triggers) metrics.programmed(t, now);
+    triggers = [];
     for (const w of done) w();
   });
   const runner = new BoundedFrequencyRunner(syncAll, {
@@ -177,26 +190,35 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
     burst: 2,
   });
 
+  // Upstream's network programming latency starts at the change the EndpointSlice controller
+  // stamped on the slice (endpoints.kubernetes.io/last-change-trigger-time).
+  const sliceChanged = (s: EndpointSlice) => {
+    metrics.endpointsChanged();
+    const t = Date.parse(s.metadata.annotations?.['endpoints.kubernetes.io/last-change-trigger-time'] ?? '');
+    if (Number.isFinite(t)) triggers.push(t);
+  };
   const svc = informers.informerFor<Service>(SERVICES);
   const unsubscribe: Array<() => void> = [];
   unsubscribe.push(svc.addEventHandler({
-    onAdd: (s) => { for (const p of pipelines) p.onService(undefined, s); told(s); runner.run(); },
-    onUpdate: (o, n) => { for (const p of pipelines) p.onService(o, n); told(n); runner.run(); },
-    onDelete: (s) => { for (const p of pipelines) p.onService(s, undefined); runner.run(); },
+    onAdd: (s) => { for (const p of pipelines) p.onService(undefined, s); told(s); metrics.serviceChanged(); runner.run(); },
+    onUpdate: (o, n) => { for (const p of pipelines) p.onService(o, n); told(n); metrics.serviceChanged(); runner.run(); },
+    onDelete: (s) => { for (const p of pipelines) p.onService(s, undefined); metrics.serviceChanged(); runner.run(); },
   }));
   const eps = informers.informerFor<EndpointSlice>(SLICES);
   unsubscribe.push(eps.addEventHandler({
     onAdd: (s) => {
       for (const p of pipelines) p.onEndpointSlice(s);
       told(undefined);
+      sliceChanged(s);
       runner.run();
     },
     onUpdate: (_o, n) => {
       for (const p of pipelines) p.onEndpointSlice(n);
       told(undefined);
+      sliceChanged(n);
       runner.run();
     },
-    onDelete: (s) => { for (const p of pipelines) p.onEndpointSlice(s, true); runner.run(); },
+    onDelete: (s) => { for (const p of pipelines) p.onEndpointSlice(s, true); metrics.endpointsChanged(); runner.run(); },
   }));
 
   const checkEvery = deps.driftCheckMs ?? 30_000 * scale;
@@ -212,6 +234,8 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
 
   return {
     get syncCount() { return syncCount; },
+    metrics,
+    metricsAddress: settings.metricsBindAddress,
     driftStatus: () => drift.statuses(),
     applyStatus: () => applies.statuses(),
     async start() {

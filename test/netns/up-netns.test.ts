@@ -85,6 +85,40 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nft', 'nsenter']))('kdp u
     expect(['web-1', 'web-2']).toContain(seen);
   }, 60_000);
 
+  it('each kube-proxy serves upstream\'s metrics on 127.0.0.1:10249 in its node; promtool accepts them; a sync counts', async () => {
+    const scrape = async (node: string) => (await exec.run(process.execPath, ['-e', `
+      require('node:http').get('http://127.0.0.1:10249/metrics', (r) => {
+        let b = ''; r.on('data', (d) => b += d); r.on('end', () => process.stdout.write(b));
+      }).on('error', (e) => { console.error(e.message); process.exit(1); });`], { netns: `${prefix}-${node}`, timeoutMs: 10_000 })).stdout;
+    const count = (text: string) => Number(/^kubeproxy_sync_proxy_rules_duration_seconds_count (\d+)$/m.exec(text)?.[1]);
+    const before = new Map<string, number>();
+    for (const node of ['n1', 'n2']) {
+      const text = await scrape(node);
+      for (const name of ['kubeproxy_sync_proxy_rules_duration_seconds_bucket', 'kubeproxy_sync_full_proxy_rules_duration_seconds',
+        'kubeproxy_sync_proxy_rules_last_timestamp_seconds', 'kubeproxy_network_programming_duration_seconds_bucket',
+        'kubeproxy_sync_proxy_rules_service_changes_total', 'kubeproxy_sync_proxy_rules_endpoint_changes_total']) {
+        expect(text).toContain(name);
+      }
+      expect(count(text)).toBeGreaterThan(0);
+      before.set(node, count(text));
+      const check = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const p = spawn('promtool', ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+        let out = '';
+        p.stdout.on('data', (d) => { out += d; });
+        p.stderr.on('data', (d) => { out += d; });
+        p.on('close', (code) => resolve({ code, out }));
+        p.stdin.end(text);
+      });
+      expect(check).toEqual({ code: 0, out: '' });
+    }
+    // One more endpoint: every node's kube-proxy syncs again.
+    await client().create(PODS, webPod('web-3', 'n2'));
+    for (const node of ['n1', 'n2']) {
+      await waitFor(async () => count(await scrape(node)) > before.get(node)!, 30_000, `${node} to sync again`);
+    }
+    await client().delete(PODS, 'web-3', { gracePeriodSeconds: 0 });
+  });
+
   it('a pod reaches the API server through the kubernetes Service (10.96.0.1:443)', async () => {
     const uid = (await client().get<Pod>(PODS, 'web-1')).metadata.uid!;
     const { stdout } = await exec.run(process.execPath, ['-e', `

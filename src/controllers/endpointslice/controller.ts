@@ -109,6 +109,10 @@ export function buildEndpointSliceController(ctx: ControllerContext): Controller
     for (const fam of families) {
       const groups = desiredGroups(svc, pods, fam, (n) => nodeInf.cache.get(n));
       const plan = planSlices(svc, fam, groups, existing, options.maxEndpointsPerSlice);
+      const trigger = triggerTime(svc, pods);
+      for (const sl of [...plan.create, ...plan.update]) {
+        if (trigger) sl.metadata.annotations = { ...(sl.metadata.annotations ?? {}), [TRIGGER_TIME]: trigger };
+      }
       const ref = inNs(ENDPOINTSLICES, svc.metadata.namespace);
       const writes: Array<{ name: string; rv?: string; gone?: boolean }> = [];
       const note = (o: EndpointSlice | undefined) => {
@@ -135,6 +139,23 @@ export function buildEndpointSliceController(ctx: ControllerContext): Controller
   }
 
   return { name: 'endpointslice', start: c.start, stop: c.stop };
+}
+
+/** Upstream's annotation: when the change that this slice write reflects happened (kube-proxy
+ *  measures network programming latency from it). */
+export const TRIGGER_TIME = 'endpoints.kubernetes.io/last-change-trigger-time';
+
+/** The latest change among the Service and its pods (upstream TriggerTimeTracker: a pod's last
+ *  Ready transition, else its creation; the Service's creation), or undefined. */
+function triggerTime(svc: Service, pods: readonly Pod[]): string | undefined {
+  let best = '';
+  const take = (t: string | null | undefined) => { if (t && t > best) best = t; };
+  take(svc.metadata.creationTimestamp);
+  for (const p of pods) {
+    const ready = p.status?.conditions?.find((c) => c.type === 'Ready');
+    take(ready?.lastTransitionTime ?? p.metadata.creationTimestamp);
+  }
+  return best || undefined;
 }
 
 export async function ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
