@@ -4,7 +4,7 @@
 // machine, so it only warns).
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -34,6 +34,8 @@ function summariseSkips(path: string): void {
 
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'kdp-test-run-'));
+  // A temp dir like /tmp itself: tests run programs as other users (sticky, world-writable).
+  chmodSync(dir, 0o1777);
   const before = kdpNetns();
   process.env.TMPDIR = dir;
   return () => {
