@@ -6,6 +6,8 @@ import {
   buildEmbeddedStore, buildMemoryStore, type MemoryStoreOptions,
 } from '../../src/store/index.js';
 import type { StoreBackend, StoreEvent, Watcher } from '../../src/store/types.js';
+import { buildEtcdStore } from '../../src/store/etcd-store.js';
+import { etcdMissing, startEtcd } from '../helpers/etcd.js';
 
 export interface Opened {
   readonly store: StoreBackend;
@@ -39,6 +41,21 @@ export const backends: readonly Backend[] = [
       };
     },
   },
+  ...(etcdMissing() ? [] : [{
+    name: 'etcd',
+    async open() {
+      // A fresh member per store: revisions start at 1, as the contract says of a new store.
+      const etcd = await startEtcd();
+      const store = await buildEtcdStore({ endpoints: [etcd.endpoint] });
+      return {
+        store,
+        cleanup: async () => {
+          await store.close();
+          await etcd.stop();
+        },
+      };
+    },
+  }]),
 ];
 
 export function tempDir(): Promise<string> {
