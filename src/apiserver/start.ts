@@ -5,6 +5,7 @@
 import type { BackendDialer } from './proxy/backend-dialer.js';
 import { apiServiceIP, parseServiceCIDRs } from '../api/service-cidr.js';
 import { buildEmbeddedStore } from '../store/index.js';
+import { buildEtcdStore, type EtcdStoreOptions } from '../store/etcd-store.js';
 import type { StoreBackend } from '../store/types.js';
 import type { StoreStartOptions } from '../store/options.js';
 import { buildAuthenticator } from './authn/index.js';
@@ -49,6 +50,8 @@ export interface StartApiServerOptions {
   readonly httpLimits?: HttpLimitOptions;
   /** Passed to the embedded store: `--repair` and where recovery logs what it changed. */
   readonly store?: StoreStartOptions;
+  /** Keep objects in this etcd v3 cluster instead of the embedded store (--etcd-servers). */
+  readonly etcd?: EtcdStoreOptions;
 }
 
 export interface RunningApiServer {
@@ -73,7 +76,8 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
   const pki = await ensurePki(o.dataDir, {
     extraSANs: [`IP:${apiServiceIP}`, ...(o.advertiseAddress ? [`IP:${o.advertiseAddress}`] : [])],
   });
-  const store = await buildEmbeddedStore({ ...o.store, dataDir: o.dataDir });
+  const store = o.etcd ? await buildEtcdStore(o.etcd)
+    : await buildEmbeddedStore({ ...o.store, dataDir: o.dataDir });
   const catalog = buildDefaultCatalog();
   let deps: ServiceDeps | undefined;
   const source = buildStoreRbacSource(store, catalog, () => deps);

@@ -5,11 +5,11 @@ import { dataDirPaths, ensureDataDir, resolveDataDir } from '../../cluster/data-
 import { writePrivateFileSync } from '../../util/private-files.js';
 import { renderKubeconfig } from '../../client/kubeconfig.js';
 import type { Command } from '../command.js';
-import { DATA_DIR_FLAG, REPAIR_FLAG } from '../shared-flags.js';
+import { DATA_DIR_FLAG, ETCD_FLAGS, etcdOptions, REPAIR_FLAG } from '../shared-flags.js';
 
 export const apiserverCommand: Command = {
   name: 'apiserver',
-  summary: 'run the Kubernetes API server alone (HTTPS on 127.0.0.1, embedded durable store)',
+  summary: 'run the Kubernetes API server alone (HTTPS on 127.0.0.1, embedded durable store or --etcd-servers)',
   flags: [
     { name: 'port', type: 'number', default: 6443, help: 'port (0: any free port)' },
     { name: 'bind-address', type: 'string', default: '127.0.0.1', help: 'address to listen on' },
@@ -19,6 +19,7 @@ export const apiserverCommand: Command = {
     { name: 'authorization-mode', type: 'string', default: 'Node,RBAC', help: 'comma-separated, in order: Node, RBAC, AlwaysAllow' },
     { name: 'anonymous-auth', type: 'boolean', default: true, help: 'allow unauthenticated requests (as system:anonymous)' },
     { name: 'token-auth-file', type: 'string', help: 'bearer tokens, upstream CSV format (default: the generated one)' },
+    ...ETCD_FLAGS,
     DATA_DIR_FLAG,
     REPAIR_FLAG,
   ],
@@ -34,7 +35,7 @@ export const apiserverCommand: Command = {
       insecureHttp: args.flags['insecure-http'] as boolean, serviceCIDR: args.flags['service-cluster-ip-range'] as string,
       nodePortRange: args.flags['service-node-port-range'] as string, authorizationMode: mode,
       anonymous: args.flags['anonymous-auth'] as boolean, tokenFile: args.flags['token-auth-file'] as string | undefined,
-      store: { repair: args.flags.repair as boolean, log },
+      store: { repair: args.flags.repair as boolean, log }, etcd: etcdOptions(args.flags),
     });
     writePrivateFileSync(paths.kubeconfig, renderKubeconfig({
       server: server.url, ...(args.flags['insecure-http'] ? {} : { caPem: server.pki.caCertPem, token: server.pki.adminToken }),
