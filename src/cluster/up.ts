@@ -31,6 +31,8 @@ import { resolveClusterNetwork, type ClusterNetwork } from './network.js';
 import type { ControllerOptions } from '../controllers/options.js';
 import { loadTopology } from '../host/topology.js';
 import { superviseAgents } from './agent-supervisor.js';
+import { startLocalEtcd } from './etcd-cluster.js';
+import type { EtcdStoreOptions } from '../store/etcd-store.js';
 import { buildNetnsAnnotationPlugin } from './netns-annotation.js';
 import { listenOnUnderlay, netnsBackendDialer } from './netns-reach.js';
 import { netnsSockets, type NetnsSockets } from '../host/netns-socket.js';
@@ -55,6 +57,8 @@ export interface UpOptions {
   readonly network?: ClusterNetwork;
   /** Passed to the embedded store (`--repair`; recovery's log lines). */
   readonly store?: StoreStartOptions;
+  /** Objects in etcd: a local cluster of this many members (`--etcd N`), or these servers. */
+  readonly etcd?: number | EtcdStoreOptions;
 }
 
 export interface RunningCluster {
@@ -98,13 +102,19 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       closers.push(() => socks.close());
       o.progress(`netns data plane: namespaces ${plane.topo.prefix}-*`);
     }
+    let etcd: EtcdStoreOptions | undefined = typeof o.etcd === 'object' ? o.etcd : undefined;
+    if (typeof o.etcd === 'number') {
+      const local = await startLocalEtcd(o.paths.root, o.etcd, o.progress);
+      closers.push(() => local.stop());
+      etcd = { endpoints: [...local.endpoints], tls: local.tls };
+    }
     o.progress(`starting API server (data dir ${o.paths.root})`);
     // The `kubernetes` Service points at the underlay gateway (of the primary service family),
     // where the host (and so the API server) sits for the nodes (DESIGN.md §4).
     const under = topoSpec.underlay;
     const v6Primary = ipFamilyOf(net.serviceCIDRs[0]!) === 'IPv6';
     const api: RunningApiServer = await startApiServer({
-      dataDir: o.paths.root, port: o.port, logProvider: router, store: o.store,
+      dataDir: o.paths.root, port: o.port, logProvider: router, store: o.store, etcd,
       serviceCIDR: net.serviceCIDRs.join(','),
       advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
       admission: netns ? [buildNetnsAnnotationPlugin(netns.topo.prefix)] : [],

@@ -27,7 +27,8 @@ export interface CertPair {
 export interface LeafSpec {
   readonly commonName: string;
   readonly organizations?: readonly string[];
-  readonly usage: 'server' | 'client';
+  /** `peer`: both (etcd members talk to each other as server and client). */
+  readonly usage: 'server' | 'client' | 'peer';
   /** `IP:1.2.3.4` / `DNS:name`, or a bare IP or name (kind guessed). Server certificates only. */
   readonly sans?: readonly string[];
   readonly days?: number;
@@ -96,15 +97,16 @@ export async function issueLeaf(ca: CertPair, spec: LeafSpec): Promise<CertPair>
   const caCert = new x509.X509Certificate(ca.certPem);
   const subject: x509.JsonName = [{ CN: [spec.commonName] }];
   for (const o of spec.organizations ?? []) subject.push({ O: [o] });
-  const eku = spec.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth
-    : x509.ExtendedKeyUsage.clientAuth;
+  const eku = spec.usage === 'server' ? [x509.ExtendedKeyUsage.serverAuth]
+    : spec.usage === 'client' ? [x509.ExtendedKeyUsage.clientAuth]
+      : [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth];
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(
       x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
       true,
     ),
-    new x509.ExtendedKeyUsageExtension([eku], false),
+    new x509.ExtendedKeyUsageExtension(eku, false),
     await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, crypto),
   ];
   if (spec.sans && spec.sans.length > 0) {

@@ -20,6 +20,9 @@ export const downCommand: Command = {
     const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
     const { stopped, survivor } = await stopPid(paths.pidFile);
     const survivors = survivor === undefined ? [] : [survivor];
+    // A local etcd cluster (kdp up --etcd N) outlives a crashed kdp up: its members go too.
+    const { readEtcdLayout, stopEtcdMember } = await import('../../cluster/etcd-cluster.js');
+    for (const m of readEtcdLayout(paths.root)?.members ?? []) await stopEtcdMember(paths.root, m.name, 'kill');
     // netns mode: every namespace and process of this cluster, also after a crash (SIGKILL).
     if (process.getuid?.() === 0) {
       const r = await cleanupHost(buildHostExec(), paths.hostState, clusterPrefix(clusterId(paths.root)));

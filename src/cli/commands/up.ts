@@ -13,7 +13,7 @@ import { apiServiceIP } from '../../api/service-cidr.js';
 import { endpointString } from '../../trace/packet.js';
 import type { Command, CliIO } from '../command.js';
 import { readInput } from '../read-input.js';
-import { DATA_DIR_FLAG, NODE_MASK_FLAGS, nodeMaskFlags, REPAIR_FLAG } from '../shared-flags.js';
+import { DATA_DIR_FLAG, ETCD_FLAGS, etcdOptions, NODE_MASK_FLAGS, nodeMaskFlags, REPAIR_FLAG } from '../shared-flags.js';
 import { parseMode } from './rules-compile.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -44,6 +44,8 @@ export const upCommand: Command = {
     { name: 'cni-conf-dir', type: 'string', help: 'netns mode: pods\' CNI network from this dir (first *.conflist/*.conf by name)' },
     { name: 'cni-bin-dir', type: 'string', help: 'netns mode: CNI plugin dirs, comma-separated (default /usr/lib/cni)' },
     ...NETWORK_FLAGS,
+    { name: 'etcd', type: 'number', help: 'keep objects in a local etcd cluster of 1, 3 or 5 members (TLS), not the embedded store' },
+    ...ETCD_FLAGS,
     DATA_DIR_FLAG,
     REPAIR_FLAG,
   ],
@@ -72,6 +74,7 @@ export const upCommand: Command = {
       progress: (l) => io.err(`  ${l}\n`),
       cni: cniFlags(args.flags), network,
       store: { repair: args.flags.repair as boolean, log: (l) => io.err(`kdp: ${l}\n`) },
+      etcd: etcdChoice(args.flags),
     });
     io.out(readyMessage(readClusterInfo(paths), paths.root, { detached: false, env: io.env }));
     await io.interrupted;
@@ -115,6 +118,12 @@ export async function chooseDataPlane(flags: Record<string, unknown>, io: CliIO)
   io.err(`kdp: root, but netns mode needs ${what}: virtual mode instead.` +
     `${hint ? ` For netns mode: ${hint}.` : ''} (kdp doctor lists every check)\n`);
   return 'virtual';
+}
+
+function etcdChoice(flags: Record<string, unknown>): number | ReturnType<typeof etcdOptions> {
+  const servers = etcdOptions(flags);
+  if (flags.etcd !== undefined && servers) throw kdpError('KDP_CONFIG', '--etcd and --etcd-servers: choose one');
+  return (flags.etcd as number | undefined) ?? servers;
 }
 
 function cniFlags(flags: Record<string, unknown>): { confDir?: string; binDirs?: string[] } {

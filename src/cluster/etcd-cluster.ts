@@ -1,0 +1,207 @@
+// A local etcd cluster for `kdp up --etcd N`, from the machine's etcd binary (Debian's
+// etcd-server): N members on loopback with TLS between members and for clients, certificates
+// from an etcd CA of their own (kubeadm's layout: pki/etcd/ca.*, a peer certificate per member,
+// pki/apiserver-etcd-client.* for the API server), data under <data-dir>/etcd/<member>. The
+// layout (names, ports) is kept in <data-dir>/etcd/cluster.json, so a restart (of kdp up, or
+// of one member with `kdp etcd start`) finds the same cluster. Each member's pid is in
+// <data-dir>/etcd/<member>.pid; stopping kdp up stops them.
+
+import { spawn } from 'node:child_process';
+import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'node:https';
+import { kdpError } from '../errors.js';
+import { issueCa, issueLeaf, readIfPresent, type CertPair } from '../apiserver/pki/index.js';
+import { ensurePrivateDirSync, writePrivateFileSync } from '../util/private-files.js';
+
+export const ETCD_BINARY = '/usr/bin/etcd';
+
+export interface EtcdMember {
+  readonly name: string;
+  readonly clientPort: number;
+  readonly peerPort: number;
+}
+
+export interface EtcdLayout {
+  readonly members: readonly EtcdMember[];
+}
+
+export interface EtcdClientTls {
+  readonly ca: Buffer;
+  readonly cert: Buffer;
+  readonly key: Buffer;
+}
+
+export interface LocalEtcd {
+  readonly endpoints: readonly string[];
+  readonly tls: EtcdClientTls;
+  readonly layout: EtcdLayout;
+  stop(): Promise<void>;
+}
+
+const dirOf = (root: string) => join(root, 'etcd');
+const layoutFile = (root: string) => join(dirOf(root), 'cluster.json');
+const pidFile = (root: string, m: string) => join(dirOf(root), `${m}.pid`);
+export const clientURL = (m: EtcdMember) => `https://127.0.0.1:${m.clientPort}`;
+const peerURL = (m: EtcdMember) => `https://127.0.0.1:${m.peerPort}`;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export function readEtcdLayout(root: string): EtcdLayout | undefined {
+  try {
+    return JSON.parse(readFileSync(layoutFile(root), 'utf8')) as EtcdLayout;
+  } catch {
+    return undefined;
+  }
+}
+
+async function pair(dir: string, name: string, make: () => Promise<CertPair>): Promise<CertPair> {
+  const certPem = await readIfPresent(join(dir, `${name}.crt`));
+  const keyPem = await readIfPresent(join(dir, `${name}.key`));
+  if (certPem && keyPem) return { certPem, keyPem };
+  const p = await make();
+  writePrivateFileSync(join(dir, `${name}.key`), p.keyPem);
+  writePrivateFileSync(join(dir, `${name}.crt`), p.certPem);
+  return p;
+}
+
+/** The etcd CA, a peer certificate per member and the API server's client certificate. */
+async function ensureEtcdPki(root: string, members: readonly EtcdMember[]): Promise<EtcdClientTls> {
+  const dir = join(root, 'pki', 'etcd');
+  ensurePrivateDirSync(dir);
+  const ca = await pair(dir, 'ca', () => issueCa('etcd-ca'));
+  for (const m of members) {
+    await pair(dir, m.name, () => issueLeaf(ca, { commonName: m.name, usage: 'peer',
+      sans: ['IP:127.0.0.1', 'DNS:localhost', `DNS:${m.name}`] }));
+  }
+  const client = await pair(join(root, 'pki'), 'apiserver-etcd-client',
+    () => issueLeaf(ca, { commonName: 'kube-apiserver-etcd-client', usage: 'client' }));
+  return { ca: Buffer.from(ca.certPem), cert: Buffer.from(client.certPem), key: Buffer.from(client.keyPem) };
+}
+
+function memberArgs(root: string, layout: EtcdLayout, m: EtcdMember): string[] {
+  const pki = join(root, 'pki', 'etcd');
+  const cert = join(pki, `${m.name}.crt`);
+  const key = join(pki, `${m.name}.key`);
+  const ca = join(pki, 'ca.crt');
+  return ['--name', m.name, '--data-dir', join(dirOf(root), m.name),
+    '--listen-client-urls', clientURL(m), '--advertise-client-urls', clientURL(m),
+    '--listen-peer-urls', peerURL(m), '--initial-advertise-peer-urls', peerURL(m),
+    '--initial-cluster', layout.members.map((x) => `${x.name}=${peerURL(x)}`).join(','),
+    '--initial-cluster-state', 'new', '--initial-cluster-token', 'kdp-etcd',
+    '--cert-file', cert, '--key-file', key, '--trusted-ca-file', ca, '--client-cert-auth',
+    '--peer-cert-file', cert, '--peer-key-file', key, '--peer-trusted-ca-file', ca, '--peer-client-cert-auth',
+    '--logger', 'zap', '--log-outputs', join(dirOf(root), `${m.name}.log`)];
+}
+
+/** Starts one member in the background (its log in etcd/<name>.log); returns its pid. */
+export function startEtcdMember(root: string, layout: EtcdLayout, name: string): number {
+  const m = layout.members.find((x) => x.name === name);
+  if (!m) throw kdpError('KDP_NOT_FOUND', `etcd member ${name} is not one of ${layout.members.map((x) => x.name).join(', ')}`);
+  if (!existsSync(ETCD_BINARY)) {
+    throw kdpError('KDP_CONFIG', `${ETCD_BINARY} not found: install Debian's etcd-server (apt-get install -y etcd-server)`);
+  }
+  const out = openSync(join(dirOf(root), `${m.name}.out`), 'a');
+  const child = spawn(ETCD_BINARY, memberArgs(root, layout, m), { stdio: ['ignore', out, out], detached: true });
+  child.unref();
+  writeFileSync(pidFile(root, m.name), String(child.pid));
+  return child.pid!;
+}
+
+function memberPid(root: string, name: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(pidFile(root, name), 'utf8'));
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stops one member (SIGKILL with `kill`, as a crash; SIGTERM otherwise); waits for it. */
+export async function stopEtcdMember(root: string, name: string, how: 'term' | 'kill' = 'term'): Promise<boolean> {
+  const pid = memberPid(root, name);
+  if (pid === undefined) return false;
+  process.kill(pid, how === 'kill' ? 'SIGKILL' : 'SIGTERM');
+  for (let i = 0; i < 100; i++) {
+    try { process.kill(pid, 0); } catch { break; }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  rmSync(pidFile(root, name), { force: true });
+  return true;
+}
+
+/** GET /health of a member over mutual TLS. */
+export function memberHealthy(m: EtcdMember, tls: EtcdClientTls, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port: m.clientPort, path: '/health', ca: tls.ca, cert: tls.cert,
+      key: tls.key, timeout: timeoutMs }, (res) => {
+      let b = '';
+      res.on('data', (d) => { b += d; });
+      res.on('end', () => resolve(res.statusCode === 200 && /"health":\s*"true"/.test(b)));
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => { req.destroy(); resolve(false); });
+    req.end();
+  });
+}
+
+/**
+ * Starts (or restarts) the local cluster of `size` members; resolves once a quorum is healthy.
+ * A data dir that already has a cluster of another size is an error (members cannot be added
+ * this way).
+ */
+export async function startLocalEtcd(root: string, size: number, log: (l: string) => void): Promise<LocalEtcd> {
+  if (![1, 3, 5].includes(size)) throw kdpError('KDP_CONFIG', `--etcd: ${size} members; use 1, 3 or 5 (an odd number keeps a majority)`);
+  if (!existsSync(ETCD_BINARY)) {
+    throw kdpError('KDP_CONFIG', `--etcd: ${ETCD_BINARY} not found; install Debian's etcd-server (apt-get install -y etcd-server)`);
+  }
+  ensurePrivateDirSync(dirOf(root));
+  let layout = readEtcdLayout(root);
+  if (layout && layout.members.length !== size) {
+    throw kdpError('KDP_CONFIG', `--etcd ${size}: this data directory holds a ${layout.members.length}-member etcd cluster`);
+  }
+  if (!layout) {
+    const members: EtcdMember[] = [];
+    for (let i = 0; i < size; i++) members.push({ name: `etcd-${i}`, clientPort: await freePort(), peerPort: await freePort() });
+    layout = { members };
+    writePrivateFileSync(layoutFile(root), `${JSON.stringify(layout, null, 2)}\n`);
+  }
+  const tls = await ensureEtcdPki(root, layout.members);
+  for (const m of layout.members) if (memberPid(root, m.name) === undefined) startEtcdMember(root, layout, m.name);
+  const quorum = Math.floor(size / 2) + 1;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const healthy = (await Promise.all(layout.members.map((m) => memberHealthy(m, tls)))).filter(Boolean).length;
+    if (healthy >= quorum) break;
+    if (Date.now() > deadline) {
+      throw kdpError('KDP_UNAVAILABLE', `etcd: ${healthy} of ${size} members healthy after 30 s (logs in ${dirOf(root)})`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  log(`etcd: ${size} member(s) on ${layout.members.map((m) => clientURL(m)).join(', ')} (TLS)`);
+  const l = layout;
+  return {
+    endpoints: l.members.map(clientURL), tls, layout: l,
+    async stop() {
+      for (const m of l.members) await stopEtcdMember(root, m.name);
+    },
+  };
+}
+
+/** The seed's quorum table: members, quorum, failures tolerated. */
+export function quorumTable(size: number): string {
+  const rows = [1, 3, 5, 7].map((n) => `${n === size ? '→' : ' '} ${n} member(s): quorum ${Math.floor(n / 2) + 1}, ` +
+    `tolerates ${n - (Math.floor(n / 2) + 1)} failure(s)`);
+  return rows.join('\n');
+}
