@@ -6,7 +6,7 @@
 // of one member with `kdp etcd start`) finds the same cluster. Each member's pid is in
 // <data-dir>/etcd/<member>.pid; stopping kdp up stops them.
 
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { issueCa, issueLeaf, readIfPresent, type CertPair } from '../apiserver/p
 import { ensurePrivateDirSync, writePrivateFileSync } from '../util/private-files.js';
 
 export const ETCD_BINARY = '/usr/bin/etcd';
+export const ETCDCTL = '/usr/bin/etcdctl';
 
 export interface EtcdMember {
   readonly name: string;
@@ -204,4 +205,47 @@ export function quorumTable(size: number): string {
   const rows = [1, 3, 5, 7].map((n) => `${n === size ? '→' : ' '} ${n} member(s): quorum ${Math.floor(n / 2) + 1}, ` +
     `tolerates ${n - (Math.floor(n / 2) + 1)} failure(s)`);
   return rows.join('\n');
+}
+
+const run = (file: string, args: readonly string[]) => new Promise<string>((resolve, reject) => {
+  execFile(file, args, { env: { ...process.env, ETCDCTL_API: '3' }, timeout: 60_000 }, (e, stdout, stderr) => {
+    if (e) reject(kdpError('KDP_HOST_EXEC', `${file} ${args[0]} ${args[1] ?? ''} failed: ${(stderr || e.message).trim()}`));
+    else resolve(stdout);
+  });
+});
+
+/** `etcdctl snapshot save` from a healthy member of the local cluster into `file`. */
+export async function saveEtcdSnapshot(root: string, file: string): Promise<string> {
+  const layout = readEtcdLayout(root);
+  if (!layout) throw kdpError('KDP_NOT_FOUND', `no local etcd cluster in ${root}`);
+  if (!existsSync(ETCDCTL)) throw kdpError('KDP_CONFIG', `${ETCDCTL} not found: install Debian's etcd-client`);
+  const pki = join(root, 'pki');
+  const tls = { ca: readFileSync(join(pki, 'etcd', 'ca.crt')), cert: readFileSync(join(pki, 'apiserver-etcd-client.crt')),
+    key: readFileSync(join(pki, 'apiserver-etcd-client.key')) };
+  let member: EtcdMember | undefined;
+  for (const m of layout.members) if (await memberHealthy(m, tls)) { member = m; break; }
+  if (!member) throw kdpError('KDP_UNAVAILABLE', 'no etcd member is healthy: nothing to snapshot');
+  await run(ETCDCTL, ['snapshot', 'save', file, '--endpoints', clientURL(member), '--cacert', join(pki, 'etcd', 'ca.crt'),
+    '--cert', join(pki, 'apiserver-etcd-client.crt'), '--key', join(pki, 'apiserver-etcd-client.key')]);
+  return member.name;
+}
+
+/** Restores `file` into a new data dir as a fresh `size`-member cluster (`kdp up --etcd size
+ *  --data-dir root` then starts it). */
+export async function restoreEtcdSnapshot(file: string, root: string, size: number): Promise<EtcdLayout> {
+  if (![1, 3, 5].includes(size)) throw kdpError('KDP_CONFIG', `--etcd: ${size} members; use 1, 3 or 5`);
+  if (!existsSync(file)) throw kdpError('KDP_NOT_FOUND', `snapshot ${file} not found`);
+  if (readEtcdLayout(root)) throw kdpError('KDP_CONFIG', `${root} already holds an etcd cluster: restore into a new data directory`);
+  if (!existsSync(ETCDCTL)) throw kdpError('KDP_CONFIG', `${ETCDCTL} not found: install Debian's etcd-client`);
+  ensurePrivateDirSync(dirOf(root));
+  const members: EtcdMember[] = [];
+  for (let i = 0; i < size; i++) members.push({ name: `etcd-${i}`, clientPort: await freePort(), peerPort: await freePort() });
+  const layout: EtcdLayout = { members };
+  const initial = members.map((x) => `${x.name}=${peerURL(x)}`).join(',');
+  for (const m of members) {
+    await run(ETCDCTL, ['snapshot', 'restore', file, '--name', m.name, '--data-dir', join(dirOf(root), m.name),
+      '--initial-cluster', initial, '--initial-advertise-peer-urls', peerURL(m), '--initial-cluster-token', 'kdp-etcd']);
+  }
+  writePrivateFileSync(layoutFile(root), `${JSON.stringify(layout, null, 2)}\n`);
+  return layout;
 }

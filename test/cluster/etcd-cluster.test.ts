@@ -73,4 +73,27 @@ describe.skipIf(etcdMissing())('a local 3-member etcd cluster under the API serv
     }
     await kdp('etcd', 'start', '--data-dir', root, 'etcd-2');
   }, 90_000);
+
+  it('snapshot save of the running cluster and restore into a new data dir keep every object', async () => {
+    const have = (await client.list(CM)).items.length;
+    for (let i = 0; have + i < 1000; i++) await write();
+    const names = (await client.list(CM)).items.map((x) => x.metadata.name).sort();
+    expect(names).toHaveLength(1000);
+    const file = join(root, 'backup.db');
+    const save = await kdp('etcd', 'snapshot', 'save', '--data-dir', root, file);
+    expect(save.code).toBe(0);
+    const fresh = mkdtempSync(join(tmpdir(), 'kdp-etcd-restored-'));
+    const restore = await kdp('etcd', 'snapshot', 'restore', '--data-dir', fresh, '--etcd', '3', file);
+    expect(restore.out).toContain(`kdp up --etcd 3 --data-dir ${fresh}`);
+    const etcd2 = await startLocalEtcd(fresh, 3, () => {});
+    const api2 = await startApiServer({ dataDir: fresh, port: 0, etcd: { endpoints: [...etcd2.endpoints], tls: etcd2.tls } });
+    try {
+      const items = (await buildInProcessClient(api2.server.service, ADMIN_USER).list(CM)).items;
+      expect(items.map((x) => x.metadata.name).sort()).toEqual(names);
+    } finally {
+      await api2.close();
+      await etcd2.stop();
+    }
+    expect((await kdp('etcd', 'snapshot', 'restore', '--data-dir', fresh, file)).err).toContain('already holds an etcd cluster');
+  }, 120_000);
 });

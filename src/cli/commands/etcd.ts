@@ -95,3 +95,35 @@ function memberAction(verb: 'stop' | 'start'): Command {
 
 export const etcdStopCommand = memberAction('stop');
 export const etcdStartCommand = memberAction('start');
+
+export const etcdSnapshotSaveCommand: Command = {
+  name: 'etcd snapshot save',
+  summary: 'back up the local etcd cluster\'s state into FILE (etcdctl snapshot save)',
+  args: 'FILE',
+  flags: [DATA_DIR_FLAG],
+  async run(args, io) {
+    const file = args.positionals[0];
+    if (!file || args.positionals.length !== 1) throw kdpError('KDP_CONFIG', 'usage: kdp etcd snapshot save FILE');
+    const { saveEtcdSnapshot } = await import('../../cluster/etcd-cluster.js');
+    const member = await saveEtcdSnapshot(rootOf(args.flags, io.env), file);
+    io.out(`snapshot of the etcd cluster saved in ${file} (from ${member})\n`);
+    return 0;
+  },
+};
+
+export const etcdSnapshotRestoreCommand: Command = {
+  name: 'etcd snapshot restore',
+  summary: 'restore FILE into a new data directory as a fresh etcd cluster; then kdp up --etcd N from it',
+  args: 'FILE',
+  flags: [DATA_DIR_FLAG, { name: 'etcd', type: 'number', default: 3, help: 'members of the restored cluster (1, 3 or 5)' }],
+  async run(args, io) {
+    const file = args.positionals[0];
+    if (!file || args.positionals.length !== 1) throw kdpError('KDP_CONFIG', 'usage: kdp etcd snapshot restore FILE --data-dir NEW');
+    const root = rootOf(args.flags, io.env);
+    const { restoreEtcdSnapshot } = await import('../../cluster/etcd-cluster.js');
+    const layout = await restoreEtcdSnapshot(file, root, args.flags.etcd as number);
+    io.out(`restored ${file} into ${root} as ${layout.members.length} member(s); start it with\n` +
+      `  kdp up --etcd ${layout.members.length} --data-dir ${root}\n`);
+    return 0;
+  },
+};

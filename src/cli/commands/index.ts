@@ -6,7 +6,9 @@ import { controllerManagerCommand, nodeAgentCommand, schedulerCommand } from './
 import { diffCommand } from './diff.js';
 import { doctorCommand } from './doctor.js';
 import { downCommand } from './down.js';
-import { etcdStartCommand, etcdStatusCommand, etcdStopCommand } from './etcd.js';
+import {
+  etcdSnapshotRestoreCommand, etcdSnapshotSaveCommand, etcdStartCommand, etcdStatusCommand, etcdStopCommand,
+} from './etcd.js';
 import { kubeconfigCommand } from './kubeconfig.js';
 import { netnsCommand, shCommand } from './netns.js';
 import { nodeCrashCommand, nodePartitionCommand, nodeStartCommand, nodeStopCommand } from './node.js';
@@ -21,6 +23,7 @@ import { versionCommand } from './version.js';
 export const COMMANDS: readonly Command[] = [
   upCommand, downCommand, statusCommand, doctorCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
   nodePartitionCommand, nodeCrashCommand, etcdStatusCommand, etcdStopCommand, etcdStartCommand,
+  etcdSnapshotSaveCommand, etcdSnapshotRestoreCommand,
   netnsCommand, shCommand,
   rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand,
   apiserverCommand, controllerManagerCommand, schedulerCommand, nodeAgentCommand, versionCommand,
