@@ -14,7 +14,9 @@ import { defaultEndpoints, defaultService } from './defaults/service.js';
 import {
   defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet,
 } from './defaults/workloads.js';
+import { defaultCronJob, defaultStatefulSet } from './defaults/statefulset-cronjob.js';
 
+export { defaultCronJob, defaultStatefulSet } from './defaults/statefulset-cronjob.js';
 export { defaultContainer, defaultPod, defaultPodSpec, defaultPodTemplate, imageTag }
   from './defaults/pod.js';
 export {
@@ -43,6 +45,8 @@ const DEFAULTERS: Record<string, Defaulter> = {
   'apps/v1|ReplicaSet': defaultReplicaSet,
   'apps/v1|DaemonSet': defaultDaemonSet,
   'batch/v1|Job': defaultJob,
+  'apps/v1|StatefulSet': defaultStatefulSet,
+  'batch/v1|CronJob': defaultCronJob,
   'discovery.k8s.io/v1|EndpointSlice': defaultEndpointSlice,
   'rbac.authorization.k8s.io/v1|RoleBinding': defaultBinding,
   'rbac.authorization.k8s.io/v1|ClusterRoleBinding': defaultBinding,

@@ -18,6 +18,8 @@ import {
   resolveControllerOptions, type ControllerContext, type ControllerOptions,
 } from './options.js';
 import { buildReplicaSetController } from './replicaset/controller.js';
+import { buildStatefulSetController } from './statefulset/controller.js';
+import { buildCronJobController } from './cronjob/controller.js';
 import type { Controller } from './util.js';
 
 export interface ControllerManager {
@@ -39,6 +41,8 @@ const BUILDERS: Record<string, (ctx: ControllerContext) => Controller> = {
   nodelifecycle: buildNodeLifecycleController,
   'taint-eviction': buildTaintEvictionController,
   job: buildJobController,
+  statefulset: buildStatefulSetController,
+  cronjob: buildCronJobController,
   namespace: buildNamespaceController,
   gc: buildGarbageCollector,
 };

@@ -14,7 +14,7 @@ export interface ControllerOptions {
   /** Workers per controller. Default 4. */
   readonly workers?: number;
   /** Controllers to run; default all (`replicaset`, `deployment`, `endpointslice`, `endpoints`,
-   * `nodeipam`, `nodelifecycle`, `taint-eviction`, `job`, `namespace`, `gc`). */
+   * `nodeipam`, `nodelifecycle`, `taint-eviction`, `job`, `statefulset`, `cronjob`, `namespace`, `gc`). */
   readonly controllers?: readonly string[];
   /** `--cluster-cidr`: one CIDR, or two of different families (dual stack), comma-separated;
    *  nodes' podCIDRs follow this order. Default 10.244.0.0/16. */
@@ -60,7 +60,7 @@ export interface ResolvedControllerOptions {
 }
 
 export const ALL_CONTROLLERS = ['replicaset', 'deployment', 'daemonset', 'endpointslice', 'endpoints',
-  'nodeipam', 'nodelifecycle', 'taint-eviction', 'job', 'namespace', 'gc'] as const;
+  'nodeipam', 'nodelifecycle', 'taint-eviction', 'job', 'statefulset', 'cronjob', 'namespace', 'gc'] as const;
 
 export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedControllerOptions {
   const timeScale = o.timeScale ?? 1;

@@ -32,7 +32,7 @@ describe('resource registry', () => {
   });
   it('lists the `all` category like upstream', () => {
     expect(reg.inCategory('all').map((r) => r.resource).sort())
-      .toEqual(['daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'services']);
+      .toEqual(['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'services', 'statefulsets']);
   });
   it('groups versions in discovery order with core first', () => {
     const g = reg.groups();

@@ -1,6 +1,6 @@
 // apps/v1 Deployment, ReplicaSet, DaemonSet and batch/v1 Job, as upstream JSON.
 
-import type { IntOrString, LabelSelector, TypedObject } from './meta.js';
+import type { IntOrString, LabelSelector, ObjectMeta, TypedObject } from './meta.js';
 import type { PodTemplateSpec } from './pod.js';
 
 export interface WorkloadCondition {
@@ -146,4 +146,69 @@ export interface JobStatus {
 export interface Job extends TypedObject {
   spec?: JobSpec;
   status?: JobStatus;
+}
+
+export interface StatefulSetUpdateStrategy {
+  type?: 'RollingUpdate' | 'OnDelete';
+  rollingUpdate?: { partition?: number; maxUnavailable?: IntOrString };
+}
+
+export interface StatefulSetSpec {
+  replicas?: number;
+  selector: LabelSelector;
+  template: PodTemplateSpec;
+  volumeClaimTemplates?: Array<Record<string, unknown>>;
+  serviceName?: string;
+  podManagementPolicy?: 'OrderedReady' | 'Parallel';
+  updateStrategy?: StatefulSetUpdateStrategy;
+  revisionHistoryLimit?: number;
+  minReadySeconds?: number;
+  persistentVolumeClaimRetentionPolicy?: { whenDeleted?: string; whenScaled?: string };
+  ordinals?: { start?: number };
+}
+
+export interface StatefulSetStatus {
+  observedGeneration?: number;
+  replicas: number;
+  readyReplicas?: number;
+  currentReplicas?: number;
+  updatedReplicas?: number;
+  currentRevision?: string;
+  updateRevision?: string;
+  collisionCount?: number;
+  conditions?: WorkloadCondition[];
+  availableReplicas?: number;
+}
+
+export interface StatefulSet extends TypedObject {
+  spec?: StatefulSetSpec;
+  status?: StatefulSetStatus;
+}
+
+export interface JobTemplateSpec {
+  metadata?: ObjectMeta;
+  spec?: JobSpec;
+}
+
+export interface CronJobSpec {
+  schedule: string;
+  timeZone?: string;
+  startingDeadlineSeconds?: number;
+  concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
+  suspend?: boolean;
+  jobTemplate: JobTemplateSpec;
+  successfulJobsHistoryLimit?: number;
+  failedJobsHistoryLimit?: number;
+}
+
+export interface CronJobStatus {
+  active?: Array<{ kind?: string; namespace?: string; name?: string; uid?: string;
+    apiVersion?: string; resourceVersion?: string }>;
+  lastScheduleTime?: string;
+  lastSuccessfulTime?: string;
+}
+
+export interface CronJob extends TypedObject {
+  spec?: CronJobSpec;
+  status?: CronJobStatus;
 }

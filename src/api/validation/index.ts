@@ -28,6 +28,9 @@ import {
   validateDaemonSet, validateDaemonSetUpdate, validateDeployment, validateDeploymentUpdate,
   validateJob, validateJobUpdate, validateReplicaSet, validateReplicaSetUpdate,
 } from './workloads.js';
+import {
+  validateCronJob, validateCronJobUpdate, validateStatefulSet, validateStatefulSetUpdate,
+} from './statefulset-cronjob.js';
 
 export type { Cause } from './field-errors.js';
 export { invalidMessage } from './field-errors.js';
@@ -73,6 +76,8 @@ const KINDS: Record<string, KindValidation> = {
   'apps/v1|ReplicaSet': { create: validateReplicaSet, update: validateReplicaSetUpdate },
   'apps/v1|DaemonSet': { create: validateDaemonSet, update: validateDaemonSetUpdate },
   'batch/v1|Job': { create: validateJobCreate, update: validateJobUpdate },
+  'apps/v1|StatefulSet': { create: validateStatefulSet, update: validateStatefulSetUpdate },
+  'batch/v1|CronJob': { create: validateCronJob, update: validateCronJobUpdate },
   'discovery.k8s.io/v1|EndpointSlice': {
     create: validateEndpointSlice, update: validateEndpointSliceUpdate,
   },

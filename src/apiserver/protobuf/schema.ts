@@ -126,6 +126,12 @@ const JobSpec: MessageSchema = {
   10: pb('suspend'),
 };
 
+const CronJobSpec: MessageSchema = {
+  1: s('schedule'), 8: ps('timeZone'), 2: pi('startingDeadlineSeconds'), 3: s('concurrencyPolicy'),
+  4: pb('suspend'), 5: m('jobTemplate', { 1: m('metadata', ObjectMeta), 2: m('spec', JobSpec) }),
+  6: pi('successfulJobsHistoryLimit'), 7: pi('failedJobsHistoryLimit'),
+};
+
 // --- authorization/v1
 const ResourceAttributes: MessageSchema = {
   1: s('namespace'), 2: s('verb'), 3: s('group'), 4: s('version'), 5: s('resource'),
@@ -168,6 +174,7 @@ export const OBJECTS: Readonly<Record<string, MessageSchema>> = {
   },
   'apps/v1/Deployment': { 1: m('metadata', ObjectMeta), 2: m('spec', DeploymentSpec) },
   'batch/v1/Job': { 1: m('metadata', ObjectMeta), 2: m('spec', JobSpec) },
+  'batch/v1/CronJob': { 1: m('metadata', ObjectMeta), 2: m('spec', CronJobSpec) },
   // The body of typed-client DELETEs (`kubectl drain --disable-eviction`), and evictions.
   'v1/DeleteOptions': DeleteOptions,
   'meta.k8s.io/v1/DeleteOptions': DeleteOptions,
