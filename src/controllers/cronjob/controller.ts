@@ -64,6 +64,8 @@ export function buildCronJobController(ctx: ControllerContext): Controller {
   const recorder = ctx.recorder('cronjob-controller');
   const clock = virtualClock(options.now(), options.timeScale);
   const byUid = new Map<string, string>();
+  /** CronJob uid → the virtual time of the last run started. */
+  const lastStarted = new Map<string, number>();
   const timers = new Map<string, { at: number; t: ReturnType<typeof setTimeout> }>();
   const c = buildQueueController('cronjob', options.workers, sync);
   let stopped = false;
@@ -85,7 +87,7 @@ export function buildCronJobController(ctx: ControllerContext): Controller {
       if (JSON.stringify(a.spec) !== JSON.stringify(b.spec)) forget(objectKey(b));
       c.queue.add(objectKey(b));
     },
-    onDelete: (j) => { byUid.delete(j.metadata.uid!); forget(objectKey(j)); },
+    onDelete: (j) => { byUid.delete(j.metadata.uid!); lastStarted.delete(j.metadata.uid!); forget(objectKey(j)); },
   });
   const owner = (j: Job) => {
     const r = controllerRef(j);
@@ -212,12 +214,19 @@ export function buildCronJobController(ctx: ControllerContext): Controller {
     if (spec.suspend) return;
     const sched = parsed.schedule;
     const nowV = clock.toVirtual(options.now());
-    // The last schedule time written is a real moment truncated to seconds: map it just past the
-    // virtual minute it stood for.
-    let earliest = status.lastScheduleTime ? clock.toVirtual(Date.parse(status.lastScheduleTime) + 1000)
-      : clock.toVirtual(Date.parse(cj.metadata.creationTimestamp ?? '') || options.now());
-    if (status.lastScheduleTime && clock.toVirtual(Date.parse(status.lastScheduleTime)) === Date.parse(status.lastScheduleTime)) {
-      earliest = Date.parse(status.lastScheduleTime);
+    // The last schedule time written is a real moment truncated to seconds, coarser than a virtual
+    // minute when time is scaled: the virtual minute last started (remembered, or read from the
+    // names of the Jobs we own) is the precise bound; the written time is the fallback.
+    let earliest = clock.toVirtual(Date.parse(cj.metadata.creationTimestamp ?? '') || options.now());
+    if (status.lastScheduleTime) {
+      earliest = clock.toVirtual(Date.parse(status.lastScheduleTime));
+      const prefix = `${cj.metadata.name}-`;
+      for (const j of jobs) {
+        const n = j.metadata.name!.startsWith(prefix) ? Number(j.metadata.name!.slice(prefix.length)) : NaN;
+        if (Number.isInteger(n)) earliest = Math.max(earliest, n * 60_000);
+      }
+      const mem = lastStarted.get(cj.metadata.uid!);
+      if (mem !== undefined) earliest = Math.max(earliest, mem);
     }
     const sds = spec.startingDeadlineSeconds;
     if (sds !== undefined) earliest = Math.max(earliest, nowV - sds * 1000);
@@ -281,6 +290,7 @@ export function buildCronJobController(ctx: ControllerContext): Controller {
     recorder.event(withKind(cj), 'Normal', 'SuccessfulCreate', `Created job ${made.metadata.name}`);
     active.push({ kind: 'Job', namespace: made.metadata.namespace, name: made.metadata.name,
       uid: made.metadata.uid, apiVersion: 'batch/v1', resourceVersion: made.metadata.resourceVersion });
+    lastStarted.set(cj.metadata.uid!, scheduled);
     status.lastScheduleTime = new Date(Math.floor(realScheduled / 1000) * 1000).toISOString().replace('.000Z', 'Z');
     requeue(nowV);
   }
