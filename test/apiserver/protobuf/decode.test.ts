@@ -130,9 +130,9 @@ describe('decodeKubernetesProtobuf', () => {
   });
 
   it('rejects a kind it has no table for with KDP_UNSUPPORTED_MEDIA_TYPE', () => {
-    const err = errorOf(() => decodeKubernetesProtobuf(envelope('batch/v1', 'CronJob', [])));
+    const err = errorOf(() => decodeKubernetesProtobuf(envelope('apps/v1', 'StatefulSet', [])));
     expect(isKdpError(err, 'KDP_UNSUPPORTED_MEDIA_TYPE')).toBe(true);
-    expect((err as Error).message).toContain('kdp cannot decode CronJob (batch/v1)');
+    expect((err as Error).message).toContain('kdp cannot decode StatefulSet (apps/v1)');
     expect((err as Error).message).toContain('send it as application/json');
   });
 
@@ -173,6 +173,23 @@ describe('captured typed-client bodies', () => {
     expect(decodeKubernetesProtobuf(body)).toEqual({ apiVersion: 'batch/v1', kind: 'Job',
       metadata: { name: 'j' }, spec: { template: { spec: { restartPolicy: 'Never',
         containers: [{ name: 'j', image: 'busybox', command: ['echo', 'hi'] }] } } } });
+  });
+});
+
+describe('CronJob (kubectl create cronjob, 1.32+)', () => {
+  it('decodes schedule, jobTemplate, suspend 0 and history limits', () => {
+    const body = envelope('batch/v1', 'CronJob', [
+      [1, objectMeta('hello')],
+      [2, [[1, '*/1 * * * *'], [3, 'Forbid'], [4, false],
+        [5, [[1, objectMeta('hello')], [2, [[6, [[1, objectMeta('')], [2, [
+          [2, [[1, 'hello'], [2, 'busybox'], [3, 'echo']]], [3, 'OnFailure']]]]]]]]],
+        [6, 0], [8, 'Europe/Berlin']]],
+    ]);
+    expect(decodeKubernetesProtobuf(body)).toEqual({ apiVersion: 'batch/v1', kind: 'CronJob',
+      metadata: { name: 'hello' }, spec: { schedule: '*/1 * * * *', concurrencyPolicy: 'Forbid',
+        suspend: false, successfulJobsHistoryLimit: 0, timeZone: 'Europe/Berlin',
+        jobTemplate: { metadata: { name: 'hello' }, spec: { template: { spec: {
+          restartPolicy: 'OnFailure', containers: [{ name: 'hello', image: 'busybox', command: ['echo'] }] } } } } } });
   });
 });
 
