@@ -112,6 +112,17 @@ describe('CronJob controller on a cluster', () => {
     await c.client.patch(CJ, 'swap', 'merge', { spec: { suspend: true } });
   });
 
+  it('startingDeadlineSeconds: a run whose start comes later than the deadline never starts', async () => {
+    // Each wake-up comes 100 ms real = 10 s virtual after the minute: past a 5 s deadline, so the
+    // window (now - 5 s, now] holds no scheduled time, as upstream computes it.
+    await c.client.create(CJ, cronJob('late', { startingDeadlineSeconds: 5 }));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await jobs('late')).toEqual([]);
+    await c.client.patch(CJ, 'late', 'merge', { spec: { startingDeadlineSeconds: 600 } });
+    await waitFor(async () => (await jobs('late')).length > 0, 20_000, 'a job within a 600 s deadline');
+    await c.client.patch(CJ, 'late', 'merge', { spec: { suspend: true } });
+  });
+
   it('a suspended CronJob creates nothing', async () => {
     await c.client.create(CJ, cronJob('idle', { suspend: true }));
     await new Promise((r) => setTimeout(r, 1500));
