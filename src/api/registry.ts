@@ -84,6 +84,7 @@ const SPECS: readonly Spec[] = [
     cat: ['all'], sub: [SCALE, statusOf('StatefulSet')] },
   { g: 'batch', v: 'v1', kind: 'CronJob', res: 'cronjobs', ns: true, short: ['cj'],
     cat: ['all'], sub: [statusOf('CronJob')] },
+  { g: 'apps', v: 'v1', kind: 'ControllerRevision', res: 'controllerrevisions', ns: true },
   { g: 'discovery.k8s.io', v: 'v1', kind: 'EndpointSlice', res: 'endpointslices', ns: true },
   { g: 'coordination.k8s.io', v: 'v1', kind: 'Lease', res: 'leases', ns: true },
   { g: 'networking.k8s.io', v: 'v1', kind: 'ServiceCIDR', res: 'servicecidrs', ns: false,

@@ -147,6 +147,10 @@ describe('StatefulSet controller on a cluster', () => {
       const p = (await pods('web')).find((x) => x.metadata.name === 'web-0');
       return p && ready(p) && p.metadata.labels?.['controller-revision-hash'] === before;
     }, 30_000, 'web-0 at the old revision');
+    // Both templates are kept as ControllerRevisions, numbered in order.
+    const revs = await listItems<KubeObject & { revision: number }>(c.client, ref('controllerrevisions', 'default', 'apps'), 'app=web');
+    expect(revs.map((r) => [r.metadata.name, r.revision]).sort((a, b) => Number(a[1]) - Number(b[1])))
+      .toEqual([[before, 1], [updateRev, 2]]);
     // Partition 0 finishes the roll-out; currentRevision follows.
     await c.client.patch(STS, 'web', 'merge', { spec: { updateStrategy: { rollingUpdate: { partition: 0 } } } });
     await waitFor(async () => {

@@ -82,6 +82,29 @@ describe.skipIf(MINORS.length === 0).each(MINORS)('kubectl 1.%i with StatefulSet
     expect(r2.code).toBe(0);
   });
 
+  it('set image, rollout history and rollout undo of a StatefulSet', async () => {
+    const si = await k(['set', 'image', 'sts/web', 'nginx=nginx:1.28']);
+    expect(si.stdout).toContain('statefulset.apps/web image updated');
+    expect((await k(['rollout', 'status', 'sts/web', '--timeout=60s'])).code).toBe(0);
+    const hist = await k(['rollout', 'history', 'sts/web']);
+    expect(hist.stderr).toBe('');
+    expect(hist.stdout).toMatch(/REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>/);
+    const r1 = await k(['rollout', 'history', 'sts/web', '--revision=1']);
+    expect(r1.stdout).toContain('nginx:1.27');
+    const u = await k(['rollout', 'undo', 'sts/web']);
+    expect(u.stderr).toBe('');
+    expect(u.stdout).toContain('statefulset.apps/web rolled back');
+    await waitFor(async () => {
+      const ps = (await listItems<Pod>(client(), ref('pods', 'default'), 'app=web')).filter((p) => !p.metadata.deletionTimestamp);
+      return ps.length === 1 && ps[0]!.spec?.containers[0]?.image === 'nginx:1.27' && ps[0]!.status?.phase === 'Running';
+    }, 30_000, 'web-0 back at nginx:1.27');
+    const h2 = await k(['rollout', 'history', 'sts/web']);
+    expect(h2.stdout).toMatch(/REVISION\s+CHANGE-CAUSE\n2\s+<none>\n3\s+<none>/);
+    const revs = await k(['get', 'controllerrevisions']);
+    expect(revs.stdout).toMatch(/^NAME\s+CONTROLLER\s+REVISION\s+AGE\n/);
+    expect(revs.stdout).toMatch(/web-\w+\s+statefulset\.apps\/web\s+3\s/);
+  });
+
   it('create cronjob, get it, and create a job from it', async () => {
     const c = await k(['create', 'cronjob', 'hello', '--image=busybox', '--schedule=*/1 * * * *', '--', 'echo', 'hi']);
     expect(c.stderr).toBe('');

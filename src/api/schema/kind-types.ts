@@ -187,6 +187,7 @@ export const GROUP_TYPES: Defs = {
   },
   StatefulSetCondition: CONDITION,
   CronJob: { ...ROOT, spec: 'CronJobSpec', status: 'CronJobStatus' },
+  ControllerRevision: { ...ROOT, data: 'any', revision: 'int64' },
   CronJobSpec: {
     schedule: 'string', timeZone: 'string', startingDeadlineSeconds: 'int64',
     concurrencyPolicy: 'string', suspend: 'bool', jobTemplate: 'JobTemplateSpec',

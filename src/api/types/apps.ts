@@ -212,3 +212,10 @@ export interface CronJob extends TypedObject {
   spec?: CronJobSpec;
   status?: CronJobStatus;
 }
+
+/** apps/v1 ControllerRevision: an immutable snapshot of a StatefulSet's (or DaemonSet's)
+ * template, as a patch in `data`, numbered by `revision`. */
+export interface ControllerRevision extends TypedObject {
+  data?: unknown;
+  revision: number;
+}

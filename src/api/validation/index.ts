@@ -29,7 +29,8 @@ import {
   validateJob, validateJobUpdate, validateReplicaSet, validateReplicaSetUpdate,
 } from './workloads.js';
 import {
-  validateCronJob, validateCronJobUpdate, validateStatefulSet, validateStatefulSetUpdate,
+  validateControllerRevision, validateControllerRevisionUpdate, validateCronJob,
+  validateCronJobUpdate, validateStatefulSet, validateStatefulSetUpdate,
 } from './statefulset-cronjob.js';
 
 export type { Cause } from './field-errors.js';
@@ -78,6 +79,9 @@ const KINDS: Record<string, KindValidation> = {
   'batch/v1|Job': { create: validateJobCreate, update: validateJobUpdate },
   'apps/v1|StatefulSet': { create: validateStatefulSet, update: validateStatefulSetUpdate },
   'batch/v1|CronJob': { create: validateCronJob, update: validateCronJobUpdate },
+  'apps/v1|ControllerRevision': {
+    create: validateControllerRevision, update: validateControllerRevisionUpdate,
+  },
   'discovery.k8s.io/v1|EndpointSlice': {
     create: validateEndpointSlice, update: validateEndpointSliceUpdate,
   },

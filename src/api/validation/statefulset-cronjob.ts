@@ -3,7 +3,9 @@
 // volumeClaimTemplates is refused (Forbidden, naming the field) rather than stored with pods that
 // could never mount their claims.
 
-import type { CronJob, LabelSelector, PodTemplateSpec, StatefulSet } from '../types.js';
+import type {
+  ControllerRevision, CronJob, LabelSelector, PodTemplateSpec, StatefulSet,
+} from '../types.js';
 import { labelSelectorMatcher } from '../selectors.js';
 import { isKdpError } from '../../errors.js';
 import { parseCronSchedule, validateTimeZoneName } from '../cron-schedule.js';
@@ -149,4 +151,17 @@ export function validateCronJobUpdate(cj: CronJob, old: CronJob): Cause[] {
   out.push(...validateImmutable(cj.spec?.jobTemplate?.spec?.selector,
     old.spec?.jobTemplate?.spec?.selector, 'spec.jobTemplate.spec.selector'));
   return out;
+}
+
+/** Upstream ValidateControllerRevision(Create|Update): data required, revision >= 0, data fixed. */
+export function validateControllerRevision(r: ControllerRevision): Cause[] {
+  const out = validateObjectMeta(r.metadata, META);
+  if (r.data === undefined || r.data === null) out.push(required('data', 'data is mandatory'));
+  out.push(...nonNegative(r.revision, 'revision'));
+  return out;
+}
+
+export function validateControllerRevisionUpdate(r: ControllerRevision, old: ControllerRevision): Cause[] {
+  return [...validateObjectMetaUpdate(r.metadata, old.metadata), ...validateControllerRevision(r),
+    ...validateImmutable(r.data, old.data, 'data')];
 }

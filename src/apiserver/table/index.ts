@@ -7,7 +7,9 @@ import type { ServedResource } from '../resource-types.js';
 import { age } from './duration.js';
 import * as core from './core-printers.js';
 import * as other from './other-printers.js';
-import { cronJobPrinter, statefulSetPrinter } from './workload-printers.js';
+import {
+  controllerRevisionPrinter, cronJobPrinter, statefulSetPrinter,
+} from './workload-printers.js';
 import type { Cell, ColumnDefinition, Printer } from './types.js';
 import { AGE_COL, NAME_COL } from './types.js';
 
@@ -32,6 +34,7 @@ const PRINTERS: Record<string, Printer> = {
   'batch/jobs': other.jobPrinter,
   'apps/statefulsets': statefulSetPrinter,
   'batch/cronjobs': cronJobPrinter,
+  'apps/controllerrevisions': controllerRevisionPrinter,
   'discovery.k8s.io/endpointslices': other.endpointSlicePrinter,
   'coordination.k8s.io/leases': other.leasePrinter,
   'networking.k8s.io/servicecidrs': other.serviceCidrPrinter,

@@ -52,3 +52,15 @@ export const cronJobPrinter: Printer = {
       sel ? formatLabelSelector(sel) || NONE : NONE];
   },
 };
+
+export const controllerRevisionPrinter: Printer = {
+  columns: [NAME_COL, col('Controller', 0, 'Controller of the object'),
+    col('Revision', 0, 'Revision indicates the revision of the state represented by Data.', 'integer'),
+    AGE_COL],
+  row: (r, now) => {
+    const ref = (r.metadata.ownerReferences ?? []).find((o) => o.controller);
+    const group = ref?.apiVersion?.includes('/') ? `.${ref.apiVersion.split('/')[0]}` : '';
+    return [r.metadata.name ?? '', ref ? `${ref.kind.toLowerCase()}${group}/${ref.name}` : NONE,
+      num(r.revision), age(r.metadata.creationTimestamp, now)];
+  },
+};

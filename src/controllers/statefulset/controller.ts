@@ -8,10 +8,14 @@
 // highest ordinal down to `partition`, one at a time, each waiting for its predecessor's
 // replacement to be Running and Ready; OnDelete replaces only deleted pods. Status and events as
 // upstream ("create Pod web-0 in StatefulSet web successful").
-// ControllerRevision objects are not kept: the templates of revisions are remembered in memory,
-// so after a controller restart a pod below the partition is recreated from the update revision.
+// Each template is kept as a ControllerRevision `<name>-<hash>` (labels: the template's plus
+// `controller.kubernetes.io/hash`; data: the template as a strategic-merge patch with
+// `$patch: replace`; revision numbers increasing, a template that returns takes the next number),
+// pruned beyond revisionHistoryLimit, so `kubectl rollout history/undo sts` work.
 
-import type { Pod, PodTemplateSpec, StatefulSet, StatefulSetStatus } from '../../api/types.js';
+import type {
+  ControllerRevision, Pod, PodTemplateSpec, StatefulSet, StatefulSetStatus,
+} from '../../api/types.js';
 import { labelSelectorMatcher } from '../../api/selectors.js';
 import { objectKey } from '../../client/cache.js';
 import { isKdpError } from '../../errors.js';
@@ -21,12 +25,22 @@ import { inNs, PODS } from '../refs.js';
 import { CONTROLLER_UID_INDEX, controllerUidIndex } from '../replicaset/controller.js';
 import { podFromTemplate } from '../replicaset/pods.js';
 import { buildQueueController } from '../runner.js';
-import { controllerRef, isPodAvailable, isPodReady, type Controller } from '../util.js';
+import { clone, controllerRef, isPodAvailable, isPodReady, ownerRefTo, type Controller } from '../util.js';
 
 export const STATEFULSETS = { group: 'apps', version: 'v1', resource: 'statefulsets' } as const;
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 export const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index';
 export const REVISION_LABEL = 'controller-revision-hash';
+export const CONTROLLER_REVISIONS = { group: 'apps', version: 'v1', resource: 'controllerrevisions' } as const;
+export const HASH_LABEL = 'controller.kubernetes.io/hash';
+
+/** The template a revision's data holds (`{spec: {template: {..., $patch: replace}}}`). */
+export function revisionTemplate(r: ControllerRevision): PodTemplateSpec | undefined {
+  const t = (r.data as { spec?: { template?: PodTemplateSpec & { $patch?: string } } } | undefined)?.spec?.template;
+  if (!t) return undefined;
+  const { $patch: _, ...rest } = t;
+  return rest;
+}
 
 /** The ordinal of a pod named `<set>-<n>`, or -1. */
 export function ordinalOf(set: string, pod: string): number {
@@ -43,6 +57,8 @@ export function buildStatefulSetController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
   const setInf = ctx.informers.informerFor<StatefulSet>(STATEFULSETS);
   const podInf = ctx.informers.informerFor<Pod>(PODS, { indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndex } });
+  const revInf = ctx.informers.informerFor<ControllerRevision>(CONTROLLER_REVISIONS,
+    { indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndex } });
   const recorder = ctx.recorder('statefulset-controller');
   const byUid = new Map<string, string>();
   /** Revision name → template, per StatefulSet key (upstream keeps ControllerRevisions). */
@@ -60,6 +76,42 @@ export function buildStatefulSetController(ctx: ControllerContext): Controller {
   };
   const onPod = (p: Pod) => { const k = owner(p); if (k) c.queue.add(k); };
   podInf.addEventHandler({ onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: onPod });
+  const onRev = (r: ControllerRevision) => {
+    const ref = controllerRef(r);
+    const k = ref?.kind === 'StatefulSet' ? byUid.get(ref.uid) : undefined;
+    if (k) c.queue.add(k);
+  };
+  revInf.addEventHandler({ onAdd: onRev, onDelete: onRev });
+
+  /** Upstream's revision bookkeeping: create the update revision, or renumber a returning one. */
+  async function syncRevisions(set: StatefulSet, hash: string, name: string, owned: ControllerRevision[]): Promise<void> {
+    const ns = set.metadata.namespace;
+    const max = owned.reduce((m, r) => Math.max(m, r.revision ?? 0), 0);
+    const existing = owned.find((r) => r.metadata.name === name);
+    if (!existing) {
+      const template = clone(set.spec!.template);
+      const rev: ControllerRevision = { apiVersion: 'apps/v1', kind: 'ControllerRevision',
+        metadata: { name, namespace: ns, labels: { ...(template.metadata?.labels ?? {}), [HASH_LABEL]: hash },
+          ownerReferences: [{ ...ownerRefTo(set, 'apps/v1', 'StatefulSet') }] },
+        data: { spec: { template: { ...template, $patch: 'replace' } } }, revision: max + 1 };
+      await client.create(inNs(CONTROLLER_REVISIONS, ns), rev).catch((e) => {
+        if (!isKdpError(e, 'KDP_ALREADY_EXISTS')) throw e;
+      });
+    } else if ((existing.revision ?? 0) < max) {
+      await client.patch(inNs(CONTROLLER_REVISIONS, ns), name, 'merge', { revision: max + 1 })
+        .catch((e) => { if (!isKdpError(e, 'KDP_NOT_FOUND')) throw e; });
+    }
+  }
+
+  /** Upstream truncateHistory: keep live revisions and the newest revisionHistoryLimit others. */
+  async function truncateHistory(set: StatefulSet, owned: ControllerRevision[], live: Set<string>): Promise<void> {
+    const limit = set.spec?.revisionHistoryLimit ?? 10;
+    const old = owned.filter((r) => !live.has(r.metadata.name!)).sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0));
+    for (const r of old.slice(0, Math.max(0, old.length - limit))) {
+      await client.delete(inNs(CONTROLLER_REVISIONS, set.metadata.namespace), r.metadata.name!)
+        .catch((e) => { if (!isKdpError(e, 'KDP_NOT_FOUND')) throw e; });
+    }
+  }
 
   const withKind = (s: StatefulSet) => ({ ...s, apiVersion: 'apps/v1', kind: 'StatefulSet' });
 
@@ -108,15 +160,23 @@ export function buildStatefulSetController(ctx: ControllerContext): Controller {
     const pods = podInf.cache.byIndex(CONTROLLER_UID_INDEX, set.metadata.uid!)
       .filter((p) => selector.matches(p.metadata.labels) && ordinalOf(name, p.metadata.name!) >= 0);
 
-    const updateRevision = `${name}-${templateHash(spec.template, set.status?.collisionCount ?? 0)}`;
+    const hash = templateHash(spec.template, set.status?.collisionCount ?? 0);
+    const updateRevision = `${name}-${hash}`;
     let revs = revisions.get(key);
     if (!revs) revisions.set(key, (revs = new Map()));
+    const owned = revInf.cache.byIndex(CONTROLLER_UID_INDEX, set.metadata.uid!);
+    for (const r of owned) {
+      const t = revisionTemplate(r);
+      if (t && !revs.has(r.metadata.name!)) revs.set(r.metadata.name!, t);
+    }
     revs.set(updateRevision, spec.template);
+    await syncRevisions(set, hash, updateRevision, owned);
     let currentRevision = set.status?.currentRevision ?? updateRevision;
     if (!revs.has(currentRevision)) currentRevision = updateRevision;
     // Forget revisions no pod uses any more.
     const used = new Set([updateRevision, currentRevision, ...pods.map((p) => p.metadata.labels?.[REVISION_LABEL] ?? '')]);
     for (const r of revs.keys()) if (!used.has(r)) revs.delete(r);
+    await truncateHistory(set, owned, used);
 
     const start = spec.ordinals?.start ?? 0;
     const replicaCount = spec.replicas ?? 1;
