@@ -61,7 +61,8 @@ export function buildStatefulSetController(ctx: ControllerContext): Controller {
     { indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndex } });
   const recorder = ctx.recorder('statefulset-controller');
   const byUid = new Map<string, string>();
-  /** Revision name → template, per StatefulSet key (upstream keeps ControllerRevisions). */
+  /** Revision name → template, per StatefulSet key: the ControllerRevisions' templates, plus the
+   *  update revision's before its revision object is in the cache. */
   const revisions = new Map<string, Map<string, PodTemplateSpec>>();
   const c = buildQueueController('statefulset', options.workers, sync);
 
