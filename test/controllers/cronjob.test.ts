@@ -123,6 +123,12 @@ describe('CronJob controller on a cluster', () => {
     await c.client.patch(CJ, 'late', 'merge', { spec: { suspend: true } });
   });
 
+  it('deleting a CronJob garbage-collects its Jobs', async () => {
+    expect((await jobs('tick')).length).toBeGreaterThan(0);
+    await c.client.delete(CJ, 'tick');
+    await waitFor(async () => (await jobs('tick')).length === 0, 30_000, 'jobs gone');
+  });
+
   it('a suspended CronJob creates nothing', async () => {
     await c.client.create(CJ, cronJob('idle', { suspend: true }));
     await new Promise((r) => setTimeout(r, 1500));

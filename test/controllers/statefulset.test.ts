@@ -169,6 +169,13 @@ describe('StatefulSet controller on a cluster', () => {
     expect(ps.map((p) => p.metadata.name)).toEqual(['par-0', 'par-1', 'par-2']);
   });
 
+  it('deleting a StatefulSet garbage-collects its pods and revisions', async () => {
+    await c.client.delete(STS, 'par');
+    await waitFor(async () => (await pods('par')).length === 0
+      && (await listItems(c.client, ref('controllerrevisions', 'default', 'apps'), 'app=par')).length === 0,
+    30_000, 'pods and revisions gone');
+  });
+
   it('refuses volumeClaimTemplates with a clear cause', async () => {
     const bad = sts('db', { volumeClaimTemplates: [{ metadata: { name: 'data' } }] });
     await expect(c.client.create(STS, bad)).rejects.toThrow(/spec\.volumeClaimTemplates: Forbidden: kdp has no PersistentVolumeClaims/);

@@ -24,6 +24,9 @@ export const GC_RESOURCES: readonly ResourceRef[] = [
   { group: 'apps', version: 'v1', resource: 'replicasets' },
   { group: 'apps', version: 'v1', resource: 'daemonsets' },
   { group: 'batch', version: 'v1', resource: 'jobs' },
+  { group: 'apps', version: 'v1', resource: 'statefulsets' },
+  { group: 'apps', version: 'v1', resource: 'controllerrevisions' },
+  { group: 'batch', version: 'v1', resource: 'cronjobs' },
   { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' },
   { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
 ];
