@@ -19,6 +19,8 @@ import { buildFastLane } from './http/fast-lane.js';
 import { handleResourceRequest, sendJson } from './http/resource-handler.js';
 import { refusingDialer, VIRTUAL_NODES_RUN_NO_PROCESSES } from './proxy/backend-dialer.js';
 import { handleProxy, matchProxyPath } from './proxy/route.js';
+import { podStreamUpgrade } from './proxy/pod-stream.js';
+import type { Duplex } from 'node:stream';
 import type { LineCache } from './http/watch-stream.js';
 import { buildRefusalTracker, methodRefused } from './http-refusals.js';
 import type { ClientError } from './http-refusals.js';
@@ -206,6 +208,11 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     if (!doc) throw pathNotFound();
     return sendJson(reply, 200, doc);
   });
+  // exec / attach / portforward arrive as HTTP upgrades, which Fastify does not route.
+  const podStream = podStreamUpgrade({ service, authenticate: requestUser, dialer: o.backendDialer
+    ?? refusingDialer(VIRTUAL_NODES_RUN_NO_PROCESSES), kubeletClient: o.kubeletClient });
+  (app.server as { on?: (ev: string, fn: (...a: never[]) => void) => void }).on?.('upgrade',
+    (req: IncomingMessage, socket: Duplex, head: Buffer) => { if (!podStream(req, socket, head)) socket.destroy(); });
   const lines: LineCache = new WeakMap();
   const dialer = o.backendDialer ?? refusingDialer(VIRTUAL_NODES_RUN_NO_PROCESSES);
   const resource = async (req: FastifyRequest, reply: FastifyReply) => {

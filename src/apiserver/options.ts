@@ -25,6 +25,8 @@ export interface ApiServerOptions {
   readonly logProvider?: LogProvider;
   /** How `pods/proxy` and `services/proxy` reach pod addresses (default: virtual, none). */
   readonly backendDialer?: BackendDialer;
+  /** The API server's client certificate at kubelets (exec, attach, port-forward). */
+  readonly kubeletClient?: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
   /** Fastify server factory (serve.ts passes its HTTP/HTTPS server). */
   readonly serverFactory?: FastifyServerFactory;
   /** Request body limit in bytes (default 3 MiB, as upstream). */

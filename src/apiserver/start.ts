@@ -19,7 +19,7 @@ import { ADMIN_USER } from './app.js';
 import { bootstrapObjects, ensureObjects } from './bootstrap.js';
 import type { AdmissionPlugin } from './pipeline-types.js';
 import type { HttpLimitOptions } from './options.js';
-import { ensurePki } from './pki/index.js';
+import { caOf, ensurePki, issueClientCertificate } from './pki/index.js';
 import type { Pki } from './pki/index.js';
 import { buildDefaultCatalog } from './resources.js';
 import { buildStoreRbacSource } from './rbac-source.js';
@@ -94,7 +94,9 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
       catalog, getDeps: () => deps }), ...(o.admission ?? [])];
     server = await listenApiServer({
       store, catalog, authorizer, authenticator, anonymous: o.anonymous ?? !o.insecureHttp,
-      admission, logProvider: o.logProvider, backendDialer: o.backendDialer, ...o.httpLimits,
+      admission, logProvider: o.logProvider, backendDialer: o.backendDialer,
+      kubeletClient: { ...(await issueClientCertificate(caOf(pki), { commonName: 'kube-apiserver-kubelet-client',
+        organizations: ['system:masters'] })), caPem: pki.caCertPem }, ...o.httpLimits,
     }, { host, port: o.port, insecureHttp: o.insecureHttp,
       tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caCertPem } });
     deps = server.service.deps;

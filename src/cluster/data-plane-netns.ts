@@ -5,7 +5,7 @@
 
 import { rmSync } from 'node:fs';
 import type { Server } from 'node:net';
-import { netnsSockets } from '../host/netns-socket.js';
+import { netnsSockets, type NetnsSockets } from '../host/netns-socket.js';
 import { join } from 'node:path';
 import type { Node } from '../api/types.js';
 import type { InformerFactory } from '../client/informer.js';
@@ -44,6 +44,8 @@ export interface NetnsDataPlane {
    * rebooted machine comes back with nothing running.
    */
   crashNode(node: string): Promise<void>;
+  /** Sockets made inside the cluster's namespaces (kubelet API, port-forward). */
+  readonly sockets: NetnsSockets;
   /** A TCP server bound to host:port inside the node's namespace (kube-proxy's metrics). */
   listenInNode(node: string, host: string, port: number): Promise<Server>;
   /** Keeps every node's host-gw routes in step with the Node objects. */
@@ -140,6 +142,7 @@ export async function startNetnsDataPlane(
       return { runtime, applier };
     },
     setUplink: (node, up) => topo.setUplink(node, up),
+    sockets,
     listenInNode: (node, host, port) => sockets.listen(topo.nodeNetns(node), host, port),
     async crashNode(node) {
       const plane = planes.get(node);

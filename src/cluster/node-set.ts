@@ -14,6 +14,11 @@ import { RuleHistory, rulesDir } from '../proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../proxy/proxy-server.js';
 import { kdpError } from '../errors.js';
 import { serveMetrics } from '../proxy/metrics-server.js';
+import { buildKubeletServer } from '../kubelet/server/kubelet-server.js';
+import { netnsStreaming } from '../kubelet/netns-streaming.js';
+import { podNetnsName } from '../kubelet/runtime-netns.js';
+import type { Runtime } from '../kubelet/runtime.js';
+import type { Client as KClient, KubeObject } from '../client/types.js';
 import type { NetnsDataPlane } from './data-plane-netns.js';
 import type { NodeClientsFactory } from './node-identity.js';
 import type { IPFamily } from '../api/net.js';
@@ -49,6 +54,8 @@ export interface NodeSetOptions {
   readonly netns?: NetnsDataPlane;
   /** Each node's own identities (kubelet, kube-proxy); default: both use `client`. */
   readonly clientsFor?: NodeClientsFactory;
+  /** The kubelet API's serving certificate for a node, and the CA of its clients (netns mode). */
+  readonly kubeletTls?: (node: NodeSpec) => Promise<{ certPem: string; keyPem: string; caPem: string }>;
 }
 
 interface Running {
@@ -56,6 +63,8 @@ interface Running {
   readonly proxy: KubeProxy;
   /** Stops serving kube-proxy's metrics. */
   readonly closeMetrics?: () => void;
+  /** Stops the kubelet API. */
+  readonly closeKubelet?: () => void;
 }
 
 /**
@@ -98,6 +107,33 @@ export function nodeSpecs(
   });
 }
 
+/** The node's kubelet API on its InternalIP:10250 inside its namespace (as a node's kubelet
+ *  listens on the node), authorising each request with a SubjectAccessReview. */
+async function serveKubeletApi(
+  netns: NetnsDataPlane, node: NodeSpec, agent: NodeAgent, runtime: Runtime, client: KClient,
+  tls: { certPem: string; keyPem: string; caPem: string },
+): Promise<() => void> {
+  const server = buildKubeletServer({
+    nodeName: node.name, tls,
+    async authorize(user, verb, subresource) {
+      const r = await client.create<KubeObject & { status?: { allowed?: boolean } }>(
+        { group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews' },
+        { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {},
+          spec: { user: user.name, groups: [...user.groups],
+            resourceAttributes: { verb, resource: 'nodes', subresource, name: node.name } } } as unknown as KubeObject);
+      return r.status?.allowed === true;
+    },
+    pod: (ns, name) => agent.pod(ns, name),
+    logs: (ns, pod, c) => agent.logs(ns, pod, c),
+    streaming: netnsStreaming(runtime, (uid) => podNetnsName(netns.topo.prefix, uid), netns.sockets),
+  });
+  const listener = await netns.listenInNode(node.name, node.ip, KUBELET_PORT);
+  listener.on('connection', (s) => server.emit('connection', s));
+  return () => { listener.close(); server.close(); };
+}
+
+export const KUBELET_PORT = 10250;
+
 export function buildNodeSet(o: NodeSetOptions): NodeSet {
   const running = new Map<string, Running>();
   const failed = new Map<string, NodeFailure>();
@@ -106,6 +142,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
     if (!r) return;
     running.delete(name);
     r.closeMetrics?.();
+    r.closeKubelet?.();
     r.proxy.stop();
     await r.agent.stop();
   };
@@ -140,7 +177,9 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       const { host, port } = proxy.metricsAddress;
       const closeMetrics = o.netns && port > 0
         ? serveMetrics(await o.netns.listenInNode(node.name, host, port), proxy.metrics.registry) : undefined;
-      running.set(node.name, { agent, proxy, closeMetrics });
+      const closeKubelet = o.netns && o.kubeletTls
+        ? await serveKubeletApi(o.netns, node, agent, plane.runtime, clients.kubelet, await o.kubeletTls(node)) : undefined;
+      running.set(node.name, { agent, proxy, closeMetrics, closeKubelet });
       failed.delete(node.name);
     },
     async stop(name) {

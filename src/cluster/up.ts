@@ -25,7 +25,7 @@ import { ensureDataDir, type DataDirPaths } from './data-dir.js';
 import type { StoreStartOptions } from '../store/options.js';
 import { writePidFile } from './daemon.js';
 import { buildInProcessNodeClients } from './node-identity.js';
-import { caOf } from '../apiserver/pki/index.js';
+import { caOf, issueLeaf } from '../apiserver/pki/index.js';
 import { buildNodeSet, nodeIPsOf, nodeSpecs, type NodeSet, type NodeSpec } from './node-set.js';
 import { resolveClusterNetwork, type ClusterNetwork } from './network.js';
 import type { ControllerOptions } from '../controllers/options.js';
@@ -147,6 +147,8 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       timeScale: factor, router, informers,
       onError: (where, e) => o.progress(`${where}: ${(e as Error).message}`), log: o.progress, netns,
       clientsFor: buildInProcessNodeClients(api.server.service, o.paths.root, caOf(api.pki)),
+      kubeletTls: async (node) => ({ ...(await issueLeaf(caOf(api.pki), { commonName: node.name, usage: 'server',
+        sans: [...nodeIPsOf(node).map((ip) => `IP:${ip}`), `DNS:${node.name}`] })), caPem: api.pki.caCertPem }),
     });
     netns?.watchRoutes(informers, (e) => o.progress(`routes: ${(e as Error).message}`));
     closers.push(() => nodeSet.stopAll());

@@ -58,6 +58,8 @@ export interface NodeAgent {
   stop(): Promise<void>;
   /** Container logs of a pod on this node (the API server's pods/log routes here). */
   logs(namespace: string, pod: string, container: string): string;
+  /** The pod bound to this node with that name, as the kubelet knows it. */
+  pod(namespace: string, name: string): Pod | undefined;
 }
 
 export interface NodeAgentDeps {
@@ -262,6 +264,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       queue.shutDown();
       sources.stop();
     },
+    pod: (namespace, name) => sources.pods.get(`${namespace}/${name}`),
     logs(namespace, podName, container) {
       const pod = sources.pods.get(`${namespace}/${podName}`);
       if (!pod) throw notFound(podName);

@@ -98,6 +98,16 @@ describe.runIf(hasKubectl)('kdp up (virtual mode) end to end with the real kubec
     }, 30_000, 'n3 Ready again');
   });
 
+  it('kubectl exec into a virtual pod says that virtual nodes run no processes', async () => {
+    const pod = (await json('get', 'pods', '-l', 'app=web')).items[0].metadata.name;
+    const r = await new Promise<{ code: number; err: string }>((resolve) => {
+      execFile(KUBECTL, ['--kubeconfig', paths.kubeconfig, '--cache-dir', cache, 'exec', pod, '--', 'true'],
+        (e: Error | null, _o: string, err: string) => resolve({ code: e ? 1 : 0, err }));
+    });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('virtual nodes run no processes');
+  });
+
   it('kdp node partition and crash fail a virtual node too, and start brings it back', async () => {
     for (const verb of ['partition', 'crash']) {
       expect((await kdp('node', verb, '--data-dir', dataDir, 'n3')).code).toBe(0);

@@ -1,0 +1,39 @@
+// exec and port-forward into a netns pod: a command runs on the host's programs inside the
+// pod's network namespace (nsenter with an argument array, never a shell unless the user's own
+// argv is one); port-forward connects to the pod's loopback from inside its namespace. The pod's
+// own mount/UTS namespaces are not entered yet (its processes see the host's files).
+
+import type { Duplex } from 'node:stream';
+import { kdpError } from '../errors.js';
+import type { NetnsSockets } from '../host/netns-socket.js';
+import { childProcessStream } from '../streaming/fakes.js';
+import type { Runtime } from './runtime.js';
+import type { StreamingRuntime } from './streams.js';
+
+export function netnsStreaming(runtime: Runtime, podNetns: (uid: string) => string, sockets: NetnsSockets): StreamingRuntime {
+  const running = (uid: string, container: string) => {
+    const st = runtime.podStatus(uid);
+    if (!st) throw kdpError('KDP_NOT_FOUND', `pod with UID ${uid} not found`);
+    const c = st.containers.find((x) => x.name === container);
+    if (!c) throw kdpError('KDP_NOT_FOUND', `container ${container} not found`);
+    if (c.state !== 'running') {
+      throw kdpError('KDP_BAD_REQUEST', `container ${container} is not running (state: ${c.state})`);
+    }
+  };
+  return {
+    async exec(uid, container, argv, opts) {
+      running(uid, container);
+      if (argv.length === 0) throw kdpError('KDP_BAD_REQUEST', 'command is required');
+      return childProcessStream(['nsenter', `--net=/run/netns/${podNetns(uid)}`, '--', ...argv], opts,
+        { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', TERM: 'xterm' });
+    },
+    async attach(uid, container) {
+      running(uid, container);
+      throw kdpError('KDP_BAD_REQUEST', `attach to ${container}: kdp's workloads take no input yet (use exec)`);
+    },
+    async portForward(uid, port): Promise<Duplex> {
+      if (!runtime.podStatus(uid)) throw kdpError('KDP_NOT_FOUND', `pod with UID ${uid} not found`);
+      return sockets.connect(podNetns(uid), '127.0.0.1', port);
+    },
+  };
+}

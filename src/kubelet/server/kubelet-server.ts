@@ -1,0 +1,133 @@
+// The kubelet's HTTPS API (port 10250), as upstream's server: client certificates from the
+// cluster CA authenticate (anything else: 401), each request is authorised by asking the API
+// server with a SubjectAccessReview for `nodes/<subresource>` of this node (403 with upstream's
+// text), then exec / attach / portForward are served over the streaming protocols
+// (src/streaming) from the runtime, and /containerLogs, /pods, /healthz as upstream's paths.
+
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import type { Pod } from '../../api/types.js';
+import { isKdpError } from '../../errors.js';
+import { refuseUpgrade, servePortForward, serveRemoteCommand } from '../../streaming/index.js';
+import type { StreamingRuntime, StreamOptions } from '../streams.js';
+
+export interface KubeletUser { readonly name: string; readonly groups: readonly string[] }
+
+export interface KubeletServerDeps {
+  readonly nodeName: string;
+  /** Serving certificate for the node's name and IPs, and the CA that signs clients. */
+  readonly tls: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
+  /** SubjectAccessReview for `verb` on nodes/<subresource> of this node. */
+  authorize(user: KubeletUser, verb: string, subresource: string): Promise<boolean>;
+  pod(namespace: string, name: string): Pod | undefined;
+  logs(namespace: string, pod: string, container: string): string;
+  readonly streaming?: StreamingRuntime;
+}
+
+const VIRTUAL = 'virtual nodes run no processes: exec, attach and port-forward need a netns cluster (sudo kdp up)';
+
+function userOf(socket: TLSSocket): KubeletUser | undefined {
+  if (!socket.authorized) return undefined;
+  const c = socket.getPeerCertificate();
+  const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  const name = list(c?.subject?.CN)[0];
+  return name ? { name, groups: [...list(c.subject.O), 'system:authenticated'] } : undefined;
+}
+
+/** upstream's kubelet auth: the path decides the subresource, the method the verb. */
+function attributes(method: string, path: string): { verb: string; subresource: string } {
+  const verb = method === 'POST' ? 'create' : method === 'PUT' ? 'update' : method === 'DELETE' ? 'delete'
+    : method === 'PATCH' ? 'patch' : 'get';
+  const sub = path.startsWith('/stats') ? 'stats' : path.startsWith('/metrics') ? 'metrics'
+    : path.startsWith('/logs') ? 'log' : 'proxy';
+  return { verb, subresource: sub };
+}
+
+function statusBody(code: number, reason: string, message: string) {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+}
+
+export function buildKubeletServer(d: KubeletServerDeps): Server {
+  const server = createServer({ cert: d.tls.certPem, key: d.tls.keyPem, ca: d.tls.caPem, requestCert: true,
+    rejectUnauthorized: false });
+
+  /** Authenticates and authorises; answers 401/403 itself and returns false. */
+  const admit = async (req: IncomingMessage, refuse: (code: number, text: string) => void): Promise<boolean> => {
+    const user = userOf(req.socket as TLSSocket);
+    if (!user) { refuse(401, 'Unauthorized'); return false; }
+    const path = (req.url ?? '/').split('?')[0]!;
+    const { verb, subresource } = attributes(req.method ?? 'GET', path);
+    if (!(await d.authorize(user, verb, subresource).catch(() => false))) {
+      refuse(403, `Forbidden (user=${user.name}, verb=${verb}, resource=nodes, subresource=${subresource})`);
+      return false;
+    }
+    return true;
+  };
+
+  const target = (url: string) => {
+    const [path, q = ''] = url.split('?');
+    const parts = path!.split('/').filter(Boolean).map(decodeURIComponent);
+    return { kind: parts[0], parts: parts.slice(1), query: new URLSearchParams(q) };
+  };
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refuse = (code: number, text: string) =>
+      refuseUpgrade(socket, code, statusBody(code, code === 401 ? 'Unauthorized' : code === 403 ? 'Forbidden' : 'BadRequest', text));
+    void (async () => {
+      if (!(await admit(req, refuse))) return;
+      const t = target(req.url ?? '/');
+      // /exec/{ns}/{pod}[/{uid}]/{container}, /attach/…, /portForward/{ns}/{pod}[/{uid}]
+      const [ns, name] = t.parts;
+      const pod = ns && name ? d.pod(ns, name) : undefined;
+      if (!pod) { refuse(404, `pod ${ns}/${name} not found`); return; }
+      const uid = pod.metadata.uid!;
+      if (!d.streaming) { refuse(400, VIRTUAL); return; }
+      const streaming = d.streaming;
+      if (t.kind === 'exec' || t.kind === 'attach') {
+        const container = t.parts[t.parts.length - 1]!;
+        const flag = (k: string) => ['1', 'true'].includes(t.query.get(k) ?? '');
+        const opts: StreamOptions = { stdin: flag('input'), stdout: flag('output'), stderr: flag('error'), tty: flag('tty') };
+        const argv = t.query.getAll('command');
+        await serveRemoteCommand(req, socket, head, opts, () => (t.kind === 'exec'
+          ? streaming.exec(uid, container, argv, opts) : streaming.attach(uid, container, opts)));
+      } else if (t.kind === 'portForward') {
+        const ports = t.query.getAll('port').flatMap((p) => p.split(',')).filter(Boolean).map(Number);
+        await servePortForward(req, socket, head, ports.length ? ports : undefined,
+          (port) => streaming.portForward(uid, port), { pod: pod.metadata.name!, uid });
+      } else {
+        refuse(404, `no such path ${req.url}`);
+      }
+    })().catch((e) => { if (!socket.destroyed) refuse(500, (e as Error).message); });
+  });
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const send = (code: number, body: string, type = 'text/plain') => {
+      res.writeHead(code, { 'Content-Type': type }).end(body);
+    };
+    void (async () => {
+      if (!(await admit(req, (code, text) => send(code, JSON.stringify(statusBody(code, code === 401 ? 'Unauthorized' : 'Forbidden', text)), 'application/json')))) return;
+      const t = target(req.url ?? '/');
+      if (t.kind === 'healthz') return send(200, 'ok');
+      if (t.kind === 'containerLogs') {
+        const [ns, name, container] = t.parts;
+        try {
+          let text = d.logs(ns!, name!, container!);
+          const tail = Number(t.query.get('tailLines') ?? NaN);
+          if (Number.isInteger(tail) && tail >= 0) text = text.split('\n').filter(Boolean).slice(-tail).map((l) => `${l}\n`).join('');
+          const limit = Number(t.query.get('limitBytes') ?? NaN);
+          if (Number.isInteger(limit) && limit > 0) text = text.slice(0, limit);
+          return send(200, text);
+        } catch (e) {
+          return send(isKdpError(e, 'KDP_NOT_FOUND') ? 404 : 500, (e as Error).message);
+        }
+      }
+      if (t.kind === 'exec' || t.kind === 'attach' || t.kind === 'portForward') {
+        return send(400, 'Upgrade request required');
+      }
+      return send(404, '404 page not found');
+    })();
+  });
+  return server;
+}
