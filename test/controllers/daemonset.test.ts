@@ -123,6 +123,18 @@ describe('DaemonSet controller on a cluster', () => {
     expect(events.some((e) => e.reason === 'SuccessfulDelete' && e.message.startsWith('Deleted pod: agent-'))).toBe(true);
   });
 
+  it('each template is a ControllerRevision numbered in order (kubectl rollout history ds)', async () => {
+    const ds2 = await c.client.get<DaemonSet>(DS, 'agent');
+    const hash = templateHash(ds2.spec!.template);
+    const revs = await waitFor(async () => {
+      const rs = await listItems<KubeObject & { revision: number }>(c.client, ref('controllerrevisions', 'kube-system', 'apps'));
+      return rs.some((r) => r.metadata.name === `agent-${hash}`) ? rs : undefined;
+    }, 20_000, 'revisions');
+    expect(revs.map((r) => r.revision).sort()).toEqual([1, 2, 3]);
+    expect(revs.find((r) => r.metadata.name === `agent-${hash}`)!.revision).toBe(3);
+    for (const r of revs) expect(r.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'DaemonSet', name: 'agent', controller: true });
+  });
+
   it('a node that stops matching loses its pod', async () => {
     await c.client.patch(DS, 'agent', 'merge', { spec: { template: { spec: { nodeSelector: { 'kubernetes.io/hostname': 'n1' } } } } });
     await waitFor(async () => {

@@ -7,11 +7,15 @@
 // maxUnavailable (default 1) and maxSurge, or only when deleted with OnDelete. Failed pods are
 // killed and recreated. Status as upstream's (desired/current/misscheduled/ready/updated/
 // available/unavailable, observedGeneration), events SuccessfulCreate/SuccessfulDelete/
-// FailedDaemonPod. (ControllerRevision objects are not kept: `kubectl rollout history` of a
-// DaemonSet has no revisions to list.)
+// FailedDaemonPod. Each template is kept as a ControllerRevision `<name>-<hash>` (data: the
+// template with `$patch: replace`, revision numbers increasing, a template that returns takes
+// the next number, pruned beyond revisionHistoryLimit), so `kubectl rollout history/undo ds`
+// work.
 
 import { createHash } from 'node:crypto';
-import type { DaemonSet, DaemonSetStatus, Node, Pod, PodTemplateSpec, Toleration } from '../../api/types.js';
+import type {
+  ControllerRevision, DaemonSet, DaemonSetStatus, Node, Pod, PodTemplateSpec, Toleration,
+} from '../../api/types.js';
 import { labelSelectorMatcher } from '../../api/selectors.js';
 import { objectKey } from '../../client/cache.js';
 import { isKdpError } from '../../errors.js';
@@ -22,7 +26,8 @@ import { inNs, NODES, PODS } from '../refs.js';
 import { CONTROLLER_UID_INDEX, controllerUidIndex } from '../replicaset/controller.js';
 import { podFromTemplate } from '../replicaset/pods.js';
 import { buildQueueController } from '../runner.js';
-import { clone, controllerRef, isPodAvailable, isPodReady, type Controller } from '../util.js';
+import { clone, controllerRef, isPodAvailable, isPodReady, ownerRefTo, type Controller } from '../util.js';
+import { CONTROLLER_REVISIONS } from '../statefulset/controller.js';
 
 export const DAEMONSETS = { group: 'apps', version: 'v1', resource: 'daemonsets' } as const;
 export const REVISION_HASH_LABEL = 'controller-revision-hash';
@@ -99,6 +104,8 @@ export function buildDaemonSetController(ctx: ControllerContext): Controller {
   const recorder = ctx.recorder('daemonset-controller');
   const exp = buildExpectations(5 * 60_000, options.now);
   const byUid = new Map<string, string>();
+  const revInf = ctx.informers.informerFor<ControllerRevision>(CONTROLLER_REVISIONS,
+    { indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndex } });
   const c = buildQueueController('daemonset', options.workers, sync);
   const enqueueAll = () => { for (const ds of dsInf.cache.list()) c.queue.add(objectKey(ds)); };
 
@@ -154,6 +161,34 @@ export function buildDaemonSetController(ctx: ControllerContext): Controller {
     recorder.event(withKind(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
   }
 
+  /** Upstream's revision bookkeeping (as the StatefulSet controller's): the current template's
+   *  revision exists and is the newest; old ones beyond revisionHistoryLimit go unless in use. */
+  async function syncRevisions(ds: DaemonSet, hash: string, live: Set<string>): Promise<void> {
+    const ns = ds.metadata.namespace;
+    const name = `${ds.metadata.name}-${hash}`;
+    const owned = revInf.cache.byIndex(CONTROLLER_UID_INDEX, ds.metadata.uid!);
+    const max = owned.reduce((m, r) => Math.max(m, r.revision ?? 0), 0);
+    const existing = owned.find((r) => r.metadata.name === name);
+    if (!existing) {
+      const template = clone(ds.spec!.template);
+      await client.create(inNs(CONTROLLER_REVISIONS, ns), { apiVersion: 'apps/v1', kind: 'ControllerRevision',
+        metadata: { name, namespace: ns, labels: { ...(template.metadata?.labels ?? {}), [REVISION_HASH_LABEL]: hash },
+          ownerReferences: [ownerRefTo(ds, 'apps/v1', 'DaemonSet')] },
+        data: { spec: { template: { ...template, $patch: 'replace' } } }, revision: max + 1 } as ControllerRevision)
+        .catch((e) => { if (!isKdpError(e, 'KDP_ALREADY_EXISTS')) throw e; });
+    } else if ((existing.revision ?? 0) < max) {
+      await client.patch(inNs(CONTROLLER_REVISIONS, ns), name, 'merge', { revision: max + 1 })
+        .catch((e) => { if (!isKdpError(e, 'KDP_NOT_FOUND')) throw e; });
+    }
+    const limit = ds.spec?.revisionHistoryLimit ?? 10;
+    const old = owned.filter((r) => r.metadata.name !== name && !live.has(r.metadata.labels?.[REVISION_HASH_LABEL] ?? ''))
+      .sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0));
+    for (const r of old.slice(0, Math.max(0, old.length - limit))) {
+      await client.delete(inNs(CONTROLLER_REVISIONS, ns), r.metadata.name!)
+        .catch((e) => { if (!isKdpError(e, 'KDP_NOT_FOUND')) throw e; });
+    }
+  }
+
   async function sync(key: string): Promise<void> {
     const ds = dsInf.cache.get(key);
     if (!ds) { exp.delete(key); return; }
@@ -161,6 +196,7 @@ export function buildDaemonSetController(ctx: ControllerContext): Controller {
     const pods = podInf.cache.byIndex(CONTROLLER_UID_INDEX, ds.metadata.uid!)
       .filter((p) => selector.matches(p.metadata.labels));
     const hash = templateHash(ds.spec?.template, ds.status?.collisionCount ?? 0);
+    await syncRevisions(ds, hash, new Set(pods.map((p) => p.metadata.labels?.[REVISION_HASH_LABEL] ?? '')));
     const now = options.now();
     const minReady = ds.spec?.minReadySeconds ?? 0;
     const nodes = nodeInf.cache.list();
