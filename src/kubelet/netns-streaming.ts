@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { kdpError } from '../errors.js';
 import type { NetnsSockets } from '../host/netns-socket.js';
 import { childProcessStream } from '../streaming/fakes.js';
+import { ptyProcess } from '../host/pty.js';
 import type { Runtime } from './runtime.js';
 import type { StreamingRuntime } from './streams.js';
 
@@ -24,8 +25,9 @@ export function netnsStreaming(runtime: Runtime, podNetns: (uid: string) => stri
     async exec(uid, container, argv, opts) {
       running(uid, container);
       if (argv.length === 0) throw kdpError('KDP_BAD_REQUEST', 'command is required');
-      return childProcessStream(['nsenter', `--net=/run/netns/${podNetns(uid)}`, '--', ...argv], opts,
-        { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', TERM: 'xterm' });
+      const full = ['nsenter', `--net=/run/netns/${podNetns(uid)}`, '--', ...argv];
+      const env = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', TERM: 'xterm' };
+      return opts.tty ? ptyProcess(full, opts.stdin, env) : childProcessStream(full, opts, env);
     },
     async attach(uid, container) {
       running(uid, container);

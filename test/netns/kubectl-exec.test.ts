@@ -58,6 +58,20 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter']))('kubectl exec and port-for
     }, 60_000);
   }
 
+  it('kubectl exec -it gets a real terminal in the pod: its size, resizes, typed input, exit code', async () => {
+    const ptyRun = join(import.meta.dirname, '..', 'streaming', 'helpers', 'pty-run.py');
+    const r = await new Promise<{ code: number; out: string }>((resolve) => {
+      execFile('python3', [ptyRun, '100', '30', '120', '40', 'hello\n', '--', kubectlPath(33), '--kubeconfig', paths.kubeconfig,
+        'exec', '-it', 'web', '--', 'sh', '-c', 'stty size; read x; echo "got $x"; stty size; tty; exit 4'],
+      { timeout: 30_000 }, (e, out) => resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out }));
+    });
+    expect(r.out).toContain('30 100');
+    expect(r.out).toContain('got hello');
+    expect(r.out).toContain('40 120');
+    expect(r.out).toMatch(/\/dev\/pts\/\d+/);
+    expect(r.code).toBe(4);
+  }, 60_000);
+
   it('a user without pods/exec gets 403; the kubelet refuses callers without a client certificate (401)', async () => {
     // jane may read pods (kubectl reads the pod first) but not exec into them.
     const rbac = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource, namespace: 'default' });
