@@ -95,10 +95,16 @@ export function netnsSockets(): NetnsSockets {
   return {
     async connect(netns, host, port) {
       const s = await ask<Socket>(netns, { op: 'connect', host, port });
+      // Streams (exec, port-forward) write small frames both ways: no Nagle delays.
+      s.setNoDelay(true);
       s.resume();
       return s;
     },
-    listen: (netns, host, port) => ask<Server>(netns, { op: 'listen', host, port }),
+    async listen(netns, host, port) {
+      const srv = await ask<Server>(netns, { op: 'listen', host, port });
+      srv.on('connection', (s: Socket) => s.setNoDelay(true));
+      return srv;
+    },
     close() {
       for (const h of helpers.values()) h.child.kill();
       helpers.clear();

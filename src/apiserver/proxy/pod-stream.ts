@@ -93,6 +93,8 @@ export function podStreamUpgrade(d: PodStreamDeps) {
       } catch (e) {
         throw kdpError('KDP_UNAVAILABLE', `error dialing backend: ${dialError({ ip, port }, e)}`);
       }
+      (raw as Socket).setNoDelay?.(true);
+      (socket as Socket).setNoDelay?.(true);
       const k = d.kubeletClient;
       const up = tlsConnect({ socket: raw as Socket, ...(k ? { cert: k.certPem, key: k.keyPem, ca: k.caPem } : {}),
         rejectUnauthorized: !!k, checkServerIdentity: () => undefined });

@@ -1,0 +1,107 @@
+// The real streaming path (issue 13), root: a 2-node netns cluster, kubectl → API server →
+// kubelet (HTTPS in the node's namespace) → nsenter into the pod. Side by side in one run:
+// `kubectl exec POD -- true` (1.27 SPDY, 1.33 WebSocket) against `ip netns exec NS true` and
+// against `kubectl get pod` (kubectl's own start-up and round trip), p50/p99 of 30 runs each;
+// port-forward download throughput (64 MB from a server in the pod) against a direct connection
+// from the node's namespace. Targets: exec overhead ≤ 50 ms p50 (exec − get pod); port-forward
+// ≥ 50 % of direct.
+//   node bin/run-ts.js bench/kubectl-exec.ts
+
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pod } from '../src/api/types.js';
+import { hostPrefixFor } from '../src/cluster/data-plane-netns.js';
+import { dataDirPaths } from '../src/cluster/data-dir.js';
+import { startCluster } from '../src/cluster/up.js';
+import { cleanupHost } from '../src/host/cleanup.js';
+import { buildHostExec } from '../src/host/exec.js';
+import { podNetnsName } from '../src/kubelet/runtime-netns.js';
+import { waitFor } from '../test/helpers/cluster.js';
+import { percentile, report } from './lib-bench.js';
+
+if (process.getuid?.() !== 0) {
+  console.log('kubectl-exec: needs root (network namespaces); skipped');
+  process.exit(0);
+}
+const KUBECTL = (minor: number) => `/usr/lib/google-cloud-sdk/bin/kubectl.1.${minor}`;
+const RUNS = 30;
+const MB = 64;
+const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-bench-exec-')));
+const exec = buildHostExec();
+const PODS = { group: '', version: 'v1', resource: 'pods', namespace: 'default' } as const;
+
+const run = (file: string, args: string[]) => new Promise<number>((resolve, reject) => {
+  const t = performance.now();
+  execFile(file, args, (e) => (e ? reject(e) : resolve(performance.now() - t)));
+});
+async function times(file: string, args: string[]) {
+  await run(file, args);
+  const t: number[] = [];
+  for (let i = 0; i < RUNS; i++) t.push(await run(file, args));
+  t.sort((a, b) => a - b);
+  return { p50: percentile(t, 50), p99: percentile(t, 99) };
+}
+/** Reads everything from host:port (via `dial`), MB/s. */
+async function download(dial: () => Promise<import('node:net').Socket>): Promise<number> {
+  const s = await dial();
+  const t = performance.now();
+  let bytes = 0;
+  await new Promise<void>((resolve, reject) => {
+    s.on('data', (d: Buffer) => { bytes += d.length; });
+    s.on('end', resolve);
+    s.on('error', reject);
+  });
+  return bytes / 1024 / 1024 / ((performance.now() - t) / 1000);
+}
+
+const cluster = await startCluster({ paths, nodes: 2, port: 0, proxyMode: 'nftables', timeScale: 5, dataPlane: 'netns', progress: () => {} });
+try {
+  await cluster.client.create(PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' },
+    spec: { nodeName: 'n2', containers: [{ name: 'echo', image: 'kdp/echo', ports: [{ containerPort: 8080 }] }] } } as Pod);
+  const pod = await waitFor(async () => {
+    const p = await cluster.client.get<Pod>(PODS, 'web');
+    return p.status?.containerStatuses?.[0]?.ready ? p : undefined;
+  }, 30_000, 'web ready');
+  const ns = podNetnsName(hostPrefixFor(paths), pod.metadata.uid!);
+  const kc = ['--kubeconfig', paths.kubeconfig];
+  const base = await times('ip', ['netns', 'exec', ns, 'true']);
+  console.log(`ip netns exec NS true                       p50 ${base.p50.toFixed(1)} ms  p99 ${base.p99.toFixed(1)} ms`);
+  for (const minor of [27, 33]) {
+    const get = await times(KUBECTL(minor), [...kc, 'get', 'pod', 'web', '-o', 'name']);
+    const ex = await times(KUBECTL(minor), [...kc, 'exec', 'web', '--', 'true']);
+    console.log(`kubectl 1.${minor} get pod web                     p50 ${get.p50.toFixed(1)} ms  p99 ${get.p99.toFixed(1)} ms`);
+    console.log(`kubectl 1.${minor} exec web -- true                p50 ${ex.p50.toFixed(1)} ms  p99 ${ex.p99.toFixed(1)} ms`);
+    report(`exec overhead over kubectl get pod, 1.${minor} (p50)`, ex.p50 - get.p50, 'ms', { op: '<=', value: 50 });
+    report(`exec over ip netns exec, 1.${minor} (p50)`, ex.p50 - base.p50, 'ms');
+  }
+  // A server in the pod that sends MB megabytes to each connection.
+  const src = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e',
+    `const b = Buffer.alloc(1 << 20, 97); require('node:net').createServer((s) => { let n = ${MB};
+      const more = () => { while (n > 0) { n--; if (!s.write(b)) { s.once('drain', more); return; } } s.end(); }; more();
+    }).listen(9000, '127.0.0.1', () => console.log('up'));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((r) => src.stdout!.once('data', r));
+  const direct = await download(() => new Promise((resolve, reject) => {
+    // Directly: a socket made inside the pod's namespace (its loopback), no kubelet in between.
+    void import('../src/host/netns-socket.js').then(({ netnsSockets }) => {
+      const socks = netnsSockets();
+      socks.connect(ns, '127.0.0.1', 9000).then((s) => { s.once('close', () => socks.close()); resolve(s); }, reject);
+    });
+  }));
+  const pf = spawn(KUBECTL(33), [...kc, 'port-forward', 'pod/web', '19000:9000'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise((r) => pf.stdout!.once('data', r));
+  const viaPf = await download(() => new Promise((resolve, reject) => {
+    const s = connect(19000, '127.0.0.1');
+    s.once('connect', () => resolve(s));
+    s.once('error', reject);
+  }));
+  pf.kill();
+  src.kill();
+  console.log(`download ${MB} MB: direct (pod loopback) ${direct.toFixed(0)} MB/s, kubectl 1.33 port-forward ${viaPf.toFixed(0)} MB/s`);
+  report('port-forward / direct throughput', viaPf / direct, 'ratio', { op: '>=', value: 0.5 });
+} finally {
+  await cluster.close();
+  await cleanupHost(exec, paths.hostState, hostPrefixFor(paths));
+}
