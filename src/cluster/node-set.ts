@@ -124,6 +124,7 @@ async function serveKubeletApi(
       return r.status?.allowed === true;
     },
     pod: (ns, name) => agent.pod(ns, name),
+    pods: () => agent.pods?.() ?? [],
     logs: (ns, pod, c) => agent.logs(ns, pod, c),
     streaming: netnsStreaming(runtime, (uid) => podNetnsName(netns.topo.prefix, uid), netns.sockets),
   });

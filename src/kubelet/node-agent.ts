@@ -60,6 +60,8 @@ export interface NodeAgent {
   logs(namespace: string, pod: string, container: string): string;
   /** The pod bound to this node with that name, as the kubelet knows it. */
   pod(namespace: string, name: string): Pod | undefined;
+  /** The pods bound to this node (the kubelet API's /pods). */
+  pods?(): readonly Pod[];
 }
 
 export interface NodeAgentDeps {
@@ -265,6 +267,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       sources.stop();
     },
     pod: (namespace, name) => sources.pods.get(`${namespace}/${name}`),
+    pods: () => sources.pods.list(nodeName),
     logs(namespace, podName, container) {
       const pod = sources.pods.get(`${namespace}/${podName}`);
       if (!pod) throw notFound(podName);

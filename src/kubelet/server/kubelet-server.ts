@@ -23,6 +23,8 @@ export interface KubeletServerDeps {
   authorize(user: KubeletUser, verb: string, subresource: string): Promise<boolean>;
   pod(namespace: string, name: string): Pod | undefined;
   logs(namespace: string, pod: string, container: string): string;
+  /** The node's pods, for /pods and /runningpods/ (default: none). */
+  pods?(): readonly Pod[];
   readonly streaming?: StreamingRuntime;
 }
 
@@ -40,8 +42,9 @@ function userOf(socket: TLSSocket): KubeletUser | undefined {
 function attributes(method: string, path: string): { verb: string; subresource: string } {
   const verb = method === 'POST' ? 'create' : method === 'PUT' ? 'update' : method === 'DELETE' ? 'delete'
     : method === 'PATCH' ? 'patch' : 'get';
-  const sub = path.startsWith('/stats') ? 'stats' : path.startsWith('/metrics') ? 'metrics'
-    : path.startsWith('/logs') ? 'log' : 'proxy';
+  // isSubpath as upstream's: the path itself or below it, not a longer name (/statsx).
+  const under = (p: string) => path === p || path.startsWith(`${p}/`);
+  const sub = under('/stats') ? 'stats' : under('/metrics') ? 'metrics' : under('/logs') ? 'log' : 'proxy';
   return { verb, subresource: sub };
 }
 
@@ -107,9 +110,27 @@ export function buildKubeletServer(d: KubeletServerDeps): Server {
       res.writeHead(code, { 'Content-Type': type }).end(body);
     };
     void (async () => {
-      if (!(await admit(req, (code, text) => send(code, JSON.stringify(statusBody(code, code === 401 ? 'Unauthorized' : 'Forbidden', text)), 'application/json')))) return;
+      // 401/403 as Go's http.Error writes them (text/plain, newline-terminated), as upstream's kubelet.
+      if (!(await admit(req, (code, text) => send(code, `${text}\n`, 'text/plain; charset=utf-8')))) return;
       const t = target(req.url ?? '/');
       if (t.kind === 'healthz') return send(200, 'ok');
+      if (t.kind === 'pods' && t.parts.length === 0) {
+        return send(200, JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: d.pods?.() ?? [] }),
+          'application/json');
+      }
+      if (t.kind === 'runningpods' && t.parts.length === 0) {
+        // What the runtime runs: identity and containers only, as upstream's runningpods.
+        const items = (d.pods?.() ?? []).map((p) => ({
+          metadata: { name: p.metadata.name, namespace: p.metadata.namespace, uid: p.metadata.uid, creationTimestamp: null },
+          spec: { containers: (p.spec?.containers ?? []).map((c) => ({ name: c.name, image: c.image, resources: {} })) },
+          status: {},
+        }));
+        return send(200, JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items }), 'application/json');
+      }
+      if (t.kind === 'metrics' && t.parts.length === 0) {
+        // Placeholder until the kubelet's own metrics exist (the monitoring issue).
+        return send(200, '# kdp kubelet: no metrics yet\n', 'text/plain; version=0.0.4; charset=utf-8');
+      }
       if (t.kind === 'containerLogs') {
         const [ns, name, container] = t.parts;
         try {
