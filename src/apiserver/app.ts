@@ -217,7 +217,7 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   const dialer = o.backendDialer ?? refusingDialer(VIRTUAL_NODES_RUN_NO_PROCESSES);
   const resource = async (req: FastifyRequest, reply: FastifyReply) => {
     const proxy = matchProxyPath(req.url);
-    if (proxy) return handleProxy(service, ctxOf(req), req, reply, proxy, dialer);
+    if (proxy) return handleProxy(service, ctxOf(req), req, reply, proxy, dialer, o.kubeletClient);
     return handleResourceRequest(service, ctxOf(req), req, reply, lines);
   };
   app.all('/api/*', resource);

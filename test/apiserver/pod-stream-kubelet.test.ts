@@ -44,6 +44,7 @@ for (const MINOR of [27, 33]) {
         async authorize(user) { users.push(user.name); return user.groups.includes('system:masters'); },
         pod: (ns, name) => pod ?? { metadata: { name, namespace: ns, uid: 'u1' } } as Pod,
         logs: () => '',
+        pods: () => [{ metadata: { name: 'web', namespace: 'default', uid: 'u1' } } as Pod],
         streaming,
       });
       await new Promise<void>((r) => kubelet.listen(0, '127.0.0.1', r));
@@ -104,6 +105,16 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: jane}]
       expect(r.stderr).toContain('Forbidden');
       expect(r.stderr).toContain('pods/exec');
       expect(dials).toEqual([]);
+    });
+
+    it('serves nodes/proxy from the kubelet: get --raw …/proxy/pods and /healthz; 403 without rights', async () => {
+      const pods = await h.kubectl(['get', '--raw', '/api/v1/nodes/n1/proxy/pods'], { minor: MINOR });
+      expect(pods.stderr).toBe('');
+      expect(JSON.parse(pods.stdout)).toMatchObject({ kind: 'PodList', items: [{ metadata: { name: 'web' } }] });
+      const health = await h.kubectl(['get', '--raw', '/api/v1/nodes/n1/proxy/healthz'], { minor: MINOR });
+      expect(health.stdout).toBe('ok');
+      const denied = await h.kubectl(['get', '--raw', '/api/v1/nodes/n1/proxy/pods', '--as', 'jane'], { minor: MINOR });
+      expect(denied.stderr).toContain('Forbidden');
     });
 
     it('answers a pod without a node 400 as upstream', async () => {

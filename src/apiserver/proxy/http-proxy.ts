@@ -30,6 +30,9 @@ function unreachable(msg: string) {
   return kdpError('KDP_UNAVAILABLE', `error trying to reach service: ${msg}`);
 }
 
+/** A client certificate and the CA that signs the backend's serving certificate. */
+export interface ClientTls { readonly certPem: string; readonly keyPem: string; readonly caPem: string }
+
 export interface ProxyCall {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
@@ -41,6 +44,8 @@ export interface ProxyCall {
   readonly loc: ProxyLocation;
   readonly dialer: BackendDialer;
   readonly timeoutMs?: number;
+  /** https with this client identity, the backend checked against `caPem` (nodes/proxy to a kubelet). */
+  readonly tls?: ClientTls;
 }
 
 /**
@@ -64,7 +69,8 @@ export async function proxyHttp(c: ProxyCall): Promise<void> {
   }
   const socket: Duplex = c.loc.scheme === 'https'
     // As upstream's proxy transport for pods and services: the backend's certificate is not checked.
-    ? tlsConnect({ socket: raw as Socket, rejectUnauthorized: false }) : raw;
+    ? tlsConnect({ socket: raw as Socket, rejectUnauthorized: false,
+      ...(c.tls ? { cert: c.tls.certPem, key: c.tls.keyPem, ca: c.tls.caPem } : {}) }) : raw;
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(c.req.headers)) {
     if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
