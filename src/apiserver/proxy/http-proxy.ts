@@ -70,7 +70,10 @@ export async function proxyHttp(c: ProxyCall): Promise<void> {
   const socket: Duplex = c.loc.scheme === 'https'
     // As upstream's proxy transport for pods and services: the backend's certificate is not checked.
     ? tlsConnect({ socket: raw as Socket, rejectUnauthorized: false,
-      ...(c.tls ? { cert: c.tls.certPem, key: c.tls.keyPem, ca: c.tls.caPem } : {}) }) : raw;
+      // A kubelet's certificate must come from the cluster CA (as --kubelet-certificate-authority);
+      // its names are not checked, as pod-stream.ts (the address dialled may be a netns relay).
+      ...(c.tls ? { cert: c.tls.certPem, key: c.tls.keyPem, ca: c.tls.caPem, rejectUnauthorized: true,
+        checkServerIdentity: () => undefined } : {}) }) : raw;
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(c.req.headers)) {
     if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
