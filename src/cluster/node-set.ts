@@ -16,6 +16,7 @@ import { kdpError } from '../errors.js';
 import { serveMetrics } from '../proxy/metrics-server.js';
 import { buildKubeletServer } from '../kubelet/server/kubelet-server.js';
 import { netnsStreaming } from '../kubelet/netns-streaming.js';
+import { withEphemeral, type EphemeralRuntime } from '../kubelet/ephemeral.js';
 import { podNetnsName } from '../kubelet/runtime-netns.js';
 import type { Runtime } from '../kubelet/runtime.js';
 import type { Client as KClient, KubeObject } from '../client/types.js';
@@ -110,7 +111,7 @@ export function nodeSpecs(
 /** The node's kubelet API on its InternalIP:10250 inside its namespace (as a node's kubelet
  *  listens on the node), authorising each request with a SubjectAccessReview. */
 async function serveKubeletApi(
-  netns: NetnsDataPlane, node: NodeSpec, agent: NodeAgent, runtime: Runtime, client: KClient,
+  netns: NetnsDataPlane, node: NodeSpec, agent: NodeAgent, runtime: Runtime | EphemeralRuntime, client: KClient,
   tls: { certPem: string; keyPem: string; caPem: string },
 ): Promise<() => void> {
   const server = buildKubeletServer({
@@ -154,9 +155,14 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       // A crashed node boots in startNode (it knows the node crashed, and makes its link anew);
       // a partitioned one gets its link back first, so the agents' first sync sees it whole.
       if (o.netns && was === 'partitioned') await o.netns.setUplink(node.name, true);
-      const plane = o.netns
+      const started = o.netns
         ? await o.netns.startNode(node, o.proxyMode, { timeScale: o.timeScale })
         : { runtime: buildVirtualRuntime({ timeScale: o.timeScale }), applier: buildMemoryApplier(o.proxyMode) };
+      const netnsPlane = o.netns;
+      // Where pods run processes, kubectl debug's ephemeral containers run too.
+      const plane = netnsPlane
+        ? { ...started, runtime: withEphemeral(started.runtime, (uid) => podNetnsName(netnsPlane.topo.prefix, uid)) }
+        : started;
       const clients = o.clientsFor ? await o.clientsFor(node.name)
         : { kubelet: o.client, kubeProxy: o.client };
       const agent = buildNodeAgent({

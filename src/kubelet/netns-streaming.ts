@@ -9,9 +9,9 @@ import type { NetnsSockets } from '../host/netns-socket.js';
 import { childProcessStream } from '../streaming/fakes.js';
 import { ptyProcess } from '../host/pty.js';
 import type { Runtime } from './runtime.js';
-import type { StreamingRuntime } from './streams.js';
+import type { StreamingRuntime, StreamProcess } from './streams.js';
 
-export function netnsStreaming(runtime: Runtime, podNetns: (uid: string) => string, sockets: NetnsSockets): StreamingRuntime {
+export function netnsStreaming(runtime: Runtime & { ephemeralProcess?(uid: string, name: string): StreamProcess | undefined }, podNetns: (uid: string) => string, sockets: NetnsSockets): StreamingRuntime {
   const running = (uid: string, container: string) => {
     const st = runtime.podStatus(uid);
     if (!st) throw kdpError('KDP_NOT_FOUND', `pod with UID ${uid} not found`);
@@ -30,6 +30,12 @@ export function netnsStreaming(runtime: Runtime, podNetns: (uid: string) => stri
       return opts.tty ? ptyProcess(full, opts.stdin, env) : childProcessStream(full, opts, env);
     },
     async attach(uid, container) {
+      const eph = runtime.ephemeralProcess?.(uid, container);
+      if (eph) {
+        // Detaching leaves the container running (as upstream's attach).
+        return { stdin: eph.stdin, stdout: eph.stdout, stderr: eph.stderr, resize: (c, r) => eph.resize(c, r),
+          exited: eph.exited.then(() => undefined), close: () => undefined };
+      }
       running(uid, container);
       throw kdpError('KDP_BAD_REQUEST', `attach to ${container}: kdp's workloads take no input yet (use exec)`);
     },

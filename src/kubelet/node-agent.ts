@@ -18,6 +18,7 @@ import { containerEvents, killingEvents, type ContainerEvent, type PodMarks } fr
 import { buildLeaseHeartbeat } from './lease.js';
 import { buildNodeObject, nodeConditions } from './node-status.js';
 import { buildPodStatus } from './pod-status.js';
+import { ephemeralContainerStatuses } from './ephemeral.js';
 import type { Runtime } from './runtime.js';
 import { buildOwnSources, type NodeAgentSources } from './sources.js';
 
@@ -166,10 +167,13 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       if (!cidrs.length) return; // requeued when the node gets its podCIDR
       rt = await runtime.runPod(pod, { podCIDRs: cidrs });
     }
+    await runtime.runEphemeral?.(pod);
     const seen = containerEvents(pod, marks.get(uid), rt);
     marks.set(uid, seen.marks);
     podEvents(pod, seen.events);
-    const status = buildPodStatus(pod, rt, nodeIPs, iso());
+    const built = buildPodStatus(pod, rt, nodeIPs, iso());
+    const eph = runtime.ephemeralStatuses?.(uid) ?? [];
+    const status = eph.length ? { ...built, ephemeralContainerStatuses: ephemeralContainerStatuses(pod, eph) } : built;
     if (!sameStatus(pod, status)) {
       await client.patch({ ...PODS, namespace: pod.metadata.namespace }, pod.metadata.name!,
         'merge', { status }, { subresource: 'status' });
@@ -286,6 +290,8 @@ function sameStatus(pod: Pod, s: NonNullable<Pod['status']>): boolean {
     x.conditions?.map((c) => [c.type, c.status, c.reason]),
     x.containerStatuses?.map((c) =>
       [c.name, c.ready, c.restartCount, Object.keys(c.state ?? {}), c.state?.waiting?.reason,
-        Object.keys(c.lastState ?? {})])]);
+        Object.keys(c.lastState ?? {})]),
+    (x as { ephemeralContainerStatuses?: Array<{ name: string; state?: object }> }).ephemeralContainerStatuses
+      ?.map((c) => [c.name, Object.keys(c.state ?? {})])]);
   return pick(cur) === pick(s);
 }

@@ -60,6 +60,10 @@ export interface Runtime {
   logs(uid: string, container: string): string;
   /** Registers the listener for container state changes (one per runtime). */
   onChange(listener: (uid: string) => void): void;
+  /** Starts the pod's ephemeral containers not yet started (kubectl debug); optional. */
+  runEphemeral?(pod: Pod): Promise<void>;
+  /** Their states, for the pod's ephemeralContainerStatuses. */
+  ephemeralStatuses?(uid: string): RuntimeContainerStatus[];
   /** Registers the listener for events the runtime itself raises (a probe failed: Unhealthy);
    *  the kubelet records them on the pod. Optional: a runtime without probes has none. */
   onEvent?(listener: (uid: string, e: ContainerEvent) => void): void;

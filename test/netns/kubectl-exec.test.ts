@@ -72,6 +72,23 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter']))('kubectl exec and port-for
     expect(r.code).toBe(4);
   }, 60_000);
 
+  it('kubectl debug -it adds an ephemeral container that runs in the pod\'s namespace, attached on a terminal', async () => {
+    const ptyRun = join(import.meta.dirname, '..', 'streaming', 'helpers', 'pty-run.py');
+    const ip = (await cluster.client.get<Pod>(PODS, 'web')).status!.podIP!;
+    const r = await new Promise<{ code: number; out: string }>((resolve) => {
+      execFile('python3', [ptyRun, '100', '30', '100', '30', 'ip -o -4 addr show eth0; echo dbg-$((6*7)); exit\n', '--',
+        kubectlPath(33), '--kubeconfig', paths.kubeconfig, 'debug', '-it', 'web', '--image=busybox', '--container=dbg'],
+      { timeout: 45_000 }, (e, out) => resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out }));
+    });
+    expect(r.out).toContain('dbg-42');
+    expect(r.out).toContain(`inet ${ip}/`);
+    const p = await waitFor(async () => {
+      const cur = await cluster.client.get<Pod & { status: { ephemeralContainerStatuses?: Array<{ name: string; state: object }> } }>(PODS, 'web');
+      return cur.status.ephemeralContainerStatuses?.find((c) => c.name === 'dbg' && c.state && 'terminated' in c.state) ? cur : undefined;
+    }, 20_000, 'the debug container terminated');
+    expect(p.status.ephemeralContainerStatuses?.find((c) => c.name === 'dbg')).toMatchObject({ image: 'busybox' });
+  }, 60_000);
+
   it('a user without pods/exec gets 403; the kubelet refuses callers without a client certificate (401)', async () => {
     // jane may read pods (kubectl reads the pod first) but not exec into them.
     const rbac = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource, namespace: 'default' });
