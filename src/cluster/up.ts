@@ -133,7 +133,6 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const manager: ControllerManager = buildControllerManager({ client, informers, options: {
       timeScale: factor, clusterCIDR: net.clusterCIDRs.join(','),
       serviceCIDR: net.serviceCIDRs.join(','), ...nodeMaskOptions(net),
-      rootCaPem: api.pki.caCertPem,
     } });
     await manager.start();
     closers.push(() => manager.stop());
