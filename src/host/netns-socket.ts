@@ -4,7 +4,9 @@
 // namespace (the API server on the underlay gateway, a kubelet on its node's IP). One small
 // helper per namespace, started with `nsenter --net=… node` (argument arrays), makes the socket
 // there and hands it over by Node's IPC handle passing; the helper is reused for every socket of
-// that namespace and holds kdp's event loop only while a request is in flight.
+// that namespace and holds kdp's event loop only while a request is in flight. A helper holds
+// no socket once it has handed it over, so one idle for `idleMs` is let go (its IPC channel is
+// closed and it exits); the next request starts a new one.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -41,17 +43,34 @@ process.on('disconnect', () => process.exit(0));
 const NODE_FLAGS = ['--max-semi-space-size=1', '--max-old-space-size=32', '--v8-pool-size=0'];
 
 interface Helper {
+  readonly netns: string;
   readonly child: ChildProcess;
   readonly pending: Map<number, { resolve(h: unknown): void; reject(e: Error): void }>;
+  idle?: NodeJS.Timeout;
 }
 
-export function netnsSockets(): NetnsSockets {
+export interface NetnsSocketsOptions {
+  /** A helper without requests for this long exits (default 30 s). */
+  readonly idleMs?: number;
+}
+
+export function netnsSockets(o: NetnsSocketsOptions = {}): NetnsSockets {
+  const idleMs = o.idleMs ?? 30_000;
   const helpers = new Map<string, Helper>();
   let nextId = 1;
   const hold = (h: Helper) => {
     const on = h.pending.size > 0;
     const ch = h.child as ChildProcess & { channel?: { ref(): void; unref(): void } };
-    if (on) { h.child.ref(); ch.channel?.ref(); } else { h.child.unref(); ch.channel?.unref(); }
+    clearTimeout(h.idle);
+    if (on) { h.child.ref(); ch.channel?.ref(); return; }
+    h.child.unref();
+    ch.channel?.unref();
+    h.idle = setTimeout(() => {
+      if (h.pending.size > 0) return;
+      if (helpers.get(h.netns) === h) helpers.delete(h.netns);
+      if (h.child.connected) h.child.disconnect();
+    }, idleMs);
+    h.idle.unref();
   };
   const helperFor = (netns: string): Helper => {
     let h = helpers.get(netns);
@@ -61,7 +80,9 @@ export function netnsSockets(): NetnsSockets {
     });
     let stderr = '';
     child.stderr!.on('data', (d) => { stderr = (stderr + d).slice(-500); });
-    const helper: Helper = { child, pending: new Map() };
+    // Only a request in flight holds kdp's event loop (hold()), not the helper's error output.
+    (child.stderr as unknown as { unref?(): void }).unref?.();
+    const helper: Helper = { netns, child, pending: new Map() };
     const failAll = (why: string) => {
       for (const p of helper.pending.values()) p.reject(kdpError('KDP_HOST_EXEC', `netns ${netns}: ${why}`));
       helper.pending.clear();
@@ -76,7 +97,10 @@ export function netnsSockets(): NetnsSockets {
       else p.resolve(handle);
     });
     child.on('error', (e) => failAll(e.message));
-    child.on('exit', (code) => failAll(`socket helper exited (${code})${stderr ? `: ${stderr.trim()}` : ''}`));
+    child.on('exit', (code) => {
+      clearTimeout(helper.idle);
+      failAll(`socket helper exited (${code})${stderr ? `: ${stderr.trim()}` : ''}`);
+    });
     helpers.set(netns, helper);
     return helper;
   };
@@ -106,7 +130,10 @@ export function netnsSockets(): NetnsSockets {
       return srv;
     },
     close() {
-      for (const h of helpers.values()) h.child.kill();
+      for (const h of helpers.values()) {
+        clearTimeout(h.idle);
+        h.child.kill();
+      }
       helpers.clear();
     },
   };
