@@ -1,10 +1,13 @@
-"""kdp's terminal for `kubectl exec -t`: runs ARGV on a new pseudo-terminal and relays it.
+"""kdp's terminal for `kubectl exec -t` and `tty: true` containers: runs ARGV on a new
+pseudo-terminal and relays it.
 
 usage: kdp-pty.py COLS ROWS -- ARGV...
 stdin is typed into the terminal, everything the program writes to it goes to stdout, and lines
-"COLS ROWS" read from fd 3 resize it (the kernel sends SIGWINCH). Exits with the program's exit
-code (128+n for a signal). No shell is involved: ARGV is executed as given.
+"COLS ROWS" read from fd 3 resize it (TIOCSWINSZ; the kernel sends SIGWINCH). Exits with the
+program's exit code (128+n for a signal n). No shell is involved: ARGV is executed as given.
+Python 3.6+ (os.login_tty, 3.11+, is done by hand).
 """
+import errno
 import fcntl
 import os
 import select
@@ -17,20 +20,43 @@ def set_size(fd, cols, rows):
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack('HHHH', rows, cols, 0, 0))
 
 
+def login_tty(master, slave):
+    """os.login_tty (3.11+) for any Python 3: a new session whose controlling terminal is the
+    slave, on fds 0-2; nothing else of the relay's is inherited."""
+    os.close(master)
+    os.setsid()
+    fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+    for fd in (0, 1, 2):
+        os.dup2(slave, fd)
+    os.closerange(3, 256)
+
+
+def write_all(fd, data):
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def exit_code(status):
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
 def main():
     cols, rows = int(sys.argv[1]), int(sys.argv[2])
     argv = sys.argv[sys.argv.index('--') + 1:]
+    # The size is set before the fork: the program sees it from its first instruction, and a
+    # resize read from fd 3 can never be overtaken by the initial size.
     master, slave = os.openpty()
     set_size(master, cols or 80, rows or 24)
     pid = os.fork()
     if pid == 0:
-        os.close(master)
-        os.login_tty(slave)
+        login_tty(master, slave)
         try:
             os.execvp(argv[0], argv)
         except OSError as e:
-            os.write(2, f'exec: "{argv[0]}": {e.strerror}\r\n'.encode())
-            os._exit(127)
+            os.write(2, ('exec: "%s": %s\r\n' % (argv[0], e.strerror)).encode())
+            os._exit(127 if e.errno == errno.ENOENT else 126)
     os.close(slave)
     inputs = [0, master]
     try:
@@ -51,25 +77,32 @@ def main():
                 chunk = b''
             if not chunk:
                 break
-            os.write(1, chunk)
-        if 0 in ready:
-            data = os.read(0, 65536)
-            if data:
-                os.write(master, data)
-            else:
-                inputs.remove(0)
+            write_all(1, chunk)
+        # Resizes before input: a size sent before a keystroke applies before it.
         if 3 in ready:
-            data = os.read(3, 4096)
+            try:
+                data = os.read(3, 4096)
+            except OSError:
+                data = b''
             if not data:
                 inputs.remove(3)
             control += data
             while b'\n' in control:
                 line, control = control.split(b'\n', 1)
                 parts = line.split()
-                if len(parts) == 2:
+                if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
                     set_size(master, int(parts[0]), int(parts[1]))
+        if 0 in ready:
+            try:
+                data = os.read(0, 65536)
+            except OSError:
+                data = b''
+            if data:
+                write_all(master, data)
+            else:
+                inputs.remove(0)
     _, status = os.waitpid(pid, 0)
-    sys.exit(os.waitstatus_to_exitcode(status))
+    sys.exit(exit_code(status))
 
 
 main()
