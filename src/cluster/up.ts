@@ -38,6 +38,8 @@ import { listenOnUnderlay, netnsBackendDialer } from './netns-reach.js';
 import { netnsSockets, type NetnsSockets } from '../host/netns-socket.js';
 import { startNetnsDataPlane, type CniNetworkOptions, type NetnsDataPlane } from './data-plane-netns.js';
 import { assertKernelMode } from '../host/rule-applier.js';
+import { ensureDnsAddon } from './addons/dns.js';
+import { dnsServiceIP } from '../api/service-cidr.js';
 
 export interface UpOptions {
   readonly paths: DataDirPaths;
@@ -59,6 +61,8 @@ export interface UpOptions {
   readonly store?: StoreStartOptions;
   /** Objects in etcd: a local cluster of this many members (`--etcd N`), or these servers. */
   readonly etcd?: number | EtcdStoreOptions;
+  /** The cluster DNS addon (kube-system/coredns, kube-dns Service); default true (`--no-dns`). */
+  readonly dns?: boolean;
 }
 
 export interface RunningCluster {
@@ -140,6 +144,11 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     await scheduler.start();
     closers.push(() => scheduler.stop());
     o.progress('control plane running: controller-manager, scheduler');
+    if (o.dns !== false) {
+      const created = await ensureDnsAddon(client, { serviceCIDRs: net.serviceCIDRs });
+      o.progress(`cluster DNS: kube-system/coredns behind kube-dns ${dnsServiceIP(net.serviceCIDRs)}` +
+        `${created.length ? '' : ' (kept from before)'}`);
+    }
     const nodes = nodeSpecs(o.nodes, net.families, topoSpec);
     const nodeSet = buildNodeSet({
       client, dataDir: o.paths.root, proxyMode: o.proxyMode,

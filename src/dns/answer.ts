@@ -27,7 +27,7 @@ export interface AnswerOptions {
   /** Also answer PTR in in-addr.arpa/ip6.arpa, forwarding names not found (kubeadm's). */
   readonly reverseZones: boolean;
   /** Addresses for `ns.dns.<zone>` (the DNS Service's IPs, else the server's own). */
-  readonly nsAddresses?: readonly string[];
+  readonly nsAddresses?: (index: DnsIndex) => readonly string[];
 }
 
 export type Rcode = 'NOERROR' | 'FORMERR' | 'SERVFAIL' | 'NXDOMAIN' | 'NOTIMP' | 'REFUSED';
@@ -148,7 +148,8 @@ function services(ctx: Ctx, name: string, type: string): {
   if (ctx.zone !== ctx.o.zone) return { items: [], nameError: true };
   if (name === `ns.dns.${ctx.o.zone}` && (type === 'A' || type === 'AAAA')) {
     const target = `ns.dns.${ctx.o.zone}`;
-    return { items: (ctx.o.nsAddresses ?? []).map((host) => ({ host, port: -1, target })),
+    const addrs = ctx.o.nsAddresses?.(ctx.index) ?? [];
+    return { items: addrs.map((host) => ({ host, port: -1, target })),
       nameError: false };
   }
   // The apex (checkForApex): apex.dns.<zone> holds nothing here, so the zone itself answers.
@@ -251,7 +252,7 @@ function srv(ctx: Ctx, name: string, qname: string) {
 /** The zone's NS (`ns.dns.<zone>`) with its addresses as glue. */
 function ns(ctx: Ctx, qname: string) {
   const target = `ns.dns.${ctx.o.zone}`;
-  const addrs = ctx.o.nsAddresses ?? [];
+  const addrs = ctx.o.nsAddresses?.(ctx.index) ?? [];
   if (!addrs.length) return { records: [], nameError: false };
   return {
     records: [{ name: qname, type: 'NS', class: 'IN', ttl: ctx.o.ttl, data: target } as Answer],

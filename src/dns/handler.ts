@@ -110,7 +110,8 @@ export function buildDnsHandler(o: DnsHandlerOptions): DnsHandler {
       return errorReply(q, 'REFUSED');
     }
     const limit = proto === 'udp' ? udpLimit(q) : MAX_TCP_MESSAGE;
-    const outcome = answerQuestion(o.source.current(), q.question, o.answer);
+    const index = o.source.current();
+    const outcome = answerQuestion(index, q.question, o.answer);
     if (outcome.kind === 'forward') {
       const f = await forward(msg, q, proto);
       observe(proto, v6, q.question.type, f.rcode, 'forward', t0);
@@ -121,7 +122,8 @@ export function buildDnsHandler(o: DnsHandlerOptions): DnsHandler {
       answers = [...answers, ...await o.forwarder!.resolve(outcome.chase.name, outcome.chase.type)];
     }
     const reply = encodeReply(q, { ...outcome, answers }, limit);
-    if (key !== undefined && !outcome.chase) {
+    // Before the first sync answers may change without an event: not kept.
+    if (key !== undefined && !outcome.chase && index.synced) {
       if (cache.size >= cacheSize) cache.clear();
       cache.set(key, { reply, type: q.question.type, rcode: outcome.rcode });
     }

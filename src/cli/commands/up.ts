@@ -44,6 +44,7 @@ export const upCommand: Command = {
     { name: 'cni-conf-dir', type: 'string', help: 'netns mode: pods\' CNI network from this dir (first *.conflist/*.conf by name)' },
     { name: 'cni-bin-dir', type: 'string', help: 'netns mode: CNI plugin dirs, comma-separated (default /usr/lib/cni)' },
     ...NETWORK_FLAGS,
+    { name: 'no-dns', type: 'boolean', default: false, help: 'leave out the cluster DNS addon (kube-system/coredns behind the kube-dns Service)' },
     { name: 'etcd', type: 'number', help: 'keep objects in a local etcd cluster of 1, 3 or 5 members (TLS), not the embedded store' },
     ...ETCD_FLAGS,
     DATA_DIR_FLAG,
@@ -75,6 +76,7 @@ export const upCommand: Command = {
       cni: cniFlags(args.flags), network,
       store: { repair: args.flags.repair as boolean, log: (l) => io.err(`kdp: ${l}\n`) },
       etcd: etcdChoice(args.flags),
+      dns: !args.flags['no-dns'],
     });
     io.out(readyMessage(readClusterInfo(paths), paths.root, { detached: false, env: io.env }));
     await io.interrupted;
