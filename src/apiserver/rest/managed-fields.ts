@@ -245,7 +245,9 @@ export function recordManager(
     if (isMine) mine = ne;
     list.push(ne);
   }
-  if (!Object.keys(changed).length && !mine) { setEntries(next, list); return; }
+  // Nothing changed: the entries stay as they were, time included, as upstream's
+  // ignoreManagedFieldsTimestampsTransformer keeps them, so a no-op write stays a no-op.
+  if (!Object.keys(changed).length) { setEntries(next, list); return; }
   if (!mine) {
     mine = { manager, operation, apiVersion: next.apiVersion, time: '', fieldsType: 'FieldsV1',
       fieldsV1: {} };
