@@ -4,7 +4,7 @@
 import { createServer as createHttp } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { kdpError } from '../errors.js';
 import type { ApiServerOptions, ResolvedApiServerOptions } from './options.js';
 import { resolveApiServerOptions } from './options.js';
@@ -54,6 +54,10 @@ export async function listenApiServer(opts: ApiServerOptions, l: ListenOptions):
   if (!l.insecureHttp && !l.tls) throw kdpError('KDP_CONFIG', 'apiserver: TLS material required');
   const o = resolveApiServerOptions(opts);
   let srv: Server | undefined;
+  // Every TCP connection, whatever became of it: Node's closeAllConnections knows only HTTP
+  // connections, so a TLS handshake in progress or an upgraded stream (exec, port-forward, a
+  // proxied upgrade) would hold close() open until it ended on its own.
+  const sockets = new Set<Socket>();
   const serverFactory = (handler: Parameters<typeof createHttp>[1]) => {
     // Client certificates are requested, not required, and verified by authentication (app.ts):
     // a certificate that fails is a 401 there, as upstream's tls.RequestClientCert.
@@ -64,6 +68,10 @@ export async function listenApiServer(opts: ApiServerOptions, l: ListenOptions):
         handshakeTimeout: o.headersTimeoutMs }, handler);
     srv.on('connect', refuseConnect);
     srv.on('checkExpectation', refuseExpectation);
+    srv.on('connection', (sock: Socket) => {
+      sockets.add(sock);
+      sock.once('close', () => sockets.delete(sock));
+    });
     return srv;
   };
   const built = buildApiServer({ ...o, serverFactory });
@@ -77,7 +85,12 @@ export async function listenApiServer(opts: ApiServerOptions, l: ListenOptions):
   const hostPart = host.includes(':') ? `[${host}]` : host;
   const url = `${l.insecureHttp ? 'http' : 'https'}://${hostPart}:${port}`;
   void srv;
-  return { ...built, url, port };
+  return { ...built, url, port,
+    async close() {
+      const closing = built.close();
+      for (const sock of sockets) sock.destroy();
+      await closing;
+    } };
 }
 
 /** A listen failure as the user can act on it: which address, why, and the flag that moves it. */
