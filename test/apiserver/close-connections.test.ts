@@ -1,5 +1,5 @@
-// Closing the API server ends every connection at once: one stuck before its TLS handshake, a
-// open watch; close() does not wait for the handshake timeout (32 s by default).
+// Closing the API server ends every connection at once: one stuck before its TLS handshake and
+// an open watch; close() does not wait for the handshake timeout (32 s by default).
 
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
