@@ -98,15 +98,26 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     store: o.store, catalog, rules: buildObjectRules(o.validator), authorizer,
     admission: o.admission ?? [], now: o.now, newUid: o.newUid,
     bookmarkIntervalMs: o.bookmarkIntervalMs, logProvider: o.logProvider,
+    serviceAccountTokens: o.serviceAccountTokens,
   });
   const openapi = buildOpenApi(catalog, GIT_VERSION);
-  const authenticate = (raw: IncomingMessage): UserInfo => {
-    const peer = peerCertificateOf(raw.socket as TLSSocket);
-    const user = o.authenticator ?
-      o.authenticator.authenticate({ headers: raw.headers, peerCertificate: peer }) : ADMIN_USER;
+  const settle = (raw: IncomingMessage, user: UserInfo | null): UserInfo => {
     if (!user) refuseRejectedCertificate(raw);
     if (!user && !o.anonymous) throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
     return user ?? ANONYMOUS;
+  };
+  // Synchronous unless the authenticator has to read (a service-account token).
+  const authenticate = (raw: IncomingMessage): UserInfo | Promise<UserInfo> => {
+    if (!o.authenticator) return ADMIN_USER;
+    const peer = peerCertificateOf(raw.socket as TLSSocket);
+    const user = o.authenticator.authenticate({ headers: raw.headers, peerCertificate: peer });
+    if (!(user instanceof Promise)) return settle(raw, user);
+    return user.then((u) => settle(raw, u), (e: unknown) => {
+      const why = (e as { cause?: unknown }).cause;
+      app.log.info({ reason: why instanceof Error ? why.message : String(e) },
+        'Unable to authenticate the request');
+      throw e;
+    });
   };
   // As upstream's union authenticator: a client certificate that fails verification is an error
   // unless another credential (a bearer token) authenticated the request, and anonymous access
@@ -123,8 +134,10 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   const requestUser = (raw: IncomingMessage): UserInfo | Promise<UserInfo> => {
     const user = authenticate(raw);
     // `raw.headers` is parsed already; the per-value view is built only when needed.
-    return hasImpersonationHeaders(raw.headers) ?
-      impersonatedUser(user, distinctHeaders(raw), authorizer, raw.url ?? '') : user;
+    if (!hasImpersonationHeaders(raw.headers)) return user;
+    const impersonate = (u: UserInfo) =>
+      impersonatedUser(u, distinctHeaders(raw), authorizer, raw.url ?? '');
+    return user instanceof Promise ? user.then(impersonate) : impersonate(user);
   };
   // On a server of our own (listenApiServer), JSON resource requests skip Fastify.
   const metrics = buildApiServerMetrics(catalog);

@@ -1,6 +1,7 @@
 // Options of the API server, validated and defaulted once.
 
 import type { BackendDialer } from './proxy/backend-dialer.js';
+import type { ServiceAccountTokenIssuer } from './authn/service-account.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyServerFactory } from 'fastify';
 import { kdpError } from '../errors.js';
@@ -23,6 +24,8 @@ export interface ApiServerOptions {
   readonly validator?: Validator;
   readonly catalog?: ResourceCatalog;
   readonly logProvider?: LogProvider;
+  /** Signs service-account tokens (serviceaccounts/token); absent: that subresource is 404. */
+  readonly serviceAccountTokens?: ServiceAccountTokenIssuer;
   /** How `pods/proxy` and `services/proxy` reach pod addresses (default: virtual, none). */
   readonly backendDialer?: BackendDialer;
   /** The API server's client certificate at kubelets (exec, attach, port-forward). */

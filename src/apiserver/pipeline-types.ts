@@ -22,8 +22,10 @@ export interface AuthnRequest {
 
 export interface Authenticator {
   /** A user, or null when the request carries no credentials (anonymous decides next).
-   *  Throws KDP_UNAUTHORIZED for credentials that are present but wrong. */
-  authenticate(req: AuthnRequest): UserInfo | null;
+   *  Throws (or rejects with) KDP_UNAUTHORIZED for credentials that are present but wrong.
+   *  A Promise only when the answer needs a read (service-account tokens check their objects);
+   *  callers must accept both. */
+  authenticate(req: AuthnRequest): UserInfo | null | Promise<UserInfo | null>;
 }
 
 /** k8s.io/apiserver authorizer.Attributes (resource and non-resource requests). */

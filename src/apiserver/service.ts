@@ -29,6 +29,7 @@ import {
 import { serverSideApply } from './patch/apply.js';
 import { bindPod, reviewAccess } from './rest/special.js';
 import { evictPod } from './rest/eviction.js';
+import { requestToken } from './rest/token-request.js';
 import { podLogs } from './rest/logs.js';
 import { deleteNamespace } from './rest/namespace-delete.js';
 import { isNamespaces } from './rest/namespace-spec.js';
@@ -137,6 +138,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       if (isReviewResource(r)) return reviewAccess(deps, ctx, r, body);
       if (t.subresource === 'binding') return bindPod(deps, { ...ctx, ...opts }, r, t, body);
       if (t.subresource === 'eviction') return evictPod(deps, { ...ctx, ...opts }, r, t, body);
+      if (t.subresource === 'token') return requestToken(deps, ctx, r, t, body);
       if (t.subresource) throw methodNotAllowed(`create is not supported on ${t.subresource}`);
       const obj = checkBody(r, body, ns(r, t));
       return createObject(deps, { ...ctx, ...opts }, r, obj);

@@ -27,6 +27,7 @@ import type { LogProvider, ServiceDeps } from './rest/deps.js';
 import type { ListeningServer } from './serve.js';
 import { listenApiServer } from './serve.js';
 import { buildAdmission } from './admission-wiring.js';
+import { buildServiceAccountTokens } from './service-accounts.js';
 
 export interface StartApiServerOptions {
   readonly dataDir: string;
@@ -76,10 +77,11 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
   const pki = await ensurePki(o.dataDir, {
     extraSANs: [`IP:${apiServiceIP}`, ...(o.advertiseAddress ? [`IP:${o.advertiseAddress}`] : [])],
   });
+  let deps: ServiceDeps | undefined;
+  const saTokens = await buildServiceAccountTokens(pki.dir, () => deps);
   const store = o.etcd ? await buildEtcdStore(o.etcd)
     : await buildEmbeddedStore({ ...o.store, dataDir: o.dataDir });
   const catalog = buildDefaultCatalog();
-  let deps: ServiceDeps | undefined;
   const source = buildStoreRbacSource(store, catalog, () => deps);
   const podsResource = catalog.find('', 'v1', 'pods');
   const nodeGraph = podsResource ? buildStoreNodeGraph(store, resourcePrefix(podsResource))
@@ -87,7 +89,8 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
   const authorizer = buildAuthorizer({ mode: o.authorizationMode ?? DEFAULT_AUTHORIZATION_MODE,
     source, nodeGraph });
   const authenticator = o.insecureHttp ? undefined :
-    buildAuthenticator({ tokenFile: o.tokenFile ?? pki.tokenFile, clientCertificates: true });
+    buildAuthenticator({ tokenFile: o.tokenFile ?? pki.tokenFile, clientCertificates: true,
+      serviceAccountTokens: saTokens.authenticate });
   let server: ListeningServer;
   try {
     const admission = [...buildAdmission({ serviceCIDR, nodePortRange: o.nodePortRange,
@@ -95,6 +98,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
     server = await listenApiServer({
       store, catalog, authorizer, authenticator, anonymous: o.anonymous ?? !o.insecureHttp,
       admission, logProvider: o.logProvider, backendDialer: o.backendDialer,
+      serviceAccountTokens: saTokens.issuer,
       kubeletClient: { ...(await issueClientCertificate(caOf(pki), { commonName: 'kube-apiserver-kubelet-client',
         organizations: ['system:masters'] })), caPem: pki.caCertPem }, ...o.httpLimits,
     }, { host, port: o.port, insecureHttp: o.insecureHttp,

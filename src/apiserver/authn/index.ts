@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { TLSSocket } from 'node:tls';
 import { kdpError } from '../../errors.js';
 import type { AuthnRequest, Authenticator, UserInfo } from '../pipeline-types.js';
+import type { ServiceAccountTokenAuthenticator } from './service-account.js';
 import { parseTokenFile } from './token-file.js';
 
 export { formatTokenLine, parseTokenFile, type TokenEntry } from './token-file.js';
@@ -20,6 +21,13 @@ export interface AuthenticatorOptions {
   readonly tokenFile?: string;
   /** Accept the verified TLS client certificate's subject (user = CN, groups = O). */
   readonly clientCertificates?: boolean;
+  /** Bound service-account tokens (JWTs with our issuer), tried after the token file. */
+  readonly serviceAccountTokens?: ServiceAccountTokenAuthenticator;
+}
+
+/** An authenticator that never needs to read (no service-account tokens). */
+export interface SyncAuthenticator extends Authenticator {
+  authenticate(req: AuthnRequest): UserInfo | null;
 }
 
 /** The user of requests without credentials (when anonymous access is on). */
@@ -59,20 +67,27 @@ function loadTokens(path: string): Map<string, UserInfo> {
   return m;
 }
 
+export function buildAuthenticator(opts: AuthenticatorOptions & {
+  serviceAccountTokens?: undefined }): SyncAuthenticator;
+export function buildAuthenticator(opts: AuthenticatorOptions): Authenticator;
 export function buildAuthenticator(opts: AuthenticatorOptions): Authenticator {
   const tokens = opts.tokenFile === undefined ? undefined : loadTokens(opts.tokenFile);
+  const sa = opts.serviceAccountTokens;
   return {
-    authenticate(req: AuthnRequest): UserInfo | null {
+    authenticate(req: AuthnRequest): UserInfo | null | Promise<UserInfo> {
       const peer = req.peerCertificate;
       if (opts.clientCertificates && peer && peer.subjectCN !== '') {
         return withAuthenticatedGroup({ name: peer.subjectCN, groups: [...peer.subjectO] });
       }
-      if (tokens === undefined) return null;
+      if (tokens === undefined && sa === undefined) return null;
       const token = bearerToken(req);
       if (token === undefined) return null;
-      const user = tokens.get(token);
-      if (!user) throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
-      return withAuthenticatedGroup(user);
+      const user = tokens?.get(token);
+      if (user) return withAuthenticatedGroup(user);
+      // As upstream's token union: the next token authenticator; none left is a 401.
+      const pending = sa?.(token);
+      if (pending) return pending.then(withAuthenticatedGroup);
+      throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
     },
   };
 }

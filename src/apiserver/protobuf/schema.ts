@@ -190,6 +190,16 @@ export const OBJECTS: Readonly<Record<string, MessageSchema>> = {
   'authorization.k8s.io/v1/LocalSubjectAccessReview': {
     1: m('metadata', ObjectMeta), 2: m('spec', SubjectAccessReviewSpec),
   },
+  // `kubectl create token`, `auth whoami`, `auth can-i --list` (authentication/authorization v1).
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: m('metadata', ObjectMeta),
+    2: m('spec', { 1: rs('audiences'), 4: pi('expirationSeconds'),
+      3: pm('boundObjectRef', { 1: s('kind'), 2: s('apiVersion'), 3: s('name'), 4: s('uid') }) }),
+  },
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: m('metadata', ObjectMeta) },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': {
+    1: m('metadata', ObjectMeta), 2: m('spec', { 1: s('namespace') }),
+  },
   'rbac.authorization.k8s.io/v1/Role': { 1: m('metadata', ObjectMeta), 2: rm('rules', PolicyRule) },
   'rbac.authorization.k8s.io/v1/ClusterRole': {
     1: m('metadata', ObjectMeta), 2: rm('rules', PolicyRule),

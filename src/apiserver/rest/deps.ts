@@ -4,6 +4,7 @@
 import type { Cause } from '../../errors.js';
 import type { KubeObject } from '../../client/types.js';
 import type { StoreBackend } from '../../store/types.js';
+import type { ServiceAccountTokenIssuer } from '../authn/service-account.js';
 import type { AdmissionPlugin, Authorizer, UserInfo } from '../pipeline-types.js';
 import type { ResourceCatalog, ServedResource } from '../resource-types.js';
 
@@ -46,6 +47,8 @@ export interface ServiceDeps {
   /** Milliseconds between watch bookmarks (when a watcher asks for them). */
   readonly bookmarkIntervalMs: number;
   logProvider?: LogProvider;
+  /** Signs serviceaccounts/token answers; without it that subresource answers 404. */
+  readonly serviceAccountTokens?: ServiceAccountTokenIssuer;
 }
 
 export interface RequestContext {
