@@ -55,6 +55,22 @@ export interface AuthzDecision {
 
 export interface Authorizer {
   authorize(attrs: AuthzAttributes): Promise<AuthzDecision>;
+  /** What `user` may do in `namespace` (upstream authorizer.RuleResolver, for
+   *  SelfSubjectRulesReview); absent: the authorizer cannot enumerate its rules. */
+  rulesFor?(user: UserInfo, namespace: string): Promise<UserRules>;
+}
+
+/** authorizer.ResourceRuleInfo / NonResourceRuleInfo lists, as SubjectRulesReviewStatus. */
+export interface UserRules {
+  readonly resourceRules: ReadonlyArray<{ readonly verbs: readonly string[];
+    readonly apiGroups?: readonly string[]; readonly resources?: readonly string[];
+    readonly resourceNames?: readonly string[] }>;
+  readonly nonResourceRules: ReadonlyArray<{ readonly verbs: readonly string[];
+    readonly nonResourceURLs?: readonly string[] }>;
+  /** The list may be missing rules (an authorizer that cannot enumerate them). */
+  readonly incomplete: boolean;
+  /** Why some rules could not be resolved (a binding to a missing role), if any. */
+  readonly evaluationError?: string;
 }
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';

@@ -33,6 +33,26 @@ export const REVIEW_RESOURCES: readonly ServedResource[] = [
     listKind: 'SubjectAccessReviewList', namespaced: false, verbs: ['create'],
     shortNames: [], categories: [], subresources: [],
   },
+  // `kubectl auth can-i --list` and `kubectl auth whoami` (rest/self-review.ts).
+  {
+    group: 'authorization.k8s.io', version: 'v1', resource: 'selfsubjectrulesreviews',
+    singular: 'selfsubjectrulesreview', kind: 'SelfSubjectRulesReview',
+    listKind: 'SelfSubjectRulesReviewList', namespaced: false, verbs: ['create'],
+    shortNames: [], categories: [], subresources: [],
+  },
+  {
+    group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews',
+    singular: 'selfsubjectreview', kind: 'SelfSubjectReview',
+    listKind: 'SelfSubjectReviewList', namespaced: false, verbs: ['create'],
+    shortNames: [], categories: [], subresources: [],
+  },
+  // kubectl before 1.28 asks v1beta1 (then v1alpha1) only.
+  {
+    group: 'authentication.k8s.io', version: 'v1beta1', resource: 'selfsubjectreviews',
+    singular: 'selfsubjectreview', kind: 'SelfSubjectReview',
+    listKind: 'SelfSubjectReviewList', namespaced: false, verbs: ['create'],
+    shortNames: [], categories: [], subresources: [],
+  },
 ];
 
 export function isReviewResource(r: ServedResource): boolean {

@@ -30,6 +30,7 @@ import { serverSideApply } from './patch/apply.js';
 import { bindPod, reviewAccess } from './rest/special.js';
 import { evictPod } from './rest/eviction.js';
 import { requestToken } from './rest/token-request.js';
+import { isSelfReview, selfReview } from './rest/self-review.js';
 import { podLogs } from './rest/logs.js';
 import { deleteNamespace } from './rest/namespace-delete.js';
 import { isNamespaces } from './rest/namespace-spec.js';
@@ -135,6 +136,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
     async create(ctx, t, body, opts) {
       const r = resolve(t);
       await az(ctx, 'create', r, t);
+      if (isSelfReview(r)) return selfReview(deps, ctx, r, body);
       if (isReviewResource(r)) return reviewAccess(deps, ctx, r, body);
       if (t.subresource === 'binding') return bindPod(deps, { ...ctx, ...opts }, r, t, body);
       if (t.subresource === 'eviction') return evictPod(deps, { ...ctx, ...opts }, r, t, body);

@@ -4,10 +4,12 @@
 // with newlines). Modes: `AlwaysAllow`, `Node` (node identities, see node.ts), `RBAC`.
 
 import { kdpError, type KdpError } from '../../errors.js';
-import type { AuthzAttributes, AuthzDecision, Authorizer } from '../pipeline-types.js';
+import type {
+  AuthzAttributes, AuthzDecision, Authorizer, UserInfo, UserRules,
+} from '../pipeline-types.js';
 import { nodeRules } from './bootstrap-rules.js';
 import type { NodeRelations } from './node-graph.js';
-import { buildNodeAuthorizer } from './node.js';
+import { buildNodeAuthorizer, nodeIdentity } from './node.js';
 import { buildRbacAuthorizer, type RbacSource } from './rbac.js';
 
 export { bootstrapRbacObjects } from './bootstrap.js';
@@ -54,10 +56,22 @@ export interface AuthorizerOptions {
 
 export const PRIVILEGED_GROUP = 'system:masters';
 
+const ALL_RULES: UserRules = { resourceRules: [{ verbs: ['*'], apiGroups: ['*'],
+  resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+incomplete: false };
+
+/** The Node authorizer's RulesFor: nodes' rights are not enumerable (upstream's words). */
+async function nodeRulesFor(user: UserInfo): Promise<UserRules> {
+  return nodeIdentity(user) === undefined ? { resourceRules: [], nonResourceRules: [],
+    incomplete: false } : { resourceRules: [], nonResourceRules: [], incomplete: true,
+    evaluationError: 'node authorizer does not support user rule resolution' };
+}
+
 function buildOne(kind: AuthorizerKind, opts: AuthorizerOptions): Authorizer {
   switch (kind) {
     case 'AlwaysAllow':
-      return { authorize: async () => ({ allowed: true, reason: '' }) };
+      return { authorize: async () => ({ allowed: true, reason: '' }),
+        rulesFor: async () => ALL_RULES };
     case 'RBAC':
       if (!opts.source) throw kdpError('KDP_CONFIG', 'RBAC authorization needs a source of roles');
       return buildRbacAuthorizer(opts.source);
@@ -65,7 +79,8 @@ function buildOne(kind: AuthorizerKind, opts: AuthorizerOptions): Authorizer {
       if (!opts.nodeGraph) {
         throw kdpError('KDP_CONFIG', 'Node authorization needs the graph of pods and nodes');
       }
-      return buildNodeAuthorizer({ graph: opts.nodeGraph, rules: nodeRules() });
+      return { ...buildNodeAuthorizer({ graph: opts.nodeGraph, rules: nodeRules() }),
+        rulesFor: nodeRulesFor };
   }
 }
 
@@ -81,6 +96,24 @@ export function buildAuthorizer(opts: AuthorizerOptions): Authorizer {
         if (d.reason) reasons.push(d.reason);
       }
       return { allowed: false, reason: reasons.join('\n') };
+    },
+    // Upstream's union RuleResolver: the modes' rules together (the privileged-group short
+    // cut is not a rule resolver: system:masters see what RBAC binds to them).
+    async rulesFor(user: UserInfo, namespace: string): Promise<UserRules> {
+      const resourceRules: Array<UserRules['resourceRules'][number]> = [];
+      const nonResourceRules: Array<UserRules['nonResourceRules'][number]> = [];
+      const errors: string[] = [];
+      let incomplete = false;
+      for (const a of all) {
+        if (!a.rulesFor) continue;
+        const r = await a.rulesFor(user, namespace);
+        resourceRules.push(...r.resourceRules);
+        nonResourceRules.push(...r.nonResourceRules);
+        incomplete ||= r.incomplete;
+        if (r.evaluationError) errors.push(r.evaluationError);
+      }
+      return { resourceRules, nonResourceRules, incomplete, ...(errors.length === 0 ? {}
+        : { evaluationError: errors.length === 1 ? errors[0] : `[${errors.join(', ')}]` }) };
     },
   };
 }

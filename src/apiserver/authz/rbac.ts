@@ -4,7 +4,9 @@
 // on allow; on deny the reason is empty unless a binding referred to a missing role.
 
 import type { KubeObject } from '../../client/types.js';
-import type { AuthzAttributes, AuthzDecision, Authorizer } from '../pipeline-types.js';
+import type {
+  AuthzAttributes, AuthzDecision, Authorizer, UserInfo, UserRules,
+} from '../pipeline-types.js';
 import { selectorMatches, type LabelSelector } from './label-selector.js';
 import {
   appliesToUser, describeSubject, ruleAllows, type PolicyRule, type RoleRef, type Subject,
@@ -153,5 +155,50 @@ export function buildRbacAuthorizer(source: RbacSource): Authorizer {
       if (reason !== undefined) return { allowed: true, reason };
       return { allowed: false, reason: errors.length > 0 ? `RBAC: ${aggregate(errors)}` : '' };
     },
+    // Upstream's RBACAuthorizer.RulesFor: every rule of every role bound to the user, cluster
+    // bindings first, then the namespace's; roles that cannot be resolved are the error.
+    async rulesFor(user: UserInfo, namespace: string): Promise<UserRules> {
+      const view = viewFor();
+      const errors: string[] = [];
+      const rules: PolicyRule[] = [];
+      const collect = async (bindings: BindingLike[], namespaced: boolean) => {
+        for (const b of bindings) {
+          const ns = namespaced ? (b.metadata.namespace ?? '') : '';
+          if (!(b.subjects ?? []).some((sub) => appliesToUser(user, sub, ns))) continue;
+          try {
+            rules.push(...(await view.roleRules(b.roleRef, ns)));
+          } catch (e) {
+            errors.push((e as Error).message);
+          }
+        }
+      };
+      await collect((await view.list('clusterrolebindings')) as BindingLike[], false);
+      if (namespace) {
+        await collect((await view.list('rolebindings', namespace)) as BindingLike[], true);
+      }
+      return { ...splitRules(rules), incomplete: false,
+        ...(errors.length > 0 ? { evaluationError: aggregate(errors) } : {}) };
+    },
   };
+}
+
+const nonEmpty = <K extends string>(k: K, v: readonly string[] | undefined) =>
+  (v && v.length > 0 ? { [k]: [...v] } : {}) as { [P in K]?: string[] };
+
+/** PolicyRules as the review's resource and non-resource rules (a rule may give both). */
+export function splitRules(rules: readonly PolicyRule[]):
+  Pick<UserRules, 'resourceRules' | 'nonResourceRules'> {
+  const resourceRules: Array<UserRules['resourceRules'][number]> = [];
+  const nonResourceRules: Array<UserRules['nonResourceRules'][number]> = [];
+  for (const r of rules) {
+    if ((r.resources ?? []).length > 0) {
+      resourceRules.push({ verbs: [...r.verbs], ...nonEmpty('apiGroups', r.apiGroups),
+        ...nonEmpty('resources', r.resources), ...nonEmpty('resourceNames', r.resourceNames) });
+    }
+    if ((r.nonResourceURLs ?? []).length > 0) {
+      nonResourceRules.push({ verbs: [...r.verbs],
+        ...nonEmpty('nonResourceURLs', r.nonResourceURLs) });
+    }
+  }
+  return { resourceRules, nonResourceRules };
 }

@@ -197,6 +197,7 @@ export const OBJECTS: Readonly<Record<string, MessageSchema>> = {
       3: pm('boundObjectRef', { 1: s('kind'), 2: s('apiVersion'), 3: s('name'), 4: s('uid') }) }),
   },
   'authentication.k8s.io/v1/SelfSubjectReview': { 1: m('metadata', ObjectMeta) },
+  'authentication.k8s.io/v1beta1/SelfSubjectReview': { 1: m('metadata', ObjectMeta) },
   'authorization.k8s.io/v1/SelfSubjectRulesReview': {
     1: m('metadata', ObjectMeta), 2: m('spec', { 1: s('namespace') }),
   },
