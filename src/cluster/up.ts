@@ -137,6 +137,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const manager: ControllerManager = buildControllerManager({ client, informers, options: {
       timeScale: factor, clusterCIDR: net.clusterCIDRs.join(','),
       serviceCIDR: net.serviceCIDRs.join(','), ...nodeMaskOptions(net),
+      rootCaPem: api.pki.caCertPem,
     } });
     await manager.start();
     closers.push(() => manager.stop());

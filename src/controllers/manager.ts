@@ -20,6 +20,8 @@ import {
 import { buildReplicaSetController } from './replicaset/controller.js';
 import { buildStatefulSetController } from './statefulset/controller.js';
 import { buildCronJobController } from './cronjob/controller.js';
+import { buildServiceAccountController } from './serviceaccount/controller.js';
+import { buildRootCaPublisher } from './rootcacertpublisher/controller.js';
 import type { Controller } from './util.js';
 
 export interface ControllerManager {
@@ -45,6 +47,8 @@ const BUILDERS: Record<string, (ctx: ControllerContext) => Controller> = {
   cronjob: buildCronJobController,
   namespace: buildNamespaceController,
   gc: buildGarbageCollector,
+  serviceaccount: buildServiceAccountController,
+  'root-ca-certificate-publisher': buildRootCaPublisher,
 };
 
 export function buildControllerManager(deps: {

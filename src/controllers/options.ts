@@ -14,7 +14,8 @@ export interface ControllerOptions {
   /** Workers per controller. Default 4. */
   readonly workers?: number;
   /** Controllers to run; default all (`replicaset`, `deployment`, `endpointslice`, `endpoints`,
-   * `nodeipam`, `nodelifecycle`, `taint-eviction`, `job`, `statefulset`, `cronjob`, `namespace`, `gc`). */
+   * `nodeipam`, `nodelifecycle`, `taint-eviction`, `job`, `statefulset`, `cronjob`, `namespace`, `gc`,
+   * `serviceaccount`, `root-ca-certificate-publisher`). */
   readonly controllers?: readonly string[];
   /** `--cluster-cidr`: one CIDR, or two of different families (dual stack), comma-separated;
    *  nodes' podCIDRs follow this order. Default 10.244.0.0/16. */
@@ -37,6 +38,9 @@ export interface ControllerOptions {
   /** Record Events (default true). */
   readonly events?: boolean;
   readonly now?: () => number;
+  /** The cluster CA (PEM) the root CA publisher puts into every namespace's `kube-root-ca.crt`
+   *  (upstream --root-ca-file, default the kubeconfig's CA); absent: nothing is published. */
+  readonly rootCaPem?: string;
 }
 
 export interface ResolvedControllerOptions {
@@ -55,12 +59,14 @@ export interface ResolvedControllerOptions {
   readonly endpointUpdatesBatchPeriodMs: number;
   readonly events: boolean;
   readonly now: () => number;
+  readonly rootCaPem?: string;
   /** Scales a duration (ms) by timeScale. */
   scaled(ms: number): number;
 }
 
 export const ALL_CONTROLLERS = ['replicaset', 'deployment', 'daemonset', 'endpointslice', 'endpoints',
-  'nodeipam', 'nodelifecycle', 'taint-eviction', 'job', 'statefulset', 'cronjob', 'namespace', 'gc'] as const;
+  'nodeipam', 'nodelifecycle', 'taint-eviction', 'job', 'statefulset', 'cronjob', 'namespace', 'gc',
+  'serviceaccount', 'root-ca-certificate-publisher'] as const;
 
 export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedControllerOptions {
   const timeScale = o.timeScale ?? 1;
@@ -79,6 +85,7 @@ export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedCon
     endpointUpdatesBatchPeriodMs: (o.endpointUpdatesBatchPeriodMs ?? 0) * timeScale,
     events: o.events ?? true,
     now: o.now ?? Date.now,
+    rootCaPem: o.rootCaPem,
     scaled: (ms) => ms * timeScale,
   };
 }

@@ -38,11 +38,13 @@ export const controllerManagerCommand: Command = {
     ...NODE_MASK_FLAGS],
   async run(args, io) {
     const { buildControllerManager } = await import('../../controllers/manager.js');
-    const { client, factor } = connect(args.flags, io.env);
+    const { client, factor, kubeconfig } = connect(args.flags, io.env);
     const manager = buildControllerManager({ client, options: {
       timeScale: factor, clusterCIDR: args.flags['cluster-cidr'] as string,
       serviceCIDR: args.flags['service-cluster-ip-range'] as string,
       ...nodeMaskFlags(args.flags),
+      // As upstream without --root-ca-file: the CA of the kubeconfig it talks to the API with.
+      rootCaPem: loadKubeconfig(kubeconfig).caPem,
     } });
     await manager.start();
     io.err('kdp controller-manager running\n');
