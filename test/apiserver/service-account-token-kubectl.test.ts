@@ -95,6 +95,17 @@ spec: {serviceAccountName: robot, nodeName: n1, containers: [{name: c, image: kd
     const other = await k(['create', 'token', 'default', '--bound-object-kind', 'Pod',
       '--bound-object-name', 'web']);
     expect(other.stderr).toMatch(/not found|different serviceaccount name/);
+    // A node (NodeRestriction) gets tokens only bound to its pods, by uid.
+    const asNode = ['--as', 'system:node:n1', '--as-group', 'system:nodes'];
+    const noUid = await k(['create', 'token', 'robot', ...asNode, '--bound-object-kind', 'Pod',
+      '--bound-object-name', 'web']);
+    expect(noUid.stderr).toContain('serviceaccounts "robot" is forbidden: node requested token ' +
+      'with a pod binding without a uid');
+    const unbound = await k(['create', 'token', 'robot', ...asNode]);
+    expect(unbound.stderr).toContain('node requested token not bound to a pod');
+    const byNode = await k(['create', 'token', 'robot', ...asNode, '--bound-object-kind', 'Pod',
+      '--bound-object-name', 'web', '--bound-object-uid', uid]);
+    expect(claimsOf(byNode.stdout.trim())['kubernetes.io'].pod).toEqual({ name: 'web', uid });
     await k(['delete', 'pod', 'web', '--grace-period=0', '--force']);
     expect(await whoGetsPods(token)).toBe(UNAUTHORIZED);
   });

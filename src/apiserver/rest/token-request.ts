@@ -10,6 +10,7 @@ import type { KubeObject } from '../../client/types.js';
 import type { Cause } from '../../errors.js';
 import { isKdpError, kdpError } from '../../errors.js';
 import type { NameUid } from '../authn/sa-claims.js';
+import { nodeIdentity } from '../authz/node.js';
 import type { ServedResource } from '../resource-types.js';
 import type { RequestContext, ServiceDeps } from './deps.js';
 import { badRequest, pathNotFound } from './errors.js';
@@ -133,9 +134,31 @@ async function resolveBound(deps: ServiceDeps, ns: string, saName: string, ref: 
   throw badRequest(`cannot bind token to object of type ${gvk.text}`);
 }
 
+/**
+ * NodeRestriction's rule for tokens a node asks for (upstream admitServiceAccount): bound to a
+ * pod, by uid, that is scheduled on that node. A node can thus never mint a node-bound token.
+ */
+async function checkNodeRequest(deps: ServiceDeps, node: string, ns: string, saName: string,
+  ref: BoundRef | undefined): Promise<void> {
+  const forbidden = (why: string) => kdpError('KDP_FORBIDDEN',
+    `serviceaccounts "${saName}" is forbidden: ${why}`, { name: saName, kind: 'serviceaccounts' });
+  if (!ref || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || !ref.name) {
+    throw forbidden('node requested token not bound to a pod');
+  }
+  if (!ref.uid) throw forbidden('node requested token with a pod binding without a uid');
+  const { obj: pod } = await readObject(deps, served(deps, 'pods'), ns, ref.name);
+  if (pod.metadata.uid !== ref.uid) {
+    throw forbidden(`the UID in the bound object reference (${ref.uid}) does not match the ` +
+      'UID in record. The object might have been deleted and then recreated');
+  }
+  if ((pod.spec as { nodeName?: string } | undefined)?.nodeName !== node) {
+    throw forbidden('node requested token bound to a pod scheduled on a different node');
+  }
+}
+
 /** Issues a token for ServiceAccount `t.name` in `t.namespace` (POST .../token). */
 export async function requestToken(
-  deps: ServiceDeps, _ctx: RequestContext, sas: ServedResource,
+  deps: ServiceDeps, ctx: RequestContext, sas: ServedResource,
   t: { namespace?: string; name?: string }, body: unknown,
 ): Promise<KubeObject> {
   const issuer = deps.serviceAccountTokens;
@@ -171,6 +194,8 @@ export async function requestToken(
   if (causes.length > 0) throw invalidTokenRequest('', causes);
 
   const ref = (spec.boundObjectRef ?? undefined) as BoundRef | undefined;
+  const node = nodeIdentity(ctx.user);
+  if (node !== undefined) await checkNodeRequest(deps, node, ns, name, ref);
   let bound: Bound | undefined;
   if (ref) {
     bound = await resolveBound(deps, ns, name, ref);
