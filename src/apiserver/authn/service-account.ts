@@ -30,7 +30,8 @@ export interface ServiceAccountTokenIssuer {
   /** A fresh `jti`. */
   newJti(): string;
   /** The signed token and its payload. `input.issuer` is ignored: it is always ours. */
-  issue(input: Omit<TokenClaimsInput, 'issuer'>): { token: string; claims: Record<string, JsonValue> };
+  issue(input: Omit<TokenClaimsInput, 'issuer'>):
+    { token: string; claims: Record<string, JsonValue> };
 }
 
 export function buildServiceAccountTokenIssuer(o: {
@@ -117,7 +118,8 @@ export function buildServiceAccountTokenAuthenticator(
       }
       if (deletedBefore(s, limit)) throw refused('service account token has been invalidated');
     }
-    let info: ServiceAccountInfo = { namespace: ns, name: saName, uid: pc.serviceAccount.uid ?? '' };
+    let info: ServiceAccountInfo = { namespace: ns, name: saName,
+      uid: pc.serviceAccount.uid ?? '' };
     if (pc.pod) {
       const p = await o.objects.get('pods', ns, pc.pod.name);
       if (!p) throw refused('service account token has been invalidated');

@@ -5,7 +5,9 @@
 // refused (KDP_CONFIG) rather than replaced, because replacing it would invalidate every token
 // already issued. Writes go through a temporary file and a rename, mode 0600.
 
-import { createHash, createPrivateKey, createPublicKey, generateKeyPair, randomBytes } from 'node:crypto';
+import {
+  createHash, createPrivateKey, createPublicKey, generateKeyPair, randomBytes,
+} from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -45,7 +47,8 @@ function parsePrivate(pem: string, path: string): KeyObject {
   try {
     key = createPrivateKey(pem);
   } catch (e) {
-    throw kdpError('KDP_CONFIG', `${path} is not a PEM private key: ${(e as Error).message}`, {}, e);
+    throw kdpError('KDP_CONFIG', `${path} is not a PEM private key: ${(e as Error).message}`, {},
+      e);
   }
   if (key.asymmetricKeyType !== 'rsa') {
     throw kdpError('KDP_CONFIG', `${path} holds a ${key.asymmetricKeyType} key; the ` +
@@ -77,7 +80,8 @@ export async function ensureServiceAccountKey(pkiDir: string): Promise<ServiceAc
   if (keyPem === undefined) {
     if (pubPem !== undefined) {
       throw kdpError('KDP_CONFIG', `${pubPath} exists without ${keyPath}: tokens signed by its ` +
-        `private key could not be issued (restore ${SA_KEY_FILE}, or remove both to make a new pair)`);
+        `private key could not be issued (restore ${SA_KEY_FILE}, or remove both to make a new ` +
+        'pair)');
     }
     const { privateKey } = await generate('rsa', { modulusLength: 2048 });
     const privateKeyPem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();

@@ -225,6 +225,7 @@ export async function requestToken(
     kind: 'TokenRequest', apiVersion: TOKEN_REQUEST_API_VERSION,
     metadata: { ...meta, name, namespace: ns, creationTimestamp: timestamp(now) },
     spec: { audiences, expirationSeconds, boundObjectRef: ref ?? null },
-    status: { token, expirationTimestamp: timestamp(new Date((nowSec + expirationSeconds) * 1000)) },
+    status: { token,
+      expirationTimestamp: timestamp(new Date((nowSec + expirationSeconds) * 1000)) },
   } as KubeObject;
 }

@@ -59,7 +59,8 @@ export function buildRootCaPublisher(ctx: ControllerContext): Controller {
       }
       if (upToDate(cm, ca!)) return;
       await client.update(ref, { ...cm, data: { 'ca.crt': ca! }, metadata: { ...cm.metadata,
-        annotations: { ...(cm.metadata.annotations ?? {}), [DESCRIPTION_ANNOTATION]: DESCRIPTION } },
+        annotations: { ...(cm.metadata.annotations ?? {}),
+          [DESCRIPTION_ANNOTATION]: DESCRIPTION } },
       } as ConfigMap);
     } catch (e) {
       // Another writer got there first: the informer brings the change and a new sync.
