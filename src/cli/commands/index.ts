@@ -4,6 +4,7 @@ import type { Command } from '../command.js';
 import { apiserverCommand } from './apiserver.js';
 import { controllerManagerCommand, nodeAgentCommand, schedulerCommand } from './components.js';
 import { diffCommand } from './diff.js';
+import { dnsLookupCommand, dnsServeCommand } from './dns.js';
 import { doctorCommand } from './doctor.js';
 import { downCommand } from './down.js';
 import {
@@ -26,5 +27,6 @@ export const COMMANDS: readonly Command[] = [
   etcdSnapshotSaveCommand, etcdSnapshotRestoreCommand,
   netnsCommand, shCommand,
   rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand,
+  dnsLookupCommand, dnsServeCommand,
   apiserverCommand, controllerManagerCommand, schedulerCommand, nodeAgentCommand, versionCommand,
 ];
