@@ -11,6 +11,7 @@ import { readClusterInfo } from '../cluster/cluster-file.js';
 import { dataDirPaths } from '../cluster/data-dir.js';
 import { KDP_MASQ_CHAIN, withKdpTables } from './kdp-masq.js';
 import { buildFilter, type TraceMode } from './offline.js';
+import { isDnsName, resolveDnsDestination, type DnsDestination } from './dns-destination.js';
 import { DEFAULT_SPORT, endpointString, parseHostPort, type Packet, type TraceProtocol } from './packet.js';
 import { foldArrivals, type TraceResult } from './result.js';
 import { walk } from './walk.js';
@@ -164,10 +165,15 @@ export interface ResolvedDestination {
   /** The node whose address this is (an outside client enters there). */
   readonly node?: string;
   readonly pod?: string;
+  /** A DST given by name: what it resolved to. */
+  readonly dns?: DnsDestination['dns'];
 }
 
-/** DST: `svc/ns/name:port` (port name or number), a pod, a node (with :port), or IP[:port]. */
-export async function resolveDestination(client: Client, topo: Topology, text: string): Promise<ResolvedDestination> {
+/** DST: `svc/ns/name:port` (port name or number), a pod, a node (with :port), a DNS name (with
+ *  :port, resolved through `namespace`'s search list), or IP[:port]. */
+export async function resolveDestination(
+  client: Client, topo: Topology, text: string, namespace = 'default',
+): Promise<ResolvedDestination> {
   const svc = /^svc\/(?:([^/]+)\/)?([^/:]+)(?::(.+))?$/.exec(text);
   if (svc) {
     const [, ns = 'default', name, portText] = svc;
@@ -186,6 +192,7 @@ export async function resolveDestination(client: Client, topo: Topology, text: s
   if (pod) return { ip: pod.ip, port: portOf(portText), label: `pod ${pod.name}`, pod: pod.name };
   const node = topo.nodes.find((n) => n.name === host || n.nodeIPs.includes(host));
   if (node) return { ip: node.nodeIPs[0]!, port: portOf(portText), label: `node ${node.name}`, node: node.name };
+  if (isDnsName(host)) return resolveDnsDestination(client, host, portText, namespace);
   const hp = parseHostPort(text, 'DST');
   return { ip: hp.ip, port: hp.port, label: hp.ip };
 }

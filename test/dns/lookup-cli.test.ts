@@ -1,5 +1,6 @@
-// `kdp dns lookup` on a virtual cluster: the same DNS server the coredns pods run, started on
-// loopback over the cluster's records; short names through a pod's search list (ndots:5).
+// `kdp dns lookup` and `kdp trace POD NAME` on a virtual cluster: the same DNS server the
+// coredns pods run, started on loopback over the cluster's records; short names through a
+// pod's search list (ndots:5).
 
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { kdp } from '../helpers/cli.js';
 import { waitFor } from '../helpers/cluster.js';
 
 const SERVICES = { group: '', version: 'v1', resource: 'services', namespace: 'default' };
+const PODS = { group: '', version: 'v1', resource: 'pods', namespace: 'default' };
 
 describe('kdp dns lookup (virtual mode)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kdp-dns-lookup-'));
@@ -27,6 +29,15 @@ describe('kdp dns lookup (virtual mode)', () => {
       const s = await cluster!.client.get<any>(SERVICES, 'web');
       return s.spec.clusterIP ? s : undefined;
     }, 10_000, 'web has a ClusterIP');
+    await cluster.client.create(PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'client' },
+      spec: { containers: [{ name: 'c', image: 'kdp/echo' }] } });
+    await waitFor(async () => {
+      const dns = await cluster!.client.list<any>({ group: 'discovery.k8s.io', version: 'v1',
+        resource: 'endpointslices', namespace: 'kube-system' }, { labelSelector: 'kubernetes.io/service-name=kube-dns' });
+      const ready = dns.items.flatMap((s: any) => s.endpoints ?? []).filter((e: any) => e.conditions?.ready);
+      const c = await cluster!.client.get<any>(PODS, 'client');
+      return ready.length === 2 && c.status?.podIP ? true : undefined;
+    }, 30_000, 'client pod and both DNS endpoints ready');
   }, 60_000);
   afterAll(async () => { await cluster?.close(); });
 
@@ -55,5 +66,29 @@ describe('kdp dns lookup (virtual mode)', () => {
     expect(r.out).toContain('NXDOMAIN');
     expect((await look('web', '--type', 'MX')).err).toMatch(/--type: "MX" is not one of/);
     expect((await look('web', '--server', 'not an ip')).err).toMatch(/--server: "not an ip" is not IP\[:PORT\]/);
+  });
+
+  it('kdp trace POD NAME:PORT: the name resolved through the pod\'s search list, then traced', async () => {
+    const r = await kdp('trace', '--data-dir', dataDir, '--proto', 'udp', '-o', 'json', 'client', 'kube-dns.kube-system:53');
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.target).toBe('service kube-system/kube-dns:53 (kube-dns.kube-system → 10.96.0.10)');
+    expect(j.dns).toEqual({ name: 'kube-dns.kube-system', fqdn: 'kube-dns.kube-system.svc.cluster.local',
+      ips: ['10.96.0.10'] });
+    expect(j.destinations).toHaveLength(2);
+    expect(j.destinations.every((d: any) => d.destination.endsWith(':53') && d.probability === 0.5)).toBe(true);
+  });
+
+  it('a Service name without a port takes its first port; a name that does not resolve is an error', async () => {
+    const r = await kdp('trace', '--data-dir', dataDir, '-o', 'json', 'client', 'web');
+    const j = JSON.parse(r.out);
+    expect(j.target).toMatch(/^service default\/web:http \(web → 10\./);
+    expect(j.packet.dport).toBe(80);
+    expect(j.verdict).toBe('REJECT'); // no endpoints
+    const bad = await kdp('trace', '--data-dir', dataDir, 'client', 'nope:80');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('DST: "nope" does not resolve in the cluster DNS (tried nope.default.svc.cluster.local');
+    const port = await kdp('trace', '--data-dir', dataDir, 'client', 'web:https');
+    expect(port.err).toContain('DST: web.default.svc.cluster.local has no port named "https"');
   });
 });

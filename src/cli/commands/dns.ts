@@ -4,43 +4,26 @@
 // --server it asks that server. Short names go through the pod search list (ndots:5).
 
 import { readFileSync } from 'node:fs';
-import type { EndpointSlice } from '../../api/types/discovery.js';
-import type { Service } from '../../api/types/service.js';
 import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
-import type { Client, KubeObject } from '../../client/types.js';
 import { ask, formatRecord, recordJson, type Reply } from '../../dns/client.js';
-import { DEFAULT_SERVE_CONFIG, parseCorefile, type DnsServeConfig } from '../../dns/corefile.js';
+import { answerOptionsOf, loadClusterDns } from '../../dns/cluster-view.js';
 import { buildForwarder } from '../../dns/forward.js';
 import { buildDnsHandler, staticSource } from '../../dns/handler.js';
 import { parseDnsArgs, startDnsFromFlags, type DnsMainFlags } from '../../dns/main.js';
 import { canonicalIP } from '../../api/net.js';
 import { reverseName } from '../../dns/names.js';
-import { buildDnsIndex } from '../../dns/records.js';
 import { searchNames } from '../../dns/resolve.js';
 import { resolveUpstreams } from '../../dns/serve.js';
 import { listenDns } from '../../dns/server.js';
-import { DNS_RESOURCES } from '../../dns/source.js';
 import { kdpError } from '../../errors.js';
 import type { CliIO, Command } from '../command.js';
 import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 const TYPES = ['A', 'AAAA', 'SRV', 'PTR', 'CNAME', 'TXT', 'SOA', 'NS', 'ANY'];
 const ANY_TYPES = ['A', 'AAAA', 'CNAME', 'SRV', 'TXT'];
-
-/** The cluster's DNS configuration: its `coredns` ConfigMap when there is one. */
-async function clusterDnsConfig(client: Client): Promise<DnsServeConfig> {
-  try {
-    const cm = await client.get<KubeObject & { data?: Record<string, string> }>(
-      { group: '', version: 'v1', resource: 'configmaps', namespace: 'kube-system' }, 'coredns');
-    if (cm.data?.Corefile) return parseCorefile(cm.data.Corefile);
-  } catch {
-    // no addon (--no-dns) or no access: the plugin's defaults
-  }
-  return DEFAULT_SERVE_CONFIG;
-}
 
 interface Asker {
   readonly via: string;
@@ -53,16 +36,11 @@ async function inProcessAsker(flags: Record<string, unknown>, io: CliIO, tcp: bo
   const info = readClusterInfo(paths);
   const client = buildHttpClient(loadKubeconfig(info.kubeconfig));
   try {
-    const cfg = await clusterDnsConfig(client);
-    const [services, slices, namespaces] = await Promise.all([
-      client.list<Service>(DNS_RESOURCES.services), client.list<EndpointSlice>(DNS_RESOURCES.endpointSlices),
-      client.list(DNS_RESOURCES.namespaces)]);
-    const index = buildDnsIndex({ services: services.items, endpointSlices: slices.items,
-      namespaces: namespaces.items }, cfg.zone, Math.floor(Date.now() / 1000));
+    const { config: cfg, index } = await loadClusterDns(client);
     const upstreams = resolveUpstreams(cfg, '127.0.0.1', (p) => readFileSync(p, 'utf8'), () => undefined);
     const forwarder = cfg.forward ? buildForwarder({ upstreams }) : undefined;
     const handler = buildDnsHandler({ source: staticSource(index), forwarder,
-      answer: { zone: cfg.zone, ttl: cfg.ttl, pods: cfg.pods, reverseZones: cfg.reverseZones },
+      answer: answerOptionsOf(cfg),
       log: (l) => io.err(`kdp dns: ${l}\n`) });
     const server = await listenDns(handler, { host: '127.0.0.1', port: 0 });
     return {

@@ -27,7 +27,7 @@ import { DATA_DIR_FLAG } from '../shared-flags.js';
 export const traceCommand: Command = {
   name: 'trace',
   errorStatus: 2,
-  summary: 'trace a packet hop by hop through routes and the compiled rules',
+  summary: 'trace a packet hop by hop through routes and the compiled rules (DST: an IP, a pod, a node, svc/NS/NAME, or a DNS name such as web.default)',
   args: 'SRC DST[:PORT]',
   flags: [
     { name: 'rules', type: 'string', help: 'trace this rule dump instead of a cluster (iptables-save, nft list ruleset / -j, kdp rules compile output; - for stdin)' },
@@ -80,7 +80,9 @@ async function traceCluster(
   if (flags.live) assertLiveCapable('kdp trace', info, paths);
   const client = buildHttpClient(loadKubeconfig(info.kubeconfig));
   const topo = await loadTopology(client, paths.root, info.proxyMode);
-  const dst = await resolveDestination(client, topo, dstText);
+  // A name resolves through the search list of the source pod's namespace.
+  const srcPod = topo.pods.find((p) => p.ip === srcText || p.name === srcText || p.name === `default/${srcText}`);
+  const dst = await resolveDestination(client, topo, dstText, srcPod?.name.split('/')[0] ?? 'default');
   const src = resolveSource(topo, srcText, dst.node, dst.ip);
   if (flags.live) return traceLive({ paths, info, client, topo, src, dst, proto, flags, io });
   const t = traceResolved(topo, src, dst, proto, flags.sport as number | undefined);
@@ -94,7 +96,8 @@ async function traceCluster(
 }
 
 function clusterTraceJson(t: ClusterTrace): Record<string, unknown> {
-  return { source: t.source.label, target: t.destination.label, ...traceJson(t.result),
+  return { source: t.source.label, target: t.destination.label,
+    ...(t.destination.dns ? { dns: t.destination.dns } : {}), ...traceJson(t.result),
     ...(t.natFree === undefined ? {} : { natFree: t.natFree }) };
 }
 
