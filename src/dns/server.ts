@@ -56,8 +56,11 @@ export async function listenDns(handler: DnsHandler,
   const port = udp.address().port;
   udp.on('error', () => undefined);
   udp.on('message', (msg, rinfo) => {
-    void handler.handle(msg, 'udp', isV6(rinfo.address)).then((reply) => {
-      if (reply) udp.send(reply, rinfo.port, rinfo.address, () => undefined);
+    const v6 = isV6(rinfo.address);
+    const hit = handler.cached(msg, 'udp', v6);
+    if (hit) { udp.send(hit, rinfo.port, rinfo.address); return; }
+    void handler.handle(msg, 'udp', v6).then((reply) => {
+      if (reply) udp.send(reply, rinfo.port, rinfo.address);
     });
   });
   const sockets = new Set<Socket>();
