@@ -3,6 +3,8 @@
 import { cidrList } from '../api/net.js';
 import { buildAdmissionPlugins } from './admission/index.js';
 import { buildNodeRestrictionPlugin } from './admission/node-restriction.js';
+import { buildServiceAccountPlugin } from './admission/service-account.js';
+import { toAdmissionSource } from './admission/source.js';
 import type { AdmissionPlugin } from './pipeline-types.js';
 import type { ResourceCatalog, ServedResource } from './resource-types.js';
 import type { ServiceDeps } from './rest/deps.js';
@@ -17,6 +19,9 @@ export interface AdmissionWiringOptions {
   readonly catalog: ResourceCatalog;
   /** The service's dependencies, available once the server is built. */
   readonly getDeps: () => ServiceDeps | undefined;
+  /** The ServiceAccount plugin (default SA, token volume): on where a controller manager keeps
+   *  `default` ServiceAccounts (kdp up, kdp apiserver), off for a bare API server. */
+  readonly serviceAccounts?: boolean;
 }
 
 /**
@@ -61,12 +66,13 @@ export function buildObjectSource(
   };
 }
 
-/** The chain in upstream's order: NamespaceLifecycle, NodeRestriction (enabled by default in
- *  kube-apiserver's recommended plugins), then the others. */
+/** The chain in upstream's order: NamespaceLifecycle, ServiceAccount, NodeRestriction (enabled
+ *  by default in kube-apiserver's recommended plugins), then the others. */
 export function buildAdmission(o: AdmissionWiringOptions): AdmissionPlugin[] {
   const source = buildObjectSource(o.catalog, o.getDeps);
   const [lifecycle, ...rest] = buildAdmissionPlugins({ serviceCIDRs: cidrList(o.serviceCIDR),
     nodePortRange: o.nodePortRange ?? '30000-32767', source });
   const getNode = (name: string) => source.get('', 'nodes', undefined, name);
-  return [lifecycle!, buildNodeRestrictionPlugin(getNode), ...rest];
+  const sa = o.serviceAccounts ? [buildServiceAccountPlugin({ source: toAdmissionSource(source) })] : [];
+  return [lifecycle!, ...sa, buildNodeRestrictionPlugin(getNode), ...rest];
 }

@@ -47,6 +47,9 @@ export interface StartApiServerOptions {
   readonly backendDialer?: BackendDialer;
   /** Extra admission plugins after the built-in ones. */
   readonly admission?: readonly AdmissionPlugin[];
+  /** Upstream's ServiceAccount admission plugin (a pod gets `default` and its token volume);
+   *  needs the controller manager's `default` ServiceAccounts. Default off. */
+  readonly serviceAccountAdmission?: boolean;
   /** Bounds on receiving requests and on idle connections (default: upstream's, options.ts). */
   readonly httpLimits?: HttpLimitOptions;
   /** Passed to the embedded store: `--repair` and where recovery logs what it changed. */
@@ -94,7 +97,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
   let server: ListeningServer;
   try {
     const admission = [...buildAdmission({ serviceCIDR, nodePortRange: o.nodePortRange,
-      catalog, getDeps: () => deps }), ...(o.admission ?? [])];
+      catalog, getDeps: () => deps, serviceAccounts: o.serviceAccountAdmission }), ...(o.admission ?? [])];
     server = await listenApiServer({
       store, catalog, authorizer, authenticator, anonymous: o.anonymous ?? !o.insecureHttp,
       admission, logProvider: o.logProvider, backendDialer: o.backendDialer,

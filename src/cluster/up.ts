@@ -121,7 +121,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       dataDir: o.paths.root, port: o.port, logProvider: router, store: o.store, etcd,
       serviceCIDR: net.serviceCIDRs.join(','),
       advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
-      admission: netns ? [buildNetnsAnnotationPlugin(netns.topo.prefix)] : [],
+      admission: netns ? [buildNetnsAnnotationPlugin(netns.topo.prefix)] : [], serviceAccountAdmission: true,
       backendDialer: netns && sockets ? netnsBackendDialer(sockets, netns.topo, () => nodes[0]?.name) : undefined,
     });
     closers.push(() => api.close());

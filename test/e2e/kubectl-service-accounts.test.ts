@@ -21,7 +21,7 @@ describe.skipIf(kubectlMissing(MINOR))('service accounts with the controller man
   const k = (args: string[]) => h.kubectl(args, { minor: MINOR });
 
   beforeAll(async () => {
-    h = await startKubectlHarness({});
+    h = await startKubectlHarness({ serviceAccountAdmission: true });
     manager = buildControllerManager({
       client: buildInProcessClient(h.server.server.service, ADMIN_USER),
       options: { controllers: ['serviceaccount', 'root-ca-certificate-publisher'],
@@ -68,5 +68,21 @@ describe.skipIf(kubectlMissing(MINOR))('service accounts with the controller man
       're-created');
     const after = await k(['--token', token, 'auth', 'whoami']);
     expect(after.stderr).toContain('Unauthorized');
+  });
+
+  it('kubectl run: the pod gets default and its kube-api-access volume; a missing account is a 403', async () => {
+    await waitFor(async () => (await k(['get', 'sa', 'default', '-n', 'team-a'])).code === 0, 10_000, 'sa');
+    const r = await k(['run', 'p', '-n', 'team-a', '--image=busybox', '--restart=Never', '--', 'sleep', '1']);
+    expect(r.stderr).toBe('');
+    const spec = JSON.parse((await k(['get', 'pod', 'p', '-n', 'team-a', '-o', 'json'])).stdout).spec;
+    expect(spec.serviceAccountName).toBe('default');
+    expect(spec.volumes[0].name).toMatch(/^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    expect(spec.volumes[0].projected.sources[0]).toEqual({ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } });
+    expect(spec.containers[0].volumeMounts).toEqual([{ name: spec.volumes[0].name, readOnly: true,
+      mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }]);
+    const bad = await k(['run', 'q', '-n', 'team-a', '--image=busybox', '--restart=Never',
+      '--overrides={"spec":{"serviceAccountName":"ghost"}}']);
+    expect(bad.stderr).toContain('pods "q" is forbidden: error looking up service account team-a/ghost: ' +
+      'serviceaccount "ghost" not found');
   });
 });
