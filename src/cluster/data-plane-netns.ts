@@ -20,7 +20,7 @@ import {
 } from '../host/topology.js';
 import { resolveEchoCommand, type EchoCommand } from '../kubelet/echo-command.js';
 import { buildHelperLauncher } from '../kubelet/launcher.js';
-import { buildNetnsRuntime, ipamDirFor, podNetnsName } from '../kubelet/runtime-netns.js';
+import { buildNetnsRuntime, ipamDirFor, podNetnsName, type NetnsRuntimeOptions } from '../kubelet/runtime-netns.js';
 import { deleteNetns } from '../host/netns.js';
 import { buildSandboxNetns } from '../kubelet/sandbox-netns.js';
 import type { Runtime } from '../kubelet/runtime.js';
@@ -33,7 +33,9 @@ export interface NetnsDataPlane {
   /** The program every pod's containers run (the native echo, or the JS one and why). */
   readonly echo: EchoCommand;
   /** Creates the node's namespace; returns its runtime and kube-proxy applier. */
-  startNode(node: TopologyNode, mode: ProxyMode, opts?: { timeScale?: number }):
+  startNode(node: TopologyNode, mode: ProxyMode, opts?: { timeScale?: number;
+    /** ConfigMap/Secret data for containers' env (the node's kubelet client). */
+    lookup?: NetnsRuntimeOptions['lookup'] }):
     Promise<{ runtime: Runtime; applier: RuleApplier }>;
   /** The node's underlay link down (a partition, or part of a crash) or up again. */
   setUplink(node: string, up: boolean): Promise<void>;
@@ -136,7 +138,8 @@ export async function startNetnsDataPlane(
       const runtime = buildNetnsRuntime({
         exec, state, prefix, nodeNetns: topo.nodeNetns(node.name), ipamDir: ipamDirFor(paths.root, node.name),
         cniConfDir: cni.confDir, cniBinDirs: cni.binDirs, echo, launcher, sandboxNetns,
-        timeScale: opts.timeScale,
+        timeScale: opts.timeScale, nodeName: node.name,
+        nodeIPs: node.ip6 ? [node.ip, node.ip6] : [node.ip], lookup: opts.lookup,
       });
       planes.set(node.name, { runtime, applier });
       return { runtime, applier };

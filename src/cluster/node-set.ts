@@ -155,16 +155,23 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       // A crashed node boots in startNode (it knows the node crashed, and makes its link anew);
       // a partitioned one gets its link back first, so the agents' first sync sees it whole.
       if (o.netns && was === 'partitioned') await o.netns.setUplink(node.name, true);
+      const clients = o.clientsFor ? await o.clientsFor(node.name)
+        : { kubelet: o.client, kubeProxy: o.client };
+      const kubeletClient = clients.kubelet;
       const started = o.netns
-        ? await o.netns.startNode(node, o.proxyMode, { timeScale: o.timeScale })
+        ? await o.netns.startNode(node, o.proxyMode, { timeScale: o.timeScale,
+          lookup: (namespace, resource, name) => kubeletClient.get<KubeObject & { data?: Record<string, string> }>(
+            { group: '', version: 'v1', resource, namespace }, name)
+            .then((x) => x.data ?? {}, (e: { code?: string }) => {
+              if (e.code === 'KDP_NOT_FOUND') return undefined;
+              throw e;
+            }) })
         : { runtime: buildVirtualRuntime({ timeScale: o.timeScale }), applier: buildMemoryApplier(o.proxyMode) };
       const netnsPlane = o.netns;
       // Where pods run processes, kubectl debug's ephemeral containers run too.
       const plane = netnsPlane
         ? { ...started, runtime: withEphemeral(started.runtime, (uid) => podNetnsName(netnsPlane.topo.prefix, uid)) }
         : started;
-      const clients = o.clientsFor ? await o.clientsFor(node.name)
-        : { kubelet: o.client, kubeProxy: o.client };
       const agent = buildNodeAgent({
         client: clients.kubelet, nodeName: node.name,
         runtime: plane.runtime,

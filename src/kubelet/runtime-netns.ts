@@ -2,18 +2,21 @@
 // line to a running `ip -batch`, sandbox-netns.ts) wired by the CNI plugin, called in-process
 // with the node's namespace as the plugin's own (bridge `cni0`, isGateway, no ipMasq, host-local
 // over the node's podCIDR); containers are processes started in the pod namespace with
-// `nsenter --net`, forked by small launcher helpers (launcher.ts), not by kdp. Every image runs
-// the `kdp/echo` workload (bin/kdp-echo.js) on the container's declared ports, with the
-// container's literal env. A container without a readiness probe turns ready once it prints
-// `ready`; with one, when the probe says so (readiness.ts, run from the node namespace by the
-// node's Prober). A container that exits is restarted per restartPolicy with upstream's
-// back-off (backoff.ts). Stop = SIGTERM, SIGKILL after the grace period; then CNI DEL and the
-// namespace goes.
+// `nsenter --net`, forked by small launcher helpers (launcher.ts), not by kdp. A container runs
+// what its spec says, through the image table (images.ts: Docker's entrypoint/cmd rules, the
+// host's programs as every image's, kdp's stand-ins for pause/agnhost/web servers/kdp-dns, the
+// `kdp/echo` workload for kdp/echo and for unknown images without a command), with its env
+// (container-env.ts), `$(VAR)`-expanded command and args, and workingDir. The echo turns ready
+// once it prints `ready`; other programs when they run. With a readiness probe, when the probe
+// says so (readiness.ts, run from the node namespace by the node's Prober). A container that
+// exits is terminated with its exit code (reason Completed for 0, Error otherwise) and restarted
+// per restartPolicy with upstream's back-off (backoff.ts). Stop = SIGTERM, SIGKILL after the
+// grace period; then CNI DEL and the namespace goes.
 // Namespaces and processes are recorded in the host state file (before creation for namespaces)
 // so `kdp down` can remove them after a crash.
 
 import { createHash } from 'node:crypto';
-import { release } from 'node:os';
+import { constants as osConstants, release } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '../api/types.js';
 import { jsEchoCommand, type EchoCommand } from './echo-command.js';
@@ -27,6 +30,8 @@ import { buildRestartBackoff, type RestartBackoff } from './backoff.js';
 import { buildPodNetwork } from './cni-caller.js';
 import { buildHelperProber, type Prober } from './prober.js';
 import { buildHelperLauncher, type Launcher, type Workload } from './launcher.js';
+import { containerEnv, expandVars, type EnvContext } from './container-env.js';
+import { imageKind, resolveImage } from './images.js';
 import { startReadinessWorker, type ReadinessWorker } from './readiness.js';
 import type { ContainerEvent } from './container-events.js';
 import { buildSandboxNetns, type SandboxNetns } from './sandbox-netns.js';
@@ -57,14 +62,26 @@ export interface NetnsRuntimeOptions {
   readonly sandboxNetns?: SandboxNetns;
   /** Multiplies probe periods and restart back-off (the agent's timeScale). Default 1. */
   readonly timeScale?: number;
+  /** The node's IPs (status.hostIP(s) in env) and name. */
+  readonly nodeIPs?: readonly string[];
+  readonly nodeName?: string;
+  /** ConfigMap/Secret data for env (configMapKeyRef, secretKeyRef, envFrom); absent: every
+   *  such reference fails the container with CreateContainerConfigError. */
+  readonly lookup?: (namespace: string, resource: 'configmaps' | 'secrets', name: string) =>
+    Promise<Record<string, string> | undefined>;
 }
 
 const MAX_LOG_LINES = 1000;
+/** Removed sandboxes whose logs are kept (a finished Job's pod stays readable with `kubectl
+ *  logs`, as upstream keeps exited containers until the pod goes); oldest dropped first. */
+const MAX_RETIRED = 256;
 
 interface Container {
   status: RuntimeContainerStatus;
   child?: Workload;
   log: string[];
+  /** The Warning about the image's program has been recorded (once per container). */
+  warned?: boolean;
   readonly backoff: RestartBackoff;
   readiness?: ReadinessWorker;
   restartTimer?: NodeJS.Timeout;
@@ -87,6 +104,7 @@ export function podNetnsName(prefix: string, uid: string): string {
 export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
   const echo = o.echo ?? jsEchoCommand(o.echoScript);
   const sandboxes = new Map<string, Sandbox>();
+  const retired = new Map<string, { containers: Map<string, { log: string[] }> }>();
   const starting = new Map<string, Promise<RuntimePodStatus>>();
   let listener: (uid: string) => void = () => {};
   let eventListener: (uid: string, e: ContainerEvent) => void = () => {};
@@ -130,22 +148,77 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     return JSON.stringify(await podNetwork.attach(target));
   }
 
-  function startContainer(sb: Sandbox, name: string): void {
+  /** The argv and env the container runs (Docker's rules through images.ts). */
+  async function containerProgram(sb: Sandbox, name: string):
+    Promise<{ file: string; args: string[]; env: Record<string, string | undefined>; warning?: string }> {
+    const spec = sb.pod.spec?.containers?.find((c) => c.name === name)!;
+    const ns = sb.pod.metadata.namespace ?? 'default';
+    const ctx: EnvContext = {
+      podIPs: sb.podIPs, hostIPs: o.nodeIPs ?? (sb.pod.status?.hostIP ? [sb.pod.status.hostIP] : []),
+      nodeName: o.nodeName,
+      ...(o.lookup ? { lookup: (resource, n) => o.lookup!(ns, resource, n) } : {}),
+    };
+    const vars = await containerEnv(sb.pod, spec, ctx);
+    const expanded = {
+      ...spec,
+      ...(spec.command ? { command: spec.command.map((a) => expandVars(a, vars)) } : {}),
+      ...(spec.args ? { args: spec.args.map((a) => expandVars(a, vars)) } : {}),
+    };
+    const prog = resolveImage(expanded, { echo });
+    const env: Record<string, string | undefined> = {
+      PATH: process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      HOSTNAME: sb.pod.spec?.hostname || sb.pod.metadata.name, HOME: '/root',
+      ...(spec.tty ? { TERM: 'xterm' } : {}),
+      KDP_POD_NAME: sb.pod.metadata.name,
+      ...prog.env,
+      ...Object.fromEntries(vars),
+    };
+    return { file: prog.file, args: [...prog.args], env, ...(prog.warning ? { warning: prog.warning } : {}) };
+  }
+
+  /** Resolves once the container runs or waits with a config error (callers then publish). */
+  function startContainer(sb: Sandbox, name: string): Promise<void> {
+    const c = sb.containers.get(name)!;
+    return containerProgram(sb, name).then((prog) => {
+      if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
+      if (prog.warning && !c.warned) {
+        c.warned = true;
+        eventListener(sb.uid, { type: 'Warning', reason: 'ImageNotEmulated', fieldPath: `spec.containers{${name}}`,
+          message: prog.warning });
+      }
+      runContainer(sb, name, prog);
+    }, (e: Error) => {
+      // upstream: the container waits with CreateContainerConfigError and the sync retries.
+      if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
+      c.status = { ...c.status, state: 'waiting', ready: false, reason: 'CreateContainerConfigError', message: e.message };
+      eventListener(sb.uid, { type: 'Warning', reason: 'Failed', fieldPath: `spec.containers{${name}}`,
+        message: `Error: ${e.message}` });
+      c.restartTimer = setTimeout(() => {
+        c.restartTimer = undefined;
+        if (!sb.stopping && sandboxes.get(sb.uid) === sb) void startContainer(sb, name).then(() => listener(sb.uid));
+      }, 2000 * scale);
+      c.restartTimer.unref?.();
+    });
+  }
+
+  function runContainer(sb: Sandbox, name: string,
+    prog: { file: string; args: string[]; env: Record<string, string | undefined> }): void {
     const spec = sb.pod.spec?.containers?.find((c) => c.name === name);
     const c = sb.containers.get(name)!;
-    const ports = (spec?.ports ?? []).map((p) => `${p.containerPort}/${p.protocol ?? 'TCP'}`).join(',');
-    const env = Object.fromEntries((spec?.env ?? []).filter((e) => e.value !== undefined)
-      .map((e) => [e.name, e.value!]));
+    const isEcho = imageKind(spec?.image) === 'echo' && !(spec?.command?.length);
     // nsenter, not `ip netns exec`: the workload needs no /sys of its own, and skipping the mount
     // namespace and sysfs remount halves the launch time.
     const child = launcher.launch({
-      file: 'nsenter', args: [`--net=/run/netns/${sb.netns}`, '--', echo.file, ...echo.args],
-      env: { ...env, PATH: process.env.PATH, KDP_POD_NAME: sb.pod.metadata.name, KDP_ECHO_PORTS: ports },
+      file: 'nsenter',
+      args: [`--net=/run/netns/${sb.netns}`, `--wd=${spec?.workingDir || '/'}`, '--', prog.file, ...prog.args],
+      env: prog.env,
     });
     child.once('spawn', (pid: number) => { void o.state.addProcess(recordProcess(pid)); });
     c.child = child;
-    c.status = { ...c.status, state: 'running', reason: undefined, message: undefined, startedAt: iso(), ready: false };
+    // Without a probe a container is ready once running (upstream); the echo says when it listens.
     const probe = spec?.readinessProbe;
+    c.status = { ...c.status, state: 'running', reason: undefined, message: undefined, startedAt: iso(),
+      ready: !probe && !isEcho };
     c.readiness?.stop();
     c.readiness = probe && spec ? startReadinessWorker({
       probe, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale,
@@ -160,11 +233,18 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
           message: `Readiness probe failed: ${message}` });
       },
     }) : undefined;
+    // Lines as the program wrote them: a chunk may end mid-line (kept until the rest, or exit).
+    let partial = '';
+    const keep = (l: string) => {
+      c.log.push(l);
+      if (c.log.length > MAX_LOG_LINES) c.log.shift();
+    };
     child.on('data', (chunk: string) => {
-      for (const l of chunk.split('\n').filter(Boolean)) {
-        c.log.push(l);
-        if (c.log.length > MAX_LOG_LINES) c.log.shift();
-        if (!l.startsWith('ready ') || c.child !== child) continue;
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const l of lines) {
+        keep(l);
+        if (!isEcho || !l.startsWith('ready ') || c.child !== child) continue;
         if (c.readiness) c.readiness.trigger();
         else if (!c.status.ready) {
           c.status = { ...c.status, ready: true };
@@ -173,12 +253,14 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       }
     });
     child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
+      if (partial) keep(partial);
+      partial = '';
       if (child.pid) o.state.removeProcess(child.pid);
       if (c.child !== child) return;
       c.child = undefined;
       c.readiness?.stop();
       c.readiness = undefined;
-      const exitCode = code ?? (signal === 'SIGKILL' ? 137 : signal === 'SIGTERM' ? 143 : 1);
+      const exitCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
       c.status = {
         ...c.status, state: 'exited', ready: false, exitCode, finishedAt: iso(),
         reason: exitCode === 0 ? 'Completed' : 'Error',
@@ -210,8 +292,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       c.restartTimer = undefined;
       if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
       c.status = { ...c.status, restartCount: c.status.restartCount + 1 };
-      startContainer(sb, name);
-      listener(sb.uid);
+      void startContainer(sb, name).then(() => listener(sb.uid));
     }, waitMs);
     c.restartTimer.unref?.();
   }
@@ -242,7 +323,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       });
     }
     sandboxes.set(uid, sb);
-    for (const name of sb.containers.keys()) startContainer(sb, name);
+    await Promise.all([...sb.containers.keys()].map((name) => startContainer(sb, name)));
     return status(sb);
   }
 
@@ -284,6 +365,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       const sb = sandboxes.get(uid);
       if (!sb) return;
       sandboxes.delete(uid);
+      retired.set(uid, { containers: new Map([...sb.containers].map(([n, c]) => [n, { log: c.log }])) });
+      if (retired.size > MAX_RETIRED) retired.delete(retired.keys().next().value!);
       await stopProcesses(sb);
       await cni('DEL', sb.pod, sb.netns, sb.net).catch(() => undefined);
       await dropNetns(sb.netns);
@@ -293,7 +376,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       return sb ? status(sb) : undefined;
     },
     listPods: () => [...sandboxes.keys()],
-    logs: (uid, container) => containerLogText(sandboxes.get(uid), container),
+    logs: (uid, container) => containerLogText(sandboxes.get(uid) ?? retired.get(uid), container),
     onChange(l) { listener = l; },
     onEvent(l) { eventListener = l; },
     async close() {
