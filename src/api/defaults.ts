@@ -15,6 +15,7 @@ import {
   defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet,
 } from './defaults/workloads.js';
 import { defaultCronJob, defaultStatefulSet } from './defaults/statefulset-cronjob.js';
+import { defaultNetworkPolicy } from '../netpol/defaults.js';
 
 export { defaultCronJob, defaultStatefulSet } from './defaults/statefulset-cronjob.js';
 export { defaultContainer, defaultPod, defaultPodSpec, defaultPodTemplate, imageTag }
@@ -48,6 +49,7 @@ const DEFAULTERS: Record<string, Defaulter> = {
   'apps/v1|StatefulSet': defaultStatefulSet,
   'batch/v1|CronJob': defaultCronJob,
   'discovery.k8s.io/v1|EndpointSlice': defaultEndpointSlice,
+  'networking.k8s.io/v1|NetworkPolicy': defaultNetworkPolicy,
   'rbac.authorization.k8s.io/v1|RoleBinding': defaultBinding,
   'rbac.authorization.k8s.io/v1|ClusterRoleBinding': defaultBinding,
 };

@@ -222,6 +222,18 @@ export const GROUP_TYPES: Defs = {
   ServiceCIDR: { ...ROOT, spec: 'ServiceCIDRSpec', status: 'ServiceCIDRStatus' },
   ServiceCIDRSpec: { cidrs: '[]string' },
   ServiceCIDRStatus: { conditions: '[]Condition' },
+  NetworkPolicy: { ...ROOT, spec: 'NetworkPolicySpec' },
+  NetworkPolicySpec: {
+    podSelector: 'LabelSelector', ingress: '[]NetworkPolicyIngressRule',
+    egress: '[]NetworkPolicyEgressRule', policyTypes: '[]string',
+  },
+  NetworkPolicyIngressRule: { ports: '[]NetworkPolicyPort', from: '[]NetworkPolicyPeer' },
+  NetworkPolicyEgressRule: { ports: '[]NetworkPolicyPort', to: '[]NetworkPolicyPeer' },
+  NetworkPolicyPort: { protocol: 'string', port: 'intstr', endPort: 'int32' },
+  NetworkPolicyPeer: {
+    podSelector: 'LabelSelector', namespaceSelector: 'LabelSelector', ipBlock: 'IPBlock',
+  },
+  IPBlock: { cidr: 'string', except: '[]string' },
   Role: { ...ROOT, rules: '[]PolicyRule' },
   ClusterRole: { ...ROOT, rules: '[]PolicyRule', aggregationRule: 'AggregationRule' },
   PolicyRule: {

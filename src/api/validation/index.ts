@@ -33,6 +33,10 @@ import {
   validateCronJobUpdate, validateStatefulSet, validateStatefulSetUpdate,
 } from './statefulset-cronjob.js';
 
+import {
+  validateNetworkPolicy, validateNetworkPolicyUpdate,
+} from '../../netpol/validation.js';
+
 export type { Cause } from './field-errors.js';
 export { invalidMessage } from './field-errors.js';
 
@@ -88,6 +92,9 @@ const KINDS: Record<string, KindValidation> = {
   'coordination.k8s.io/v1|Lease': { create: validateLease },
   'networking.k8s.io/v1|ServiceCIDR': {
     create: validateServiceCIDR, update: validateServiceCIDRUpdate,
+  },
+  'networking.k8s.io/v1|NetworkPolicy': {
+    create: validateNetworkPolicy, update: validateNetworkPolicyUpdate,
   },
   [`${RBAC}|Role`]: { create: validateRole },
   [`${RBAC}|ClusterRole`]: { create: validateClusterRole },

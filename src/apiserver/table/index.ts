@@ -11,6 +11,7 @@ import {
   controllerRevisionPrinter, cronJobPrinter, statefulSetPrinter,
 } from './workload-printers.js';
 import type { Cell, ColumnDefinition, Printer } from './types.js';
+import { networkPolicyPrinter } from '../../netpol/printer.js';
 import { AGE_COL, NAME_COL } from './types.js';
 
 const DEFAULT_PRINTER: Printer = {
@@ -38,6 +39,7 @@ const PRINTERS: Record<string, Printer> = {
   'discovery.k8s.io/endpointslices': other.endpointSlicePrinter,
   'coordination.k8s.io/leases': other.leasePrinter,
   'networking.k8s.io/servicecidrs': other.serviceCidrPrinter,
+  'networking.k8s.io/networkpolicies': networkPolicyPrinter,
   'rbac.authorization.k8s.io/roles': other.rolePrinter,
   'rbac.authorization.k8s.io/clusterroles': other.rolePrinter,
   'rbac.authorization.k8s.io/rolebindings': other.bindingPrinter,
