@@ -32,6 +32,8 @@ import type { ControllerOptions } from '../controllers/options.js';
 import { loadTopology } from '../host/topology.js';
 import { superviseAgents } from './agent-supervisor.js';
 import { startLocalEtcd } from './etcd-cluster.js';
+import { controlPlanePods, markControlPlane } from './control-plane-pods.js';
+import { buildMirrorPodKeeper } from '../kubelet/static-pods.js';
 import type { EtcdStoreOptions } from '../store/etcd-store.js';
 import { buildNetnsAnnotationPlugin } from './netns-annotation.js';
 import { listenOnUnderlay, netnsBackendDialer } from './netns-reach.js';
@@ -170,6 +172,19 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const supervisor = superviseAgents(informers, nodeSet, nodes, o.progress);
     closers.push(() => supervisor.stop());
     await waitForReady(client, nodes, net.families, o.paths.root, o.progress);
+    // The first node is the control-plane node, its components shown as kubeadm's static pods.
+    const cp = nodes[0]!;
+    await markControlPlane(client, cp.name);
+    const mirrors = buildMirrorPodKeeper({
+      client: (await buildInProcessNodeClients(api.server.service, o.paths.root, caOf(api.pki))(cp.name)).kubelet,
+      nodeName: cp.name, nodeIPs: nodeIPsOf(cp), periodMs: 10_000 * factor,
+      pods: controlPlanePods({ advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
+        securePort: api.port, serviceCIDRs: net.serviceCIDRs, clusterCIDRs: net.clusterCIDRs,
+        etcdServers: etcd?.endpoints }),
+      onError: (e) => o.progress(`mirror pods: ${(e as Error).message}`),
+    });
+    await mirrors.start();
+    closers.push(async () => mirrors.stop());
     writePrivateFileSync(o.paths.kubeconfig, renderKubeconfig({ server: api.url, caPem: api.pki.caCertPem, token: api.pki.adminToken }));
     writeClusterInfo(o.paths, {
       url: api.url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,

@@ -7,6 +7,7 @@ import type { Node, Pod } from '../api/types.js';
 import { objectKey } from '../client/cache.js';
 import { buildInformer, type EventHandlers, type Informer } from '../client/informer.js';
 import type { Client, KubeObject } from '../client/types.js';
+import { MIRROR_ANNOTATION } from './static-pods.js';
 
 export interface RoutedSource<T extends KubeObject> {
   subscribe(nodeName: string, h: EventHandlers<T>): () => void;
@@ -56,7 +57,9 @@ const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 
 function sourcesFrom(podInf: Informer<Pod>, nodeInf: Informer<Node>, own: boolean) {
-  const pods = route(podInf, POD_NODE_INDEX, (p) => p.spec?.nodeName || undefined);
+  // Mirror pods stand for static pods the kubelet runs from manifests: never run from the API.
+  const pods = route(podInf, POD_NODE_INDEX,
+    (p) => (p.metadata.annotations?.[MIRROR_ANNOTATION] !== undefined ? undefined : p.spec?.nodeName || undefined));
   const nodes = route(nodeInf, 'kubeletNodeSelf', (n) => n.metadata.name);
   return {
     pods, nodes,
