@@ -1,6 +1,6 @@
 // networking.k8s.io/v1 NetworkPolicy, as the API defines it (v1.33). Pure data.
 
-import type { IntOrString, LabelSelector, ObjectMeta } from '../api/types/meta.js';
+import type { IntOrString, LabelSelector, TypedObject } from '../api/types/meta.js';
 
 export type PolicyType = 'Ingress' | 'Egress';
 export type NetpolProtocol = 'TCP' | 'UDP' | 'SCTP';
@@ -41,10 +41,7 @@ export interface NetworkPolicySpec {
   policyTypes?: string[];
 }
 
-export interface NetworkPolicy {
-  apiVersion: 'networking.k8s.io/v1';
-  kind: 'NetworkPolicy';
-  metadata: ObjectMeta;
+export interface NetworkPolicy extends TypedObject {
   spec: NetworkPolicySpec;
 }
 
