@@ -1,0 +1,224 @@
+// NetworkPolicy → one `table inet kdp-netpol` per node, as an `nft -f` transaction (full
+// rewrite: add, delete, re-add the table, so one atomic apply replaces the previous state).
+//
+// Shape (the fast CNIs' layout, keyed by pod IP):
+// - chain `forward` (filter hook forward): `ct state established,related accept` first, so
+//   replies of allowed connections always pass; then `ip saddr vmap @egress-pods-v4` and
+//   `ip daddr vmap @ingress-pods-v4` (and ip6 twins) jump to the per-pod chains of the node's
+//   own pods that are isolated in that direction. Packets of pods no policy isolates hit no map
+//   entry and pass (policy accept).
+// - per-pod chains `ingress-<ns>/<pod>`, `egress-<ns>/<pod>`: one `return` rule per allowed
+//   (peer set × port) of every selecting policy's rules, in policy (ns/name) then rule order,
+//   then `drop`. `return` (not accept) so an allowed egress still meets the destination's
+//   ingress chain. Ingress chains first allow the node's own IPs (set `node-ips-v4`).
+// - named sets `peers-<ns>/<policy>/<ingress|egress>-<i>-v4` of peer addresses (pod IPs and
+//   ipBlock cidr minus except, merged into disjoint intervals), shared by every pod the policy
+//   selects, so a controller can keep them in step with pods and namespaces by element.
+// - named ports: on ingress resolved against the selected pod; on egress against each
+//   destination pod (an anonymous set of the destination IPs per resolved number).
+// Deterministic: pods, policies, elements sorted; the same input gives byte-identical text.
+
+import type { IPFamily } from '../api/net.js';
+import { ipFamilyOf } from '../api/net.js';
+import { isolating, peerMatches, selects } from './evaluate.js';
+import type { NetpolModel, PodInfo } from './model.js';
+import { podKey, policyKey } from './model.js';
+import { RangeSet } from './ip-ranges.js';
+import type { NetworkPolicy, NetworkPolicyPeer, NetworkPolicyPort, PolicyType } from './types.js';
+
+export const NETPOL_TABLE = 'kdp-netpol';
+const T = `inet ${NETPOL_TABLE}`;
+
+type Fam = { readonly f: IPFamily; readonly sfx: 'v4' | 'v6'; readonly kw: 'ip' | 'ip6';
+  readonly type: string };
+const V4: Fam = { f: 'IPv4', sfx: 'v4', kw: 'ip', type: 'ipv4_addr' };
+const V6: Fam = { f: 'IPv6', sfx: 'v6', kw: 'ip6', type: 'ipv6_addr' };
+
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const clip = (s: string): string => (Buffer.byteLength(s) <= 128 ? s : `${s.slice(0, 125)}...`);
+const q = (s: string): string => `"${clip(s).replace(/"/g, "'")}"`;
+
+export interface NetpolCompileOptions {
+  /** The node whose pods are enforced here. */
+  readonly node: string;
+}
+
+/** Which families the cluster uses (pod IPs and ipBlocks); IPv4 when none. */
+function familiesOf(m: NetpolModel): Fam[] {
+  const seen = new Set<string>();
+  for (const p of m.pods) for (const ip of p.ips) seen.add(ipFamilyOf(ip) ?? '');
+  for (const np of m.policies) {
+    for (const r of [...(np.spec.ingress ?? []).flatMap((x) => x.from ?? []),
+      ...(np.spec.egress ?? []).flatMap((x) => x.to ?? [])]) {
+      if (r.ipBlock) seen.add(r.ipBlock.cidr.includes(':') ? 'IPv6' : 'IPv4');
+    }
+  }
+  const out = [V4, V6].filter((x) => seen.has(x.f));
+  return out.length ? out : [V4];
+}
+
+const rulesOf = (np: NetworkPolicy, t: PolicyType): Array<{ ports?: NetworkPolicyPort[];
+  peers?: NetworkPolicyPeer[] }> => (t === 'Ingress'
+  ? (np.spec.ingress ?? []).map((r) => ({ ports: r.ports, peers: r.from }))
+  : (np.spec.egress ?? []).map((r) => ({ ports: r.ports, peers: r.to })));
+
+const dirName = (t: PolicyType): string => t.toLowerCase();
+const setName = (np: NetworkPolicy, t: PolicyType, i: number, fam: Fam): string =>
+  `peers-${policyKey(np)}/${dirName(t)}-${i}-${fam.sfx}`;
+
+/** Peer addresses of one rule (undefined peers = everyone: no set). */
+function peerSet(m: NetpolModel, np: NetworkPolicy, peers: NetworkPolicyPeer[]): RangeSet {
+  const s = new RangeSet();
+  const ns = np.metadata.namespace ?? 'default';
+  for (const peer of peers) {
+    if (peer.ipBlock) { s.addBlock(peer.ipBlock); continue; }
+    for (const pod of m.pods) {
+      if (peerMatches(m, peer, ns, { pod })) for (const ip of pod.ips) s.addIP(ip);
+    }
+  }
+  return s;
+}
+
+const proto = (p: NetworkPolicyPort): string => (p.protocol ?? 'TCP').toLowerCase();
+
+/** Port match for numeric / protocol-only entries; undefined for named ports. */
+function numericMatch(p: NetworkPolicyPort): string | undefined {
+  if (typeof p.port === 'string') return undefined;
+  if (p.port === undefined) return `meta l4proto ${proto(p)}`;
+  const range = p.endPort !== undefined && p.endPort !== p.port ? `${p.port}-${p.endPort}`
+    : String(p.port);
+  return `meta l4proto ${proto(p)} th dport ${range}`;
+}
+
+function namedPort(pod: PodInfo, p: NetworkPolicyPort): number | undefined {
+  const want = (p.protocol ?? 'TCP');
+  return pod.ports.find((x) => x.name === p.port && x.protocol === want)?.port;
+}
+
+interface Out { chains: string[]; sets: Map<string, { fam: Fam; elems: string[] }>;
+  rules: string[] }
+
+function podChain(m: NetpolModel, out: Out, pod: PodInfo, t: PolicyType, fams: Fam[],
+  nodeIPs: boolean): string {
+  const chain = `${dirName(t)}-${podKey(pod)}`;
+  out.chains.push(`add chain ${T} ${chain}`);
+  const add = (body: string, comment: string): void => {
+    out.rules.push(`add rule ${T} ${chain} ${body} comment ${q(comment)}`);
+  };
+  const addr = t === 'Ingress' ? 'saddr' : 'daddr';
+  if (t === 'Ingress' && nodeIPs) {
+    for (const fam of fams) add(`${fam.kw} saddr @node-ips-${fam.sfx} return`, "from the pod's node");
+  }
+  const pols = isolating(m, pod, t).sort((a, b) => byName(policyKey(a), policyKey(b)));
+  for (const np of pols) {
+    rulesOf(np, t).forEach((r, i) => {
+      const note = `${policyKey(np)} ${dirName(t)} rule ${i}`;
+      const hasPeers = (r.peers ?? []).length > 0;
+      const peerMatch = (fam: Fam): string => {
+        if (!hasPeers) return '';
+        const name = setName(np, t, i, fam);
+        if (!out.sets.has(name)) {
+          out.sets.set(name, { fam, elems: peerSet(m, np, r.peers!).elements(fam.f) });
+        }
+        return `${fam.kw} ${addr} @${name} `;
+      };
+      const peerFams = hasPeers ? fams : [undefined];
+      const ports = r.ports ?? [];
+      if (ports.length === 0) {
+        for (const fam of peerFams) add(`${fam ? peerMatch(fam) : ''}return`, note);
+        return;
+      }
+      for (const p of ports) {
+        const num = numericMatch(p);
+        if (num !== undefined) {
+          for (const fam of peerFams) add(`${fam ? peerMatch(fam) : ''}${num} return`, note);
+        } else if (t === 'Ingress') {
+          const n = namedPort(pod, p);
+          if (n === undefined) continue;
+          for (const fam of peerFams) {
+            add(`${fam ? peerMatch(fam) : ''}meta l4proto ${proto(p)} th dport ${n} return`, note);
+          }
+        } else {
+          egressNamed(m, np, r.peers, p, fams, (body) => add(body, note));
+        }
+      }
+    });
+  }
+  add('drop', `${podKey(pod)} isolated for ${dirName(t)}`);
+  return chain;
+}
+
+/** Egress to a named port: per resolved number, the destination pods' IPs that match peers. */
+function egressNamed(m: NetpolModel, np: NetworkPolicy, peers: NetworkPolicyPeer[] | undefined,
+  p: NetworkPolicyPort, fams: Fam[], add: (body: string) => void): void {
+  const ns = np.metadata.namespace ?? 'default';
+  const byPort = new Map<number, RangeSet>();
+  for (const dst of m.pods) {
+    const n = namedPort(dst, p);
+    if (n === undefined) continue;
+    if (peers && peers.length > 0 && !peers.some((x) => peerMatches(m, x, ns, { pod: dst }))) {
+      continue;
+    }
+    if (!byPort.has(n)) byPort.set(n, new RangeSet());
+    for (const ip of dst.ips) byPort.get(n)!.addIP(ip);
+  }
+  for (const n of [...byPort.keys()].sort((a, b) => a - b)) {
+    for (const fam of fams) {
+      const el = byPort.get(n)!.elements(fam.f);
+      if (el.length) add(`${fam.kw} daddr { ${el.join(', ')} } meta l4proto ${proto(p)} th dport ${n} return`);
+    }
+  }
+}
+
+/** Compiles the node's table; `nodeIPs` come from the model (`nodeIPs.get(node)`). */
+export function compileNetpolNftables(m: NetpolModel, opts: NetpolCompileOptions): string {
+  const fams = familiesOf(m);
+  const local = m.pods.filter((p) => p.node === opts.node && p.ips.length > 0)
+    .sort((a, b) => byName(podKey(a), podKey(b)));
+  const nodeIPs = m.nodeIPs.get(opts.node) ?? [];
+  const out: Out = { chains: [], sets: new Map(), rules: [] };
+  const maps: Record<string, string[]> = {};
+  for (const t of ['Egress', 'Ingress'] as const) {
+    for (const fam of fams) maps[`${dirName(t)}-pods-${fam.sfx}`] = [];
+    for (const pod of local) {
+      if (!m.policies.some((np) => (np.spec.policyTypes ?? []).includes(t) && selects(np, pod))) {
+        continue;
+      }
+      const chain = podChain(m, out, pod, t, fams, nodeIPs.length > 0);
+      for (const ip of pod.ips) {
+        const fam = ipFamilyOf(ip) === 'IPv6' ? V6 : V4;
+        maps[`${dirName(t)}-pods-${fam.sfx}`]?.push(`${ip} : jump ${chain}`);
+      }
+    }
+  }
+  const lines = [
+    `add table ${T} { comment ${q(`kdp NetworkPolicy enforcement on node ${opts.node}`)} ; }`,
+    `delete table ${T}`,
+    `add table ${T} { comment ${q(`kdp NetworkPolicy enforcement on node ${opts.node}`)} ; }`,
+    `add chain ${T} forward { type filter hook forward priority filter ; policy accept ; }`,
+    // Chains before the maps whose verdicts jump to them.
+    ...out.chains,
+  ];
+  for (const fam of fams) {
+    lines.push(`add set ${T} node-ips-${fam.sfx} { type ${fam.type} ; }`);
+    const el = nodeIPs.filter((ip) => (ipFamilyOf(ip) ?? 'IPv4') === fam.f).sort(byName);
+    if (el.length) lines.push(`add element ${T} node-ips-${fam.sfx} { ${el.join(', ')} }`);
+  }
+  for (const name of Object.keys(maps).sort(byName)) {
+    const fam = name.endsWith('v6') ? V6 : V4;
+    lines.push(`add map ${T} ${name} { type ${fam.type} : verdict ; }`);
+    if (maps[name]!.length) lines.push(`add element ${T} ${name} { ${maps[name]!.join(', ')} }`);
+  }
+  for (const name of [...out.sets.keys()].sort(byName)) {
+    const s = out.sets.get(name)!;
+    lines.push(`add set ${T} ${name} { type ${s.fam.type} ; flags interval ; }`);
+    if (s.elems.length) lines.push(`add element ${T} ${name} { ${s.elems.join(', ')} }`);
+  }
+  lines.push(`add rule ${T} forward ct state established,related accept`);
+  for (const t of ['egress', 'ingress']) {
+    const addr = t === 'egress' ? 'saddr' : 'daddr';
+    for (const fam of fams) lines.push(`add rule ${T} forward ${fam.kw} ${addr} vmap @${t}-pods-${fam.sfx}`);
+  }
+  lines.push(...out.rules);
+  return `${lines.join('\n')}\n`;
+}
