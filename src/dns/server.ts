@@ -52,7 +52,21 @@ export async function listenDns(handler: DnsHandler,
   const host = o.host ?? '127.0.0.1';
   const maxPipelined = o.maxTcpPipelined ?? 16;
   const idleMs = o.tcpIdleMs ?? 10_000;
-  const udp = await bindUdp(host, o.port ?? 53);
+  // Port 0: the UDP port the kernel picked may be taken for TCP; then another pair is tried.
+  let udp = await bindUdp(host, o.port ?? 53);
+  const tcp = createServer((sock) => serveTcp(sock, handler, maxPipelined, idleMs, sockets));
+  tcp.maxConnections = o.maxTcpConnections ?? 256;
+  const sockets = new Set<Socket>();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await listenTcp(tcp, host, udp.address().port);
+      break;
+    } catch (e) {
+      udp.close();
+      if (o.port || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 20) throw e;
+      udp = await bindUdp(host, 0);
+    }
+  }
   const port = udp.address().port;
   udp.on('error', () => undefined);
   udp.on('message', (msg, rinfo) => {
@@ -63,15 +77,6 @@ export async function listenDns(handler: DnsHandler,
       if (reply) udp.send(reply, rinfo.port, rinfo.address);
     });
   });
-  const sockets = new Set<Socket>();
-  const tcp = createServer((sock) => serveTcp(sock, handler, maxPipelined, idleMs, sockets));
-  tcp.maxConnections = o.maxTcpConnections ?? 256;
-  try {
-    await listenTcp(tcp, host, port);
-  } catch (e) {
-    udp.close();
-    throw e;
-  }
   return {
     host, port,
     close: () => new Promise<void>((resolve) => {
