@@ -1,0 +1,47 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CliIO } from '../../src/cli/command.js';
+import { parsePortTargets, runVerifyNetpol } from '../../src/cli/commands/verify-netpol.js';
+import type { Client } from '../../src/client/types.js';
+
+const FILE = join(__dirname, '../../rules/netpol/01-xyz-mixed/objects.yaml');
+
+function io(): CliIO & { text: () => string } {
+  let buf = '';
+  return { out: (t) => { buf += t; }, err: () => undefined, env: {}, isTTY: false,
+    interrupted: new Promise(() => undefined), text: () => buf };
+}
+const noClient = (): Client => { throw new Error('no cluster in this test'); };
+
+describe('kdp verify --netpol', () => {
+  it('prints the upstream truth table per port from a manifest (-f)', async () => {
+    const o = io();
+    expect(await runVerifyNetpol({ netpol: true, filename: FILE, ports: '80/TCP' }, o, noClient))
+      .toBe(0);
+    const lines = o.text().split('\n');
+    expect(lines[0]).toBe('TCP/80 (9 pods, 4 policies, 9 classes, 81 evaluations):');
+    expect(lines[1]).toBe('-\tx/a\tx/b\tx/c\ty/a\ty/b\ty/c\tz/a\tz/b\tz/c');
+    // x/a admits only y/b (AND peer) on TCP 80-81; x/b, x/c admit nobody (deny-ingress);
+    // z pods send nothing (egress lockdown); y/a sends only to DNS and x's serve-81-tcp.
+    expect(lines[2]).toBe('x/a\tX\tX\tX\t.\t.\t.\t.\t.\t.');
+    expect(lines[6]).toBe('y/b\t.\tX\tX\t.\t.\t.\t.\t.\t.');
+    expect(lines[5]).toBe('y/a\tX\tX\tX\tX\tX\tX\tX\tX\tX');
+    expect(lines[8]).toBe('z/a\tX\tX\tX\tX\tX\tX\tX\tX\tX');
+  });
+  it('-o json gives the matrix as data', async () => {
+    const o = io();
+    await runVerifyNetpol({ filename: FILE, ports: '81/TCP', output: 'json' }, o, noClient);
+    const j = JSON.parse(o.text());
+    expect(j.policies).toBe(4);
+    expect(j.tables[0]).toMatchObject({ port: 81, protocol: 'TCP' });
+    const cell = (f: string, t: string): boolean =>
+      j.tables[0].values[j.tables[0].pods.indexOf(f)][j.tables[0].pods.indexOf(t)];
+    expect(cell('y/a', 'x/a')).toBe(false); // y/a's egress allows it; x/a admits only y/b
+    expect(cell('y/b', 'x/a')).toBe(true); // endPort 80-81
+  });
+  it('bad --ports values name the flag', () => {
+    expect(() => parsePortTargets('80/ICMP')).toThrow(/--ports: "80\/ICMP"/);
+    expect(parsePortTargets('80,53/udp')).toEqual([{ port: 80, protocol: 'TCP' },
+      { port: 53, protocol: 'UDP' }]);
+  });
+});
