@@ -98,7 +98,7 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     store: o.store, catalog, rules: buildObjectRules(o.validator), authorizer,
     admission: o.admission ?? [], now: o.now, newUid: o.newUid,
     bookmarkIntervalMs: o.bookmarkIntervalMs, logProvider: o.logProvider,
-    serviceAccountTokens: o.serviceAccountTokens,
+    serviceAccountTokens: o.serviceAccountTokens, componentStatuses: o.componentStatuses,
   });
   const openapi = buildOpenApi(catalog, GIT_VERSION);
   const settle = (raw: IncomingMessage, user: UserInfo | null): UserInfo => {

@@ -1,5 +1,6 @@
 // Options of the API server, validated and defaulted once.
 
+import type { ComponentStatusSource } from './rest/component-status.js';
 import type { BackendDialer } from './proxy/backend-dialer.js';
 import type { ServiceAccountTokenIssuer } from './authn/service-account.js';
 import { randomUUID } from 'node:crypto';
@@ -26,6 +27,8 @@ export interface ApiServerOptions {
   readonly logProvider?: LogProvider;
   /** Signs service-account tokens (serviceaccounts/token); absent: that subresource is 404. */
   readonly serviceAccountTokens?: ServiceAccountTokenIssuer;
+  /** What `kubectl get componentstatuses` shows; default: probes of 10259 and 10257. */
+  readonly componentStatuses?: ComponentStatusSource;
   /** How `pods/proxy` and `services/proxy` reach pod addresses (default: virtual, none). */
   readonly backendDialer?: BackendDialer;
   /** The API server's client certificate at kubelets (exec, attach, port-forward). */

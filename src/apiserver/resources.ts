@@ -55,6 +55,15 @@ export const REVIEW_RESOURCES: readonly ServedResource[] = [
   },
 ];
 
+/** Served from probes, never stored: `kubectl get componentstatuses` (rest/component-status.ts). */
+export const PROBED_RESOURCES: readonly ServedResource[] = [
+  {
+    group: '', version: 'v1', resource: 'componentstatuses', singular: 'componentstatus',
+    kind: 'ComponentStatus', listKind: 'ComponentStatusList', namespaced: false,
+    verbs: ['get', 'list'], shortNames: ['cs'], categories: [], subresources: [],
+  },
+];
+
 export function isReviewResource(r: ServedResource): boolean {
   return r.group === 'authorization.k8s.io';
 }
@@ -62,7 +71,7 @@ export function isReviewResource(r: ServedResource): boolean {
 export function buildDefaultCatalog(resources: readonly ResourceInfo[] = BUILTIN_RESOURCES):
   ResourceCatalog {
   const served = resources.map(toServed);
-  const extra = REVIEW_RESOURCES.filter((x) =>
+  const extra = [...REVIEW_RESOURCES, ...PROBED_RESOURCES].filter((x) =>
     !served.some((s) => s.group === x.group && s.resource === x.resource));
   return buildResourceCatalog([...served, ...extra]);
 }

@@ -8,6 +8,9 @@ import type {
 import { isKdpError } from '../errors.js';
 import type { ResourceCatalog, ServedResource } from './resource-types.js';
 import { isReviewResource } from './resources.js';
+import {
+  defaultComponentProbes, getComponentStatus, isComponentStatuses, listComponentStatuses,
+} from './rest/component-status.js';
 import { authorize } from './rest/authorize.js';
 import type { LogOptions, RequestContext, ServiceDeps } from './rest/deps.js';
 import { deleteObject } from './rest/delete.js';
@@ -124,6 +127,9 @@ export function buildApiService(deps: ServiceDeps): ApiService {
     async get(ctx, t) {
       const r = resolve(t);
       await az(ctx, 'get', r, t);
+      if (isComponentStatuses(r)) {
+        return getComponentStatus(deps.componentStatuses ?? defaultComponentProbes(), needName(t));
+      }
       const { obj, kv } = await readObject(deps, r, ns(r, t), needName(t));
       if (t.subresource === 'scale') return toScale(obj);
       return withEncoding(obj, servedJson(kv.value, obj, obj.metadata.resourceVersion!));
@@ -131,6 +137,9 @@ export function buildApiService(deps: ServiceDeps): ApiService {
     async list(ctx, t, opts) {
       const r = resolve(t);
       await az(ctx, 'list', r, t, opts.fieldSelector);
+      if (isComponentStatuses(r)) {
+        return listComponentStatuses(deps.componentStatuses ?? defaultComponentProbes()) as never;
+      }
       return listObjects(deps, r, ns(r, t), opts);
     },
     async create(ctx, t, body, opts) {

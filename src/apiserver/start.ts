@@ -2,6 +2,7 @@
 // the cluster's initial objects, and listens (HTTPS by default; plain HTTP only when asked, in
 // which case every request runs as the admin, as the old insecure port did).
 
+import type { ComponentStatusSource } from './rest/component-status.js';
 import type { BackendDialer } from './proxy/backend-dialer.js';
 import { apiServiceIP, parseServiceCIDRs } from '../api/service-cidr.js';
 import { buildEmbeddedStore } from '../store/index.js';
@@ -47,6 +48,8 @@ export interface StartApiServerOptions {
   readonly backendDialer?: BackendDialer;
   /** Extra admission plugins after the built-in ones. */
   readonly admission?: readonly AdmissionPlugin[];
+  /** What `kubectl get componentstatuses` answers (default: probes of the components' ports). */
+  readonly componentStatuses?: ComponentStatusSource;
   /** Upstream's ServiceAccount admission plugin (a pod gets `default` and its token volume);
    *  needs the controller manager's `default` ServiceAccounts. Default off. */
   readonly serviceAccountAdmission?: boolean;
@@ -101,7 +104,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
     server = await listenApiServer({
       store, catalog, authorizer, authenticator, anonymous: o.anonymous ?? !o.insecureHttp,
       admission, logProvider: o.logProvider, backendDialer: o.backendDialer,
-      serviceAccountTokens: saTokens.issuer,
+      serviceAccountTokens: saTokens.issuer, componentStatuses: o.componentStatuses,
       kubeletClient: { ...(await issueClientCertificate(caOf(pki), { commonName: 'kube-apiserver-kubelet-client',
         organizations: ['system:masters'] })), caPem: pki.caCertPem }, ...o.httpLimits,
     }, { host, port: o.port, insecureHttp: o.insecureHttp,

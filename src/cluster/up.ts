@@ -82,6 +82,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
   writePidFile(o.paths.pidFile);
   const router = buildNodeLogRouter();
   const closers: Array<() => Promise<void> | void> = [];
+  const running = { scheduler: false, manager: false };
   const close = async () => {
     for (const c of closers.reverse()) await c();
     rmSync(o.paths.pidFile, { force: true });
@@ -124,6 +125,11 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       serviceCIDR: net.serviceCIDRs.join(','),
       advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
       admission: netns ? [buildNetnsAnnotationPlugin(netns.topo.prefix)] : [], serviceAccountAdmission: true,
+      // The scheduler and controller manager run in this process: healthy once started.
+      componentStatuses: async () => [
+        { name: 'scheduler', healthy: running.scheduler, ...(running.scheduler ? { message: 'ok' } : { error: 'not started' }) },
+        { name: 'controller-manager', healthy: running.manager,
+          ...(running.manager ? { message: 'ok' } : { error: 'not started' }) }],
       backendDialer: netns && sockets ? netnsBackendDialer(sockets, netns.topo, () => nodes[0]?.name) : undefined,
     });
     closers.push(() => api.close());
@@ -142,10 +148,12 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       rootCaPem: api.pki.caCertPem,
     } });
     await manager.start();
-    closers.push(() => manager.stop());
+    running.manager = true;
+    closers.push(async () => { running.manager = false; await manager.stop(); });
     const scheduler: Scheduler = buildScheduler({ client, options: { timeScale: factor } });
     await scheduler.start();
-    closers.push(() => scheduler.stop());
+    running.scheduler = true;
+    closers.push(() => { running.scheduler = false; scheduler.stop(); });
     o.progress('control plane running: controller-manager, scheduler');
     if (o.dns !== false) {
       const created = await ensureDnsAddon(client, { serviceCIDRs: net.serviceCIDRs });

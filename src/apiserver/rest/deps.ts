@@ -1,6 +1,7 @@
 // What the service layer is built from. Every stage is passed in (no singletons), so tests and
 // the two transports (HTTP, in-process) share one pipeline.
 
+import type { ComponentStatusSource } from './component-status.js';
 import type { Cause } from '../../errors.js';
 import type { KubeObject } from '../../client/types.js';
 import type { StoreBackend } from '../../store/types.js';
@@ -49,6 +50,8 @@ export interface ServiceDeps {
   logProvider?: LogProvider;
   /** Signs serviceaccounts/token answers; without it that subresource answers 404. */
   readonly serviceAccountTokens?: ServiceAccountTokenIssuer;
+  /** What `componentstatuses` answers; default: probes of the components' secure ports. */
+  readonly componentStatuses?: ComponentStatusSource;
 }
 
 export interface RequestContext {

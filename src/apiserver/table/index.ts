@@ -13,6 +13,7 @@ import {
 import type { Cell, ColumnDefinition, Printer } from './types.js';
 import { networkPolicyPrinter } from '../../netpol/printer.js';
 import { AGE_COL, NAME_COL } from './types.js';
+import { componentStatusPrinter } from '../rest/component-status.js';
 
 const DEFAULT_PRINTER: Printer = {
   columns: [NAME_COL, AGE_COL],
@@ -28,6 +29,7 @@ const PRINTERS: Record<string, Printer> = {
   'configmaps': core.configMapPrinter,
   'secrets': core.secretPrinter,
   'serviceaccounts': core.serviceAccountPrinter,
+  'componentstatuses': componentStatusPrinter,
   'events': core.eventPrinter,
   'apps/deployments': other.deploymentPrinter,
   'apps/replicasets': other.replicaSetPrinter,
