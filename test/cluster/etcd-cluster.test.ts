@@ -1,6 +1,6 @@
 // kdp's local etcd cluster (kdp up --etcd 3): TLS members from the machine's etcd, the API server
-// on it, writes through one member's crash, a clear error without quorum, recovery when a
-// member returns, and `kdp etcd status`.
+// on it, writes through one member's crash, a watcher through the leader's, a clear error without
+// quorum, recovery when a member returns, and `kdp etcd status`.
 
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { ADMIN_USER } from '../../src/apiserver/app.js';
 import { startApiServer, type RunningApiServer } from '../../src/apiserver/start.js';
 import { startLocalEtcd, type LocalEtcd } from '../../src/cluster/etcd-cluster.js';
 import { buildInProcessClient } from '../../src/client/in-process.js';
+import { buildInformer } from '../../src/client/informer.js';
 import type { Client, KubeObject } from '../../src/client/types.js';
 import { kdp } from '../helpers/cli.js';
 import { etcdMissing } from '../helpers/etcd.js';
@@ -52,6 +53,28 @@ describe.skipIf(etcdMissing())('a local 3-member etcd cluster under the API serv
     while ((await status()).healthy < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     expect((await status()).healthy).toBe(3);
     expect((await client.list(CM)).items.length).toBe(n);
+  }, 60_000);
+
+  it('a watcher started before the leader dies sees every write after it, in order, none lost', async () => {
+    const seen: string[] = [];
+    const informer = buildInformer<KubeObject>(client, CM);
+    informer.addEventHandler({ onAdd: (o) => { seen.push(o.metadata.name!); } });
+    informer.start();
+    await informer.waitForSync();
+    seen.length = 0;
+    const leader = (await status()).members.find((m: { leader: boolean }) => m.leader).member as string;
+    const first = n;
+    for (let i = 0; i < 10; i++) await write();
+    expect((await kdp('etcd', 'stop', '--kill', '--data-dir', root, leader)).code).toBe(0);
+    for (let i = 0; i < 30; i++) await write();
+    const want = Array.from({ length: n - first }, (_, i) => `cm-${first + i}`);
+    const deadline = Date.now() + 20_000;
+    while (seen.length < want.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    informer.stop();
+    expect(seen).toEqual(want);
+    expect((await kdp('etcd', 'start', '--data-dir', root, leader)).code).toBe(0);
+    const back = Date.now() + 20_000;
+    while ((await status()).healthy < 3 && Date.now() < back) await new Promise((r) => setTimeout(r, 200));
   }, 60_000);
 
   it('without quorum a write fails with a clear Status, and recovers when a member returns', async () => {
