@@ -5,7 +5,9 @@
 // connection needs both the source's egress and the destination's ingress. Traffic from the
 // destination pod's own node is always allowed. Replies are conntrack's business, not this.
 
-import { matchesLabelSelector } from '../api/selectors.js';
+import { labelSelectorMatcher } from '../api/selectors.js';
+import type { LabelMatcher } from '../api/selectors.js';
+import type { LabelSelector } from '../api/types.js';
 import { cidrContains, parseCIDR, parseIP } from '../api/net.js';
 import type {
   IPBlock, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyPort, NetpolProtocol, PolicyType,
@@ -46,6 +48,32 @@ export interface Verdict {
   readonly reason: string;
 }
 
+// Caches: models and policies are treated as immutable once built (buildModel clones), so
+// selector matchers, per-pod isolation and per-peer pod sets are computed once per object.
+const matchers = new WeakMap<LabelSelector, LabelMatcher>();
+function matchesLabelSelector(s: LabelSelector | undefined,
+  labels: Readonly<Record<string, string>>): boolean {
+  if (!s) return labelSelectorMatcher(s).matches(labels);
+  let m = matchers.get(s);
+  if (!m) { m = labelSelectorMatcher(s); matchers.set(s, m); }
+  return m.matches(labels);
+}
+
+interface ModelIndex {
+  readonly pods: ReadonlySet<PodInfo>;
+  readonly isolating: Map<PodInfo, Partial<Record<PolicyType, NetworkPolicy[]>>>;
+  readonly peerPods: WeakMap<NetworkPolicyPeer, Set<PodInfo>>;
+}
+const indexes = new WeakMap<NetpolModel, ModelIndex>();
+function indexOf(m: NetpolModel): ModelIndex {
+  let ix = indexes.get(m);
+  if (!ix) {
+    ix = { pods: new Set(m.pods), isolating: new Map(), peerPods: new WeakMap() };
+    indexes.set(m, ix);
+  }
+  return ix;
+}
+
 /** Whether `pod` is selected by `np` (same namespace, podSelector matches). */
 export function selects(np: NetworkPolicy, pod: PodInfo): boolean {
   return (np.metadata.namespace ?? 'default') === pod.namespace
@@ -57,7 +85,11 @@ const hasType = (np: NetworkPolicy, t: PolicyType): boolean =>
 
 /** Policies isolating `pod` for direction `t`, in input order. */
 export function isolating(m: NetpolModel, pod: PodInfo, t: PolicyType): NetworkPolicy[] {
-  return m.policies.filter((np) => hasType(np, t) && selects(np, pod));
+  const ix = indexOf(m);
+  if (!ix.pods.has(pod)) return m.policies.filter((np) => hasType(np, t) && selects(np, pod));
+  let e = ix.isolating.get(pod);
+  if (!e) { e = {}; ix.isolating.set(pod, e); }
+  return (e[t] ??= m.policies.filter((np) => hasType(np, t) && selects(np, pod)));
 }
 
 export function ipBlockMatches(b: IPBlock, ip: string): boolean {
@@ -78,7 +110,20 @@ export function peerMatches(m: NetpolModel, peer: NetworkPolicyPeer, policyNs: s
     return ips.some((ip) => ipBlockMatches(peer.ipBlock!, ip));
   }
   if (!('pod' in e)) return false;
-  const pod = e.pod;
+  const ix = indexOf(m);
+  if (ix.pods.has(e.pod)) {
+    let set = ix.peerPods.get(peer);
+    if (!set) {
+      set = new Set(m.pods.filter((p) => podPeerMatches(m, peer, policyNs, p)));
+      ix.peerPods.set(peer, set);
+    }
+    return set.has(e.pod);
+  }
+  return podPeerMatches(m, peer, policyNs, e.pod);
+}
+
+function podPeerMatches(m: NetpolModel, peer: NetworkPolicyPeer, policyNs: string,
+  pod: PodInfo): boolean {
   if (peer.namespaceSelector) {
     const ns = m.namespaces.get(pod.namespace);
     if (!matchesLabelSelector(peer.namespaceSelector, ns?.labels ?? {})) return false;
@@ -124,6 +169,33 @@ function direction(m: NetpolModel, c: Connection, t: PolicyType): DirectionVerdi
     }
   }
   return { allowed: false, isolatedBy };
+}
+
+/** `direction(...).allowed` without building the explanation (the matrix's hot path). */
+function directionAllows(m: NetpolModel, c: Connection, t: PolicyType): boolean {
+  const subject = t === 'Ingress' ? c.to : (c.from as { pod: PodInfo }).pod;
+  const pols = isolating(m, subject, t);
+  if (pols.length === 0) return true;
+  const other: Endpoint = t === 'Ingress' ? c.from : { pod: c.to };
+  for (const np of pols) {
+    const ns = np.metadata.namespace ?? 'default';
+    if (t === 'Ingress') {
+      for (const r of np.spec.ingress ?? []) {
+        if (portsMatch(r.ports, c) && peersMatch(m, r.from, ns, other)) return true;
+      }
+    } else {
+      for (const r of np.spec.egress ?? []) {
+        if (portsMatch(r.ports, c) && peersMatch(m, r.to, ns, other)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** Whether the connection is allowed; same answer as `evaluate(...).allowed`, no reason. */
+export function isAllowed(m: NetpolModel, c: Connection): boolean {
+  if ('pod' in c.from && !directionAllows(m, c, 'Egress')) return false;
+  return fromNode(m, c) || directionAllows(m, c, 'Ingress');
 }
 
 function fromNode(m: NetpolModel, c: Connection): boolean {

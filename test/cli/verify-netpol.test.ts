@@ -19,7 +19,7 @@ describe('kdp verify --netpol', () => {
     expect(await runVerifyNetpol({ netpol: true, filename: FILE, ports: '80/TCP' }, o, noClient))
       .toBe(0);
     const lines = o.text().split('\n');
-    expect(lines[0]).toBe('TCP/80 (9 pods, 4 policies, 9 classes, 81 evaluations):');
+    expect(lines[0]).toBe('TCP/80 (9 pods, 4 policies, 6 classes, 36 evaluations):');
     expect(lines[1]).toBe('-\tx/a\tx/b\tx/c\ty/a\ty/b\ty/c\tz/a\tz/b\tz/c');
     // x/a admits only y/b (AND peer) on TCP 80-81; x/b, x/c admit nobody (deny-ingress);
     // z pods send nothing (egress lockdown); y/a sends only to DNS and x's serve-81-tcp.

@@ -79,15 +79,18 @@ describe('reachability matrix', () => {
       .toBe('-\tx/a\ty/a\nx/a\tX\t.\ny/a\tX\t.');
   });
   it('evaluates each pair of equivalence classes once', () => {
-    const m = model([policy('x', 'deny', {}, ingress())]);
-    const r = reachabilityMatrix(m, 80, 'TCP');
-    expect(r.classes).toBe(9);
-    // Same labels everywhere in namespace y and z → fewer classes.
-    const same = buildModel({ pods: ALL_PODS.map((k) => pod(k, { app: 'web' })),
-      namespaces: NAMESPACES.map((n) => namespace(n)), policies: [], nodeIPs: NODE_IPS });
-    const s = reachabilityMatrix(same, 80, 'TCP');
-    expect(s.classes).toBe(3);
-    expect(s.evaluations).toBe(9);
+    // deny-all in x: x's pods are alike (isolated, no peer), y's and z's are alike (untouched).
+    const r = reachabilityMatrix(model([policy('x', 'deny', {}, ingress())]), 80, 'TCP');
+    expect([r.classes, r.evaluations]).toEqual([2, 4]);
+    // A peer that matches only y/b splits it from the others.
+    const p = reachabilityMatrix(model([policy('x', 'deny', {}, ingress({ from: [
+      { namespaceSelector: nsSel('y'), podSelector: podSel('b') }] }))]), 80, 'TCP');
+    expect([p.classes, p.evaluations]).toEqual([3, 9]);
+    expect(p.table.get('y/b', 'x/a')).toBe(true);
+    expect(p.table.get('y/c', 'x/a')).toBe(false);
+    // No policy at all: one class, one evaluation for 81 cells.
+    const same = reachabilityMatrix(model([]), 80, 'TCP');
+    expect([same.classes, same.evaluations]).toEqual([1, 1]);
   });
   it('a wrong expectation is reported as incorrect (loopback ignored), as upstream Summary', () => {
     const m = model([policy('x', 'deny', {}, ingress())], ['x/a', 'x/b', 'y/a']);
