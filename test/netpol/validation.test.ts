@@ -128,4 +128,19 @@ describe('the API server serves networkpolicies', () => {
       .toEqual(['Name', 'Pod-Selector', 'Age']);
     expect(t.body.rows[0].cells.slice(0, 2)).toEqual(['good', 'app=web']);
   });
+  it('a strategic-merge patch (kubectl apply) that breaks a rule is refused, nothing applied',
+    async () => {
+      const r = await s.req('PATCH', `${URL}/good`, { spec: { egress: [{ ports: [
+        { port: 53, endPort: 52 }] }] } },
+      { 'content-type': 'application/strategic-merge-patch+json' });
+      expect(r.status).toBe(422);
+      expect(r.body.details.causes[0].field).toBe('spec.egress[0].ports[0].endPort');
+      const g = await s.req('GET', `${URL}/good`);
+      expect(g.body.spec.egress[0].ports[0]).toEqual({ port: 53, protocol: 'TCP' });
+      const ok = await s.req('PATCH', `${URL}/good`, { spec: { egress: [{ ports: [
+        { port: 53, endPort: 60, protocol: 'UDP' }] }] } },
+      { 'content-type': 'application/strategic-merge-patch+json' });
+      expect(ok.status).toBe(200);
+      expect(ok.body.spec.egress).toEqual([{ ports: [{ port: 53, endPort: 60, protocol: 'UDP' }] }]);
+    });
 });
