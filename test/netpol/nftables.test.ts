@@ -6,6 +6,7 @@ import { buildHostExec } from '../../src/host/exec.js';
 import { deleteNetns, ensureNetns } from '../../src/host/netns.js';
 import { compileNetpolNftables } from '../../src/netpol/nftables.js';
 import { modelFromObjects } from '../../src/netpol/objects.js';
+import { parseNetpolNft, simulateForward } from '../../src/netpol/nft-sim.js';
 import { canUseNetns, testNetnsName } from '../helpers/root.js';
 
 const ROOT = join(__dirname, '../../rules/netpol');
@@ -47,6 +48,26 @@ describe('netpol nftables goldens (rules/netpol)', () => {
     // ipBlock 192.168.0.0/16 except 192.168.10.0/24, plus y/b's IP, as disjoint intervals.
     expect(t).toContain('add element inet kdp-netpol peers-x/allow-a/ingress-0-v4 { '
       + '10.244.2.14, 192.168.0.0-192.168.9.255, 192.168.11.0-192.168.255.255 }');
+  });
+});
+
+describe('dual-stack tables (rules/netpol/02-dual-stack), walked by the interpreter', () => {
+  const t = parseNetpolNft(compileAll('02-dual-stack').get('n1')!);
+  const go = (saddr: string, daddr: string, dport: number, protocol: 'tcp' | 'udp' = 'tcp') =>
+    simulateForward(t, { saddr, daddr, dport, protocol });
+  it('named port and pod peer hold over IPv6 as over IPv4', () => {
+    expect(go('fd00:10:244::5', 'fd00:10:244::6', 5432)).toEqual({ verdict: 'accept',
+      by: 'policy accept' });
+    expect(go('10.244.0.5', '10.244.0.6', 5432).verdict).toBe('accept');
+    expect(go('fd00:10:244::5', 'fd00:10:244::6', 5433)).toEqual({ verdict: 'drop',
+      by: 'shop/web isolated for egress' });
+  });
+  it('an IPv6 ipBlock except is carved out; the node\'s own IPv6 is allowed', () => {
+    expect(go('2001:db8::9', 'fd00:10:244::6', 22).verdict).toBe('accept');
+    expect(go('2001:db8:0:1::9', 'fd00:10:244::6', 22)).toEqual({ verdict: 'drop',
+      by: 'shop/db isolated for ingress' });
+    expect(go('fc00:f853:ccd:e793::2', 'fd00:10:244::6', 22).verdict).toBe('accept');
+    expect(go('fd00:10:244::5', '2001:db8::1', 53, 'udp').verdict).toBe('accept');
   });
 });
 
