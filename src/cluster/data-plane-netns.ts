@@ -35,7 +35,10 @@ export interface NetnsDataPlane {
   /** Creates the node's namespace; returns its runtime and kube-proxy applier. */
   startNode(node: TopologyNode, mode: ProxyMode, opts?: { timeScale?: number;
     /** ConfigMap/Secret data for containers' env (the node's kubelet client). */
-    lookup?: NetnsRuntimeOptions['lookup'] }):
+    lookup?: NetnsRuntimeOptions['lookup'];
+    /** Per-pod files and namespaces (pod-mounts.ts): the kubelet's DNS settings and volumes. */
+    dns?: NetnsRuntimeOptions['dns']; volumeFiles?: NetnsRuntimeOptions['volumeFiles'];
+    apiService?: NetnsRuntimeOptions['apiService'] }):
     Promise<{ runtime: Runtime; applier: RuleApplier }>;
   /** The node's underlay link down (a partition, or part of a crash) or up again. */
   setUplink(node: string, up: boolean): Promise<void>;
@@ -140,6 +143,8 @@ export async function startNetnsDataPlane(
         cniConfDir: cni.confDir, cniBinDirs: cni.binDirs, echo, launcher, sandboxNetns,
         timeScale: opts.timeScale, nodeName: node.name,
         nodeIPs: node.ip6 ? [node.ip, node.ip6] : [node.ip], lookup: opts.lookup,
+        apiService: opts.apiService,
+        ...(opts.dns ? { podsDir: join(paths.root, 'pods', node.name), dns: opts.dns, volumeFiles: opts.volumeFiles } : {}),
       });
       planes.set(node.name, { runtime, applier });
       return { runtime, applier };

@@ -18,6 +18,8 @@ import { buildKubeletServer } from '../kubelet/server/kubelet-server.js';
 import { netnsStreaming } from '../kubelet/netns-streaming.js';
 import { withEphemeral, type EphemeralRuntime } from '../kubelet/ephemeral.js';
 import { podNetnsName } from '../kubelet/runtime-netns.js';
+import { volumeFiles } from '../kubelet/projected.js';
+import { readFileSync } from 'node:fs';
 import type { Runtime } from '../kubelet/runtime.js';
 import type { Client as KClient, KubeObject } from '../client/types.js';
 import type { NetnsDataPlane } from './data-plane-netns.js';
@@ -136,6 +138,17 @@ async function serveKubeletApi(
 
 export const KUBELET_PORT = 10250;
 
+/** The kubelet's clusterDNS (the kube-dns Service's IPs: kdp up's DNS addon; none without it),
+ *  clusterDomain cluster.local and the host's resolv.conf, for each pod's resolv.conf. */
+async function kubeletDns(client: KClient) {
+  const svc = await client.get<KubeObject & { spec?: { clusterIPs?: string[] } }>(
+    { group: '', version: 'v1', resource: 'services', namespace: 'kube-system' }, 'kube-dns').catch(() => undefined);
+  let hostResolvConf = '';
+  try { hostResolvConf = readFileSync('/etc/resolv.conf', 'utf8'); } catch { /* none: no host resolver */ }
+  return { clusterDNS: (svc?.spec?.clusterIPs ?? []).filter((ip) => ip && ip !== 'None'), clusterDomain: 'cluster.local',
+    hostResolvConf };
+}
+
 export function buildNodeSet(o: NodeSetOptions): NodeSet {
   const running = new Map<string, Running>();
   const failed = new Map<string, NodeFailure>();
@@ -165,7 +178,13 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
             .then((x) => x.data ?? {}, (e: { code?: string }) => {
               if (e.code === 'KDP_NOT_FOUND') return undefined;
               throw e;
-            }) })
+            }),
+          dns: () => kubeletDns(kubeletClient),
+          apiService: () => kubeletClient.get<KubeObject & { spec?: { clusterIP?: string; ports?: Array<{ name?: string; port: number }> } }>(
+            { group: '', version: 'v1', resource: 'services', namespace: 'default' }, 'kubernetes')
+            .then((svc) => svc.spec?.clusterIP ? { host: svc.spec.clusterIP,
+              port: (svc.spec.ports?.find((p) => p.name === 'https') ?? svc.spec.ports?.[0])?.port ?? 443 } : undefined),
+          volumeFiles: (pod, volume) => volumeFiles({ client: kubeletClient }, pod, volume) })
         : { runtime: buildVirtualRuntime({ timeScale: o.timeScale }), applier: buildMemoryApplier(o.proxyMode) };
       const netnsPlane = o.netns;
       // Where pods run processes, kubectl debug's ephemeral containers run too.

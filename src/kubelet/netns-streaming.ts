@@ -1,7 +1,8 @@
 // exec and port-forward into a netns pod: a command runs on the host's programs inside the
 // pod's network namespace (nsenter with an argument array, never a shell unless the user's own
-// argv is one); port-forward connects to the pod's loopback from inside its namespace. The pod's
-// own mount/UTS namespaces are not entered yet (its processes see the host's files).
+// argv is one); port-forward connects to the pod's loopback from inside its namespace. Where the
+// runtime holds per-pod mount/UTS/IPC namespaces (pod-mounts.ts), exec enters those too
+// (`nsenter --target HOLDER --net --mount --uts --ipc`): the pod's hostname, /etc and volumes.
 
 import type { Duplex } from 'node:stream';
 import { kdpError } from '../errors.js';
@@ -11,7 +12,11 @@ import { ptyProcess } from '../host/pty.js';
 import type { Runtime } from './runtime.js';
 import type { StreamingRuntime, StreamProcess } from './streams.js';
 
-export function netnsStreaming(runtime: Runtime & { ephemeralProcess?(uid: string, name: string): StreamProcess | undefined }, podNetns: (uid: string) => string, sockets: NetnsSockets): StreamingRuntime {
+export function netnsStreaming(runtime: Runtime & {
+  ephemeralProcess?(uid: string, name: string): StreamProcess | undefined;
+  podHolderPid?(uid: string): number | undefined;
+  containerEnv?(uid: string, container: string): Record<string, string | undefined> | undefined;
+}, podNetns: (uid: string) => string, sockets: NetnsSockets): StreamingRuntime {
   const running = (uid: string, container: string) => {
     const st = runtime.podStatus(uid);
     if (!st) throw kdpError('KDP_NOT_FOUND', `pod with UID ${uid} not found`);
@@ -25,8 +30,12 @@ export function netnsStreaming(runtime: Runtime & { ephemeralProcess?(uid: strin
     async exec(uid, container, argv, opts) {
       running(uid, container);
       if (argv.length === 0) throw kdpError('KDP_BAD_REQUEST', 'command is required');
-      const full = ['nsenter', `--net=/run/netns/${podNetns(uid)}`, '--', ...argv];
-      const env = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', TERM: 'xterm' };
+      const holder = runtime.podHolderPid?.(uid);
+      const full = ['nsenter', ...(holder ? [`--target=${holder}`, '--net', '--mount', '--uts', '--ipc', '--wd=/']
+        : [`--net=/run/netns/${podNetns(uid)}`]), '--', ...argv];
+      // The container's own env (as CRI exec), with a terminal type for -t.
+      const env = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root',
+        ...runtime.containerEnv?.(uid, container), ...(opts.tty ? { TERM: 'xterm' } : {}) };
       return opts.tty ? ptyProcess(full, opts.stdin, env) : childProcessStream(full, opts, env);
     },
     async attach(uid, container) {

@@ -17,6 +17,7 @@
 
 import { createHash } from 'node:crypto';
 import { constants as osConstants, release } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from '../api/types.js';
 import { jsEchoCommand, type EchoCommand } from './echo-command.js';
@@ -32,6 +33,8 @@ import { buildHelperProber, type Prober } from './prober.js';
 import { buildHelperLauncher, type Launcher, type Workload } from './launcher.js';
 import { containerEnv, expandVars, type EnvContext } from './container-env.js';
 import { imageKind, resolveImage } from './images.js';
+import { preparePodMounts, removePodDir, PODNS_SCRIPT, type PodMountDeps } from './pod-mounts.js';
+import type { KubeletDnsConfig } from './resolv-conf.js';
 import { startReadinessWorker, type ReadinessWorker } from './readiness.js';
 import type { ContainerEvent } from './container-events.js';
 import { buildSandboxNetns, type SandboxNetns } from './sandbox-netns.js';
@@ -69,6 +72,18 @@ export interface NetnsRuntimeOptions {
    *  such reference fails the container with CreateContainerConfigError. */
   readonly lookup?: (namespace: string, resource: 'configmaps' | 'secrets', name: string) =>
     Promise<Record<string, string> | undefined>;
+  /** Where each pod's own files go (`<podsDir>/<uid>`): given, every pod gets its mount, UTS and
+   *  IPC namespaces (pod-mounts.ts: hostname, /etc/resolv.conf and hosts, /tmp, volumes) and
+   *  kdp/dns runs the DNS server; absent, containers share the host's files. */
+  readonly podsDir?: string;
+  /** The kubelet's DNS settings for each pod's resolv.conf (asked at each pod start). */
+  readonly dns?: () => Promise<KubeletDnsConfig>;
+  readonly volumeFiles?: PodMountDeps['volumeFiles'];
+  /** The `kubernetes` Service's address: every container gets KUBERNETES_SERVICE_HOST/PORT and
+   *  the link variables of it, as upstream's kubelet gives (in-cluster clients need them). */
+  readonly apiService?: () => Promise<{ host: string; port: number } | undefined>;
+  /** The Python that runs the namespace holder; default /usr/bin/python3, else python3. */
+  readonly python?: string;
 }
 
 const MAX_LOG_LINES = 1000;
@@ -82,6 +97,8 @@ interface Container {
   log: string[];
   /** The Warning about the image's program has been recorded (once per container). */
   warned?: boolean;
+  /** The env of its last start: exec runs with it, as CRI runtimes do. */
+  env?: Record<string, string | undefined>;
   readonly backoff: RestartBackoff;
   readiness?: ReadinessWorker;
   restartTimer?: NodeJS.Timeout;
@@ -95,13 +112,24 @@ interface Sandbox {
   podIPs: string[];
   readonly containers: Map<string, Container>;
   stopping: boolean;
+  /** The process holding the pod's mount/UTS/IPC namespaces (with `podsDir`). */
+  holder?: Workload;
+  podDir?: string;
 }
 
 export function podNetnsName(prefix: string, uid: string): string {
   return `${prefix}-p-${createHash('sha256').update(uid).digest('hex').slice(0, 10)}`;
 }
 
-export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
+/** The netns runtime also names the process whose namespaces exec enters. */
+export interface NetnsRuntime extends Runtime {
+  /** The pod's namespace holder's pid; undefined without per-pod mount namespaces. */
+  podHolderPid(uid: string): number | undefined;
+  /** The env the container was last started with (exec's env). */
+  containerEnv(uid: string, container: string): Record<string, string | undefined> | undefined;
+}
+
+export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
   const echo = o.echo ?? jsEchoCommand(o.echoScript);
   const sandboxes = new Map<string, Sandbox>();
   const retired = new Map<string, { containers: Map<string, { log: string[] }> }>();
@@ -164,12 +192,22 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       ...(spec.command ? { command: spec.command.map((a) => expandVars(a, vars)) } : {}),
       ...(spec.args ? { args: spec.args.map((a) => expandVars(a, vars)) } : {}),
     };
-    const prog = resolveImage(expanded, { echo });
+    const prog = resolveImage(expanded, { echo, runDns: !!sb.holder });
+    const api = await o.apiService?.().catch(() => undefined);
+    const apiEnv: Record<string, string> = api ? {
+      KUBERNETES_SERVICE_HOST: api.host, KUBERNETES_SERVICE_PORT: String(api.port),
+      KUBERNETES_SERVICE_PORT_HTTPS: String(api.port),
+      KUBERNETES_PORT: `tcp://${api.host.includes(':') ? `[${api.host}]` : api.host}:${api.port}`,
+      [`KUBERNETES_PORT_${api.port}_TCP`]: `tcp://${api.host.includes(':') ? `[${api.host}]` : api.host}:${api.port}`,
+      [`KUBERNETES_PORT_${api.port}_TCP_PROTO`]: 'tcp', [`KUBERNETES_PORT_${api.port}_TCP_PORT`]: String(api.port),
+      [`KUBERNETES_PORT_${api.port}_TCP_ADDR`]: api.host,
+    } : {};
     const env: Record<string, string | undefined> = {
       PATH: process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
       HOSTNAME: sb.pod.spec?.hostname || sb.pod.metadata.name, HOME: '/root',
       ...(spec.tty ? { TERM: 'xterm' } : {}),
       KDP_POD_NAME: sb.pod.metadata.name,
+      ...apiEnv,
       ...prog.env,
       ...Object.fromEntries(vars),
     };
@@ -205,12 +243,15 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     prog: { file: string; args: string[]; env: Record<string, string | undefined> }): void {
     const spec = sb.pod.spec?.containers?.find((c) => c.name === name);
     const c = sb.containers.get(name)!;
+    c.env = prog.env;
     const isEcho = imageKind(spec?.image) === 'echo' && !(spec?.command?.length);
     // nsenter, not `ip netns exec`: the workload needs no /sys of its own, and skipping the mount
     // namespace and sysfs remount halves the launch time.
+    const wd = `--wd=${spec?.workingDir || '/'}`;
     const child = launcher.launch({
       file: 'nsenter',
-      args: [`--net=/run/netns/${sb.netns}`, `--wd=${spec?.workingDir || '/'}`, '--', prog.file, ...prog.args],
+      args: [...(sb.holder?.pid ? [`--target=${sb.holder.pid}`, '--net', '--mount', '--uts', '--ipc']
+        : [`--net=/run/netns/${sb.netns}`]), wd, '--', prog.file, ...prog.args],
       env: prog.env,
     });
     child.once('spawn', (pid: number) => { void o.state.addProcess(recordProcess(pid)); });
@@ -314,6 +355,16 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       uid, pod, netns, net, podIPs: (result.ips ?? []).map((i) => i.address.split('/')[0]!),
       containers: new Map(), stopping: false,
     };
+    if (o.podsDir) {
+      try {
+        await startHolder(sb, join(o.podsDir, uid));
+      } catch (e) {
+        await cni('DEL', pod, netns, net).catch(() => undefined);
+        await dropNetns(netns);
+        if (sb.podDir) removePodDir(sb.podDir);
+        throw e;
+      }
+    }
     for (const spec of pod.spec?.containers ?? []) {
       sb.containers.set(spec.name, {
         log: [], backoff: buildRestartBackoff(scale), status: {
@@ -325,6 +376,42 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
     sandboxes.set(uid, sb);
     await Promise.all([...sb.containers.keys()].map((name) => startContainer(sb, name)));
     return status(sb);
+  }
+
+  /** Starts the pod's namespace holder (pod-mounts.ts); resolves once it is ready. */
+  async function startHolder(sb: Sandbox, podDir: string): Promise<void> {
+    sb.podDir = podDir;
+    const dns = o.dns ? await o.dns() : { clusterDNS: [], clusterDomain: 'cluster.local' };
+    const args = await preparePodMounts(sb.pod, sb.podIPs, podDir, { dns, volumeFiles: o.volumeFiles });
+    const python = o.python ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
+    const holder = launcher.launch({
+      file: 'nsenter',
+      args: [`--net=/run/netns/${sb.netns}`, '--', 'unshare', '--mount', '--uts', '--ipc', '--propagation', 'private',
+        '--', python, PODNS_SCRIPT, ...args],
+      env: { PATH: process.env.PATH },
+    });
+    holder.once('spawn', (pid: number) => { void o.state.addProcess(recordProcess(pid)); });
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      const onData = (d: string) => {
+        out += d;
+        if (/^ready$/m.test(out)) { holder.off('data', onData); resolve(); }
+      };
+      holder.on('data', onData);
+      holder.once('exit', (code) => reject(kdpError('KDP_HOST_EXEC',
+        `pod ${sb.pod.metadata.namespace ?? 'default'}/${sb.pod.metadata.name}: its namespaces could not be set ` +
+        `up (exit ${code}): ${out.trim().slice(0, 500)}`)));
+    });
+    holder.on('exit', () => { if (holder.pid) o.state.removeProcess(holder.pid); });
+    sb.holder = holder;
+  }
+
+  async function stopHolder(sb: Sandbox): Promise<void> {
+    const h = sb.holder;
+    if (h && h.exitCode === null && h.signalCode === null) {
+      await new Promise<void>((resolve) => { h.once('exit', () => resolve()); h.kill('SIGKILL'); });
+    }
+    if (sb.podDir) removePodDir(sb.podDir);
   }
 
   async function stopProcesses(sb: Sandbox, graceMs = o.killGraceMs ?? 2000): Promise<void> {
@@ -368,6 +455,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       retired.set(uid, { containers: new Map([...sb.containers].map(([n, c]) => [n, { log: c.log }])) });
       if (retired.size > MAX_RETIRED) retired.delete(retired.keys().next().value!);
       await stopProcesses(sb);
+      await stopHolder(sb);
       await cni('DEL', sb.pod, sb.netns, sb.net).catch(() => undefined);
       await dropNetns(sb.netns);
     },
@@ -376,11 +464,16 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): Runtime {
       return sb ? status(sb) : undefined;
     },
     listPods: () => [...sandboxes.keys()],
+    podHolderPid: (uid) => sandboxes.get(uid)?.holder?.pid,
+    containerEnv: (uid, name) => sandboxes.get(uid)?.containers.get(name)?.env,
     logs: (uid, container) => containerLogText(sandboxes.get(uid) ?? retired.get(uid), container),
     onChange(l) { listener = l; },
     onEvent(l) { eventListener = l; },
     async close() {
-      for (const sb of sandboxes.values()) await stopProcesses(sb);
+      for (const sb of sandboxes.values()) {
+        await stopProcesses(sb);
+        await stopHolder(sb);
+      }
       if (!o.prober) await prober.close();
       if (!o.launcher) await launcher.close();
       if (!o.sandboxNetns) netnses.close();

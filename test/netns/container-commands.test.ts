@@ -3,7 +3,7 @@
 // terminated state, env (values, downward fields, ConfigMap keys) reaches the process.
 
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,4 +90,66 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('containers run
     expect((await kubectl(['logs', 'envs'])).out)
       .toBe(`hello-envs|envs|default|${ip}|n1|blue|hello-envs|/tmp\n`);
   }, 90_000);
+
+  it('each pod has its own hostname, /etc/resolv.conf, /etc/hosts and /tmp; writes stay in the pod; volumes mount',
+    async () => {
+      const hostHosts = readFileSync('/etc/hosts', 'utf8');
+      await cluster.client.create(CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'files', namespace: 'default' },
+        data: { 'app.conf': 'color=green\n' } } as never);
+      for (const name of ['sh1', 'sh2']) {
+        await cluster.client.create(PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' },
+          spec: { ...(name === 'sh2' ? { hostname: 'box', subdomain: 'grp' } : {}),
+            volumes: [{ name: 'cfg', configMap: { name: 'files' } }, { name: 'scratch', emptyDir: {} }],
+            containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'],
+              volumeMounts: [{ name: 'cfg', mountPath: '/etc/kdp-test-app', readOnly: true },
+                { name: 'scratch', mountPath: '/var/kdp-test-scratch' }] }] } } as Pod);
+      }
+      for (const name of ['sh1', 'sh2']) {
+        await waitFor(async () => (await cluster.client.get<Pod>(PODS, name)).status?.containerStatuses?.[0]?.ready,
+          30_000, `${name} ready`);
+      }
+      expect((await kubectl(['exec', 'sh1', '--', 'hostname'])).out).toBe('sh1\n');
+      expect((await kubectl(['exec', 'sh2', '--', 'hostname'], undefined, 27)).out).toBe('box\n');
+      const ip1 = (await cluster.client.get<Pod>(PODS, 'sh1')).status!.podIP!;
+      const ip2 = (await cluster.client.get<Pod>(PODS, 'sh2')).status!.podIP!;
+      const resolv = await kubectl(['exec', 'sh1', '--', 'cat', '/etc/resolv.conf']);
+      expect(resolv.out).toMatch(/^search default\.svc\.cluster\.local svc\.cluster\.local cluster\.local/);
+      expect(resolv.out).toContain('nameserver 10.96.0.10\n');
+      expect(resolv.out).toContain('options ndots:5\n');
+      const hosts = await kubectl(['exec', 'sh2', '--', 'cat', '/etc/hosts']);
+      expect(hosts.out).toContain('# Kubernetes-managed hosts file.\n');
+      expect(hosts.out).toContain(`${ip2}\tbox.grp.default.svc.cluster.local\tbox\n`);
+      // Writes inside a pod reach neither the host nor another pod.
+      expect((await kubectl(['exec', 'sh1', '--', 'sh', '-c',
+        'echo 1.2.3.4 evil >> /etc/hosts && echo pod1 > /tmp/kdp-test-mark && echo x > /var/kdp-test-scratch/f'])).code)
+        .toBe(0);
+      expect(readFileSync('/etc/hosts', 'utf8')).toBe(hostHosts);
+      expect(existsSync('/tmp/kdp-test-mark')).toBe(false);
+      expect(existsSync('/var/kdp-test-scratch')).toBe(false);
+      expect(existsSync('/etc/kdp-test-app')).toBe(false);
+      expect((await kubectl(['exec', 'sh1', '--', 'cat', '/etc/hosts'])).out).toContain('1.2.3.4 evil');
+      expect((await kubectl(['exec', 'sh2', '--', 'cat', '/etc/hosts'])).out).not.toContain('evil');
+      expect((await kubectl(['exec', 'sh2', '--', 'ls', '/tmp/kdp-test-mark'])).code).not.toBe(0);
+      expect((await kubectl(['exec', 'sh1', '--', 'cat', '/var/kdp-test-scratch/f'])).out).toBe('x\n');
+      expect((await kubectl(['exec', 'sh1', '--', 'cat', '/etc/kdp-test-app/app.conf'])).out).toBe('color=green\n');
+      expect((await kubectl(['exec', 'sh1', '--', 'sh', '-c', 'echo y > /etc/kdp-test-app/new'])).code).not.toBe(0);
+      // The process runs in the pod's network namespace with its own IP.
+      expect((await kubectl(['exec', 'sh1', '--', 'ip', '-o', '-4', 'addr', 'show', 'dev', 'eth0'])).out)
+        .toContain(`inet ${ip1}/`);
+      // The service-account token volume (kube-api-access) and the API server's env vars.
+      const sa = await kubectl(['exec', 'sh1', '--', 'sh', '-c',
+        'cat /var/run/secrets/kubernetes.io/serviceaccount/namespace; echo; echo $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT']);
+      expect(sa.out).toBe('default\n10.96.0.1:443\n');
+    }, 90_000);
+
+  it('the DNS addon\'s coredns pods run kdp/dns (Corefile from their ConfigMap volume, in-cluster credentials): '
+    + 'a pod resolves Service names through its resolv.conf', async () => {
+    await waitFor(async () => {
+      const list = await cluster.client.list<Pod>({ ...PODS, namespace: 'kube-system' });
+      const dns = list.items.filter((p) => p.metadata.labels?.['k8s-app'] === 'kube-dns');
+      return dns.length > 0 && dns.every((p) => p.status?.containerStatuses?.[0]?.ready) || undefined;
+    }, 30_000, 'coredns ready');
+    const r = await kubectl(['exec', 'sh1', '--', 'getent', 'hosts', 'kubernetes.default']);
+    expect(r.out).toMatch(/^10\.96\.0\.1\s+kubernetes\.default\.svc\.cluster\.local\n$/);
+  }, 60_000);
 });
