@@ -10,12 +10,13 @@ import type { NetnsSockets } from '../host/netns-socket.js';
 import { childProcessStream } from '../streaming/fakes.js';
 import { ptyProcess } from '../host/pty.js';
 import type { Runtime } from './runtime.js';
-import type { StreamingRuntime, StreamProcess } from './streams.js';
+import type { StreamingRuntime, StreamOptions, StreamProcess } from './streams.js';
 
 export function netnsStreaming(runtime: Runtime & {
   ephemeralProcess?(uid: string, name: string): StreamProcess | undefined;
   podHolderPid?(uid: string): number | undefined;
   containerEnv?(uid: string, container: string): Record<string, string | undefined> | undefined;
+  attachContainer?(uid: string, container: string, opts: StreamOptions): StreamProcess | undefined;
 }, podNetns: (uid: string) => string, sockets: NetnsSockets): StreamingRuntime {
   const running = (uid: string, container: string) => {
     const st = runtime.podStatus(uid);
@@ -38,7 +39,7 @@ export function netnsStreaming(runtime: Runtime & {
         ...runtime.containerEnv?.(uid, container), ...(opts.tty ? { TERM: 'xterm' } : {}) };
       return opts.tty ? ptyProcess(full, opts.stdin, env) : childProcessStream(full, opts, env);
     },
-    async attach(uid, container) {
+    async attach(uid, container, opts) {
       const eph = runtime.ephemeralProcess?.(uid, container);
       if (eph) {
         // Detaching leaves the container running (as upstream's attach).
@@ -46,7 +47,10 @@ export function netnsStreaming(runtime: Runtime & {
           exited: eph.exited.then(() => undefined), close: () => undefined };
       }
       running(uid, container);
-      throw kdpError('KDP_BAD_REQUEST', `attach to ${container}: kdp's workloads take no input yet (use exec)`);
+      const session = runtime.attachContainer?.(uid, container, opts);
+      if (session) return session;
+      throw kdpError('KDP_BAD_REQUEST', `attach to ${container}: only containers with stdin or tty take ` +
+        'attach sessions in kdp (use exec, or logs -f for the output)');
     },
     async portForward(uid, port): Promise<Duplex> {
       if (!runtime.podStatus(uid)) throw kdpError('KDP_NOT_FOUND', `pod with UID ${uid} not found`);

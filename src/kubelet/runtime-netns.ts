@@ -35,6 +35,8 @@ import { containerEnv, expandVars, type EnvContext } from './container-env.js';
 import { imageKind, resolveImage } from './images.js';
 import { preparePodMounts, removePodDir, PODNS_SCRIPT, type PodMountDeps } from './pod-mounts.js';
 import type { KubeletDnsConfig } from './resolv-conf.js';
+import { startInteractive, type InteractiveWorkload } from './interactive.js';
+import type { StreamOptions, StreamProcess } from './streams.js';
 import { startReadinessWorker, type ReadinessWorker } from './readiness.js';
 import type { ContainerEvent } from './container-events.js';
 import { buildSandboxNetns, type SandboxNetns } from './sandbox-netns.js';
@@ -127,6 +129,8 @@ export interface NetnsRuntime extends Runtime {
   podHolderPid(uid: string): number | undefined;
   /** The env the container was last started with (exec's env). */
   containerEnv(uid: string, container: string): Record<string, string | undefined> | undefined;
+  /** A session on a stdin/tty container's stdio (attach); undefined for other containers. */
+  attachContainer(uid: string, container: string, opts: StreamOptions): StreamProcess | undefined;
 }
 
 export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
@@ -248,12 +252,14 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     // nsenter, not `ip netns exec`: the workload needs no /sys of its own, and skipping the mount
     // namespace and sysfs remount halves the launch time.
     const wd = `--wd=${spec?.workingDir || '/'}`;
-    const child = launcher.launch({
-      file: 'nsenter',
-      args: [...(sb.holder?.pid ? [`--target=${sb.holder.pid}`, '--net', '--mount', '--uts', '--ipc']
-        : [`--net=/run/netns/${sb.netns}`]), wd, '--', prog.file, ...prog.args],
-      env: prog.env,
-    });
+    const nsArgs = [...(sb.holder?.pid ? [`--target=${sb.holder.pid}`, '--net', '--mount', '--uts', '--ipc']
+      : [`--net=/run/netns/${sb.netns}`]), wd, '--', prog.file, ...prog.args];
+    // stdin/tty containers are fed by attach sessions (interactive.ts); others start from the
+    // launcher helpers.
+    const child: Workload = spec?.stdin || spec?.tty
+      ? startInteractive(['nsenter', ...nsArgs], prog.env,
+        { tty: !!spec.tty, stdin: !!spec.stdin, stdinOnce: !!spec.stdinOnce })
+      : launcher.launch({ file: 'nsenter', args: nsArgs, env: prog.env });
     child.once('spawn', (pid: number) => { void o.state.addProcess(recordProcess(pid)); });
     c.child = child;
     // Without a probe a container is ready once running (upstream); the echo says when it listens.
@@ -466,6 +472,10 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     listPods: () => [...sandboxes.keys()],
     podHolderPid: (uid) => sandboxes.get(uid)?.holder?.pid,
     containerEnv: (uid, name) => sandboxes.get(uid)?.containers.get(name)?.env,
+    attachContainer: (uid, name, opts) => {
+      const child = sandboxes.get(uid)?.containers.get(name)?.child as Partial<InteractiveWorkload> | undefined;
+      return child?.attach?.(opts);
+    },
     logs: (uid, container) => containerLogText(sandboxes.get(uid) ?? retired.get(uid), container),
     onChange(l) { listener = l; },
     onEvent(l) { eventListener = l; },

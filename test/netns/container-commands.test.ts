@@ -152,4 +152,25 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('containers run
     const r = await kubectl(['exec', 'sh1', '--', 'getent', 'hosts', 'kubernetes.default']);
     expect(r.out).toMatch(/^10\.96\.0\.1\s+kubernetes\.default\.svc\.cluster\.local\n$/);
   }, 60_000);
+
+  it('kubectl run -i --rm pipes stdin into the container\'s shell, in the pod; the pod goes afterwards', async () => {
+    const r = await kubectl(['run', 'piped', '-i', '--rm', '--restart=Never', '--image=busybox', '--', 'sh'],
+      'echo hi-$((6*7)); hostname; cat /etc/hostname\n');
+    expect(r.out).toContain('hi-42\npiped\npiped\n');
+    expect(r.code).toBe(0);
+    await waitFor(async () => !(await cluster.client.list<Pod>(PODS)).items.some((p) => p.metadata.name === 'piped')
+      || undefined, 30_000, 'piped deleted');
+  }, 90_000);
+
+  it('kubectl run -it --rm gives a shell on a terminal inside the pod', async () => {
+    const ptyRun = join(import.meta.dirname, '..', 'streaming', 'helpers', 'pty-run.py');
+    const r = await new Promise<{ code: number; out: string }>((resolve) => {
+      execFile('python3', [ptyRun, '100', '30', '100', '30', 'echo "on-$(hostname)-$((6*7))"; tty; exit 5\n', '--',
+        kubectlPath(33), '--kubeconfig', paths.kubeconfig, 'run', 'term', '-it', '--rm', '--restart=Never',
+        '--image=busybox', '--', 'sh'], { timeout: 60_000 },
+      (e, out) => resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out }));
+    });
+    expect(r.out).toContain('on-term-42');
+    expect(r.out).toMatch(/\/dev\/pts\/\d+/);
+  }, 90_000);
 });
