@@ -3,7 +3,7 @@
 // terminated state, env (values, downward fields, ConfigMap keys) reaches the process.
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,5 +172,19 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('containers run
     });
     expect(r.out).toContain('on-term-42');
     expect(r.out).toMatch(/\/dev\/pts\/\d+/);
+  }, 90_000);
+
+  it('kubectl cp copies into the pod\'s own /tmp and back (tar through exec)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdp-cp-'));
+    writeFileSync(join(dir, 'in.txt'), 'payload-1\n');
+    for (const minor of [27, 33]) {
+      const to = await kubectl(['cp', join(dir, 'in.txt'), `sh1:/tmp/copied-${minor}.txt`], undefined, minor);
+      expect(to.err).toBe('');
+      expect((await kubectl(['exec', 'sh1', '--', 'cat', `/tmp/copied-${minor}.txt`])).out).toBe('payload-1\n');
+      expect(existsSync(`/tmp/copied-${minor}.txt`)).toBe(false);
+      const back = await kubectl(['cp', `sh1:/tmp/copied-${minor}.txt`, join(dir, `back-${minor}.txt`)], undefined, minor);
+      expect(back.code).toBe(0);
+      expect(readFileSync(join(dir, `back-${minor}.txt`), 'utf8')).toBe('payload-1\n');
+    }
   }, 90_000);
 });
