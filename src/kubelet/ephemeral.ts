@@ -66,7 +66,10 @@ export function withEphemeral(base: Runtime, podNetns: (uid: string) => string):
         const entry: { proc?: StreamProcess; status: RuntimeContainerStatus } = { status: {
           name: c.name, state: 'waiting', reason: 'ContainerCreating', ready: false, restartCount: 0 } };
         mine.set(c.name, entry);
-        const argv = ['nsenter', `--net=/run/netns/${podNetns(uid)}`, '--', ...argvOf(c)];
+        // The pod's mount/UTS/IPC namespaces too, where the runtime holds them (pod-mounts.ts).
+        const holder = (base as { podHolderPid?(uid: string): number | undefined }).podHolderPid?.(uid);
+        const argv = ['nsenter', ...(holder ? [`--target=${holder}`, '--net', '--mount', '--uts', '--ipc', '--wd=/']
+          : [`--net=/run/netns/${podNetns(uid)}`]), '--', ...argvOf(c)];
         const env = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', TERM: 'xterm' };
         const opts = { stdin: !!c.stdin, stdout: true, stderr: true, tty: !!c.tty };
         try {

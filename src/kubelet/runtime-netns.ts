@@ -365,6 +365,10 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       try {
         await startHolder(sb, join(o.podsDir, uid));
       } catch (e) {
+        // Said on the pod, as upstream's kubelet does when a sandbox or its mounts fail (the
+        // sync retries).
+        eventListener(uid, { type: 'Warning', reason: 'FailedCreatePodSandBox', fieldPath: '',
+          message: `Failed to create pod sandbox: ${(e as Error).message}` });
         await cni('DEL', pod, netns, net).catch(() => undefined);
         await dropNetns(netns);
         if (sb.podDir) removePodDir(sb.podDir);

@@ -187,4 +187,17 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('containers run
       expect(readFileSync(join(dir, `back-${minor}.txt`), 'utf8')).toBe('payload-1\n');
     }
   }, 90_000);
+
+  it('a volume kdp cannot mount is a FailedCreatePodSandBox Warning naming it; the pod stays Pending', async () => {
+    await cluster.client.create(PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'badmount', namespace: 'default' },
+      spec: { volumes: [{ name: 'd', emptyDir: {} }], containers: [{ name: 'c', image: 'busybox', command: ['sleep', '60'],
+        volumeMounts: [{ name: 'd', mountPath: '/kdp-no-such-top/dir' }] }] } } as Pod);
+    await waitFor(async () => {
+      const ev = await cluster.client.list<{ reason?: string; message?: string; involvedObject?: { name?: string } } & Pod>(
+        { group: '', version: 'v1', resource: 'events', namespace: 'default' });
+      return ev.items.find((e) => e.involvedObject?.name === 'badmount' && e.reason === 'FailedCreatePodSandBox'
+        && e.message?.includes('mountPath /kdp-no-such-top/dir'));
+    }, 30_000, 'FailedCreatePodSandBox event');
+    expect((await cluster.client.get<Pod>(PODS, 'badmount')).status?.phase).toBe('Pending');
+  }, 60_000);
 });
