@@ -1,3 +1,5 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/command.js';
@@ -38,6 +40,19 @@ describe('kdp verify --netpol', () => {
       j.tables[0].values[j.tables[0].pods.indexOf(f)][j.tables[0].pods.indexOf(t)];
     expect(cell('y/a', 'x/a')).toBe(false); // y/a's egress allows it; x/a admits only y/b
     expect(cell('y/b', 'x/a')).toBe(true); // endPort 80-81
+  });
+  it('a manifest with an invalid policy is KDP_INPUT naming the file and field', async () => {
+    const bad = join(tmpdir(), `kdp-netpol-bad-${process.pid}.yaml`);
+    writeFileSync(bad, 'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\n'
+      + 'metadata: {name: p, namespace: default}\nspec:\n  podSelector: {}\n'
+      + '  ingress: [{ports: [{port: 9, endPort: 8}]}]\n');
+    try {
+      await expect(runVerifyNetpol({ filename: bad }, io(), noClient)).rejects.toMatchObject({
+        code: 'KDP_INPUT', message: expect.stringContaining('spec.ingress[0].ports[0].endPort: '
+          + 'Invalid value: 8: must be greater than or equal to `port`') });
+    } finally {
+      rmSync(bad, { force: true });
+    }
   });
   it('bad --ports values name the flag', () => {
     expect(() => parsePortTargets('80/ICMP')).toThrow(/--ports: "80\/ICMP"/);

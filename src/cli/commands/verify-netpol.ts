@@ -2,13 +2,13 @@
 // from, columns to, `.` allowed, `X` denied) computed offline from the cluster's current
 // Namespaces, Pods, NetworkPolicies and Nodes — or from manifests with `-f`.
 
-import { loadObjectsFromFiles } from '../../api/load.js';
 import type { Client, KubeObject } from '../../client/types.js';
 import { kdpError } from '../../errors.js';
 import { netpolTables, renderNetpolTables } from '../../netpol/report.js';
 import type { PortTarget } from '../../netpol/report.js';
 import type { FlagSpec } from '../flags.js';
 import type { CliIO } from '../command.js';
+import { loadManifests } from './rules-compile.js';
 
 export const NETPOL_FLAGS: readonly FlagSpec[] = [
   { name: 'netpol', type: 'boolean',
@@ -16,7 +16,8 @@ export const NETPOL_FLAGS: readonly FlagSpec[] = [
   { name: 'ports', type: 'string',
     help: 'with --netpol: e.g. 80/TCP,81/UDP (default: every declared container port)' },
   { name: 'filename', short: 'f', type: 'string',
-    help: 'with --netpol: read objects from this manifest instead of the cluster' },
+    help: 'with --netpol: read objects from this manifest (- for stdin) instead of the cluster; '
+      + 'validated as the API server would' },
 ];
 
 /** `80/TCP,81,53/UDP` → targets (protocol TCP when omitted). */
@@ -49,7 +50,7 @@ export async function runVerifyNetpol(flags: Record<string, unknown>, io: CliIO,
   client: () => Client): Promise<number> {
   const targets = typeof flags.ports === 'string' ? parsePortTargets(flags.ports) : undefined;
   const objs = typeof flags.filename === 'string'
-    ? (await loadObjectsFromFiles([flags.filename])).map((o) => o.object)
+    ? await loadManifests([flags.filename])
     : await fromCluster(client());
   const tables = netpolTables(objs, targets);
   const policies = objs.filter((o) => o.kind === 'NetworkPolicy').length;
