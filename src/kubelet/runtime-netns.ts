@@ -6,7 +6,10 @@
 // what its spec says, through the image table (images.ts: Docker's entrypoint/cmd rules, the
 // host's programs as every image's, kdp's stand-ins for pause/agnhost/web servers/kdp-dns, the
 // `kdp/echo` workload for kdp/echo and for unknown images without a command), with its env
-// (container-env.ts), `$(VAR)`-expanded command and args, and workingDir. The echo turns ready
+// (container-env.ts), `$(VAR)`-expanded command and args, and workingDir. With `podsDir` (kdp
+// up), each pod also gets mount, UTS and IPC namespaces held by one process (pod-mounts.ts:
+// hostname, resolv.conf, hosts, /etc and /tmp overlays, volumes) that containers and exec join
+// with `nsenter --target`; stdin/tty containers run under interactive.ts for attach. The echo turns ready
 // once it prints `ready`; other programs when they run. With a readiness probe, when the probe
 // says so (readiness.ts, run from the node namespace by the node's Prober). A container that
 // exits is terminated with its exit code (reason Completed for 0, Error otherwise) and restarted
