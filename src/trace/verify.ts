@@ -90,7 +90,7 @@ function checkPodCIDRs(topo: Topology): VerifyCheck {
   return c;
 }
 
-function podSource(p: TracePodInfo) {
+export function podSource(p: TracePodInfo) {
   return { ip: p.ip, entry: { kind: 'pod' as const, pod: p.name, node: p.node }, label: `pod ${p.name}` };
 }
 

@@ -91,4 +91,35 @@ describe('kdp dns lookup (virtual mode)', () => {
     const port = await kdp('trace', '--data-dir', dataDir, 'client', 'web:https');
     expect(port.err).toContain('DST: web.default.svc.cluster.local has no port named "https"');
   });
+
+  it('kdp verify checks the DNS path from every node and every Service name\'s answer', async () => {
+    const r = await kdp('verify', '--data-dir', dataDir, '-o', 'json');
+    expect(r.code, r.out).toBe(0);
+    const checks = JSON.parse(r.out).checks;
+    const path = checks.find((c: any) => c.name.startsWith('every node\'s pods reach the cluster DNS'));
+    const answers = checks.find((c: any) => c.name.startsWith('every Service name resolves'));
+    expect(path).toMatchObject({ cases: 2, failed: 0 }); // one node, UDP and TCP
+    expect(answers).toMatchObject({ failed: 0 });
+    expect(answers.cases).toBeGreaterThanOrEqual(3); // kubernetes, kube-dns, web
+  });
+
+  it('with the DNS pods gone, verify fails the DNS path and shows the REJECT', async () => {
+    await cluster!.client.patch({ group: 'apps', version: 'v1', resource: 'deployments', namespace: 'kube-system' },
+      'coredns', 'merge', { spec: { replicas: 0 } });
+    await waitFor(async () => {
+      const dns = await cluster!.client.list<any>({ group: 'discovery.k8s.io', version: 'v1',
+        resource: 'endpointslices', namespace: 'kube-system' }, { labelSelector: 'kubernetes.io/service-name=kube-dns' });
+      return dns.items.flatMap((s: any) => s.endpoints ?? []).length === 0 ? true : undefined;
+    }, 30_000, 'no DNS endpoints');
+    // Until kube-proxy has synced, its rules still send DNS to the old pods: verify says so.
+    const path = await waitFor(async () => {
+      const r = await kdp('verify', '--data-dir', dataDir, '-o', 'json');
+      expect(r.code).toBe(1);
+      const c = JSON.parse(r.out).checks.find((x: any) => x.name.startsWith('every node\'s pods reach the cluster DNS'));
+      return /^REJECT/.test(c.failures[0]?.got ?? '') ? c : undefined;
+    }, 30_000, 'kube-proxy synced without DNS endpoints');
+    expect(path.failed).toBe(2);
+    expect(path.failures[0]).toMatchObject({ expected: 'a ready DNS pod (none ready)' });
+    expect(path.failures[0].got).toMatch(/^REJECT/);
+  });
 });

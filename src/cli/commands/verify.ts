@@ -11,6 +11,8 @@ import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import { loadTopology } from '../../trace/cluster.js';
 import { verifyCluster, type VerifyCheck } from '../../trace/verify.js';
+import { verifyClusterDns } from '../../trace/verify-dns.js';
+import { loadClusterDns } from '../../dns/cluster-view.js';
 import type { CliIO, Command } from '../command.js';
 import { liveJson, renderTrace } from '../render-trace.js';
 import { traceJson } from './trace.js';
@@ -18,7 +20,7 @@ import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
-  summary: 'check the network model: pod↔pod without NAT, unique IPs, every Service and NodePort',
+  summary: 'check the network model: pod↔pod without NAT, unique IPs, every Service and NodePort, cluster DNS',
   flags: [
     { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' },
     { name: 'show', type: 'number', default: 3, help: 'failures shown in full (with their trace) per check' },
@@ -40,6 +42,7 @@ export const verifyCommand: Command = {
     const slices = (await client.list<EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' })).items;
     const started = Date.now();
     const checks = verifyCluster({ topo, services, slices });
+    checks.push(...verifyClusterDns({ topo, services, slices, view: await loadClusterDns(client) }));
     const live = args.flags.live ? await runLive({ paths, info, client, topo, services }, args.flags, io) : undefined;
     if (live) checks.push(...live.checks);
     const failed = checks.reduce((a, c) => a + c.failures.length, 0);
@@ -76,7 +79,7 @@ async function runLive(
 
 function jsonCheck(c: VerifyCheck) {
   return {
-    name: c.name, cases: c.cases, failed: c.failures.length,
+    name: c.name, cases: c.cases, failed: c.failures.length, ...(c.skipped ? { skipped: c.skipped } : {}),
     failures: c.failures.map((f) => ({ what: f.what, expected: f.expected, got: f.got, ...(f.trace ? { trace: traceJson(f.trace.result) } : {}) })),
   };
 }
@@ -84,6 +87,7 @@ function jsonCheck(c: VerifyCheck) {
 function renderSummary(checks: readonly VerifyCheck[], pods: number, nodes: number, ms: number, show: number, color: boolean): string {
   const lines = [`kdp verify: ${nodes} nodes, ${pods} pods (${ms} ms)`, '', 'RESULT  CASES   FAILED  CHECK'];
   for (const c of checks) {
+    if (c.skipped) { lines.push(`skip    -       -       ${c.name}: ${c.skipped}`); continue; }
     lines.push(`${c.failures.length ? 'FAIL  ' : 'ok    '}  ${String(c.cases).padEnd(7)} ${String(c.failures.length).padEnd(7)} ${c.name}`);
   }
   for (const c of checks.filter((x) => x.failures.length)) {
