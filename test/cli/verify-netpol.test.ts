@@ -1,10 +1,15 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/command.js';
 import { parsePortTargets, runVerifyNetpol } from '../../src/cli/commands/verify-netpol.js';
 import type { Client } from '../../src/client/types.js';
+import { ADMIN_USER } from '../../src/apiserver/app.js';
+import { loadObjectsFromText } from '../../src/api/load.js';
+import { buildInProcessClient } from '../../src/client/in-process.js';
+import { buildTestServer } from '../apiserver/helpers/server.js';
+import { kdp } from '../helpers/cli.js';
 
 const FILE = join(__dirname, '../../rules/netpol/01-xyz-mixed/objects.yaml');
 
@@ -58,5 +63,42 @@ describe('kdp verify --netpol', () => {
     expect(() => parsePortTargets('80/ICMP')).toThrow(/--ports: "80\/ICMP"/);
     expect(parsePortTargets('80,53/udp')).toEqual([{ port: 80, protocol: 'TCP' },
       { port: 53, protocol: 'UDP' }]);
+  });
+  it('`kdp verify --netpol -f` runs through the command table', async () => {
+    const r = await kdp('verify', '--netpol', '-f', FILE, '--ports', '81/TCP');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n')[0]).toMatch(/^TCP\/81 \(9 pods, 4 policies, /);
+  });
+  it("reads the cluster's current objects through the API when no -f is given", async () => {
+    const s = await buildTestServer();
+    try {
+      const c = buildInProcessClient(s.service, ADMIN_USER);
+      for (const { object: o } of loadObjectsFromText(readFileSync(FILE, 'utf8'), FILE)) {
+        const ns = (o.metadata as { namespace?: string }).namespace;
+        const [group, version] = o.apiVersion!.includes('/') ? o.apiVersion!.split('/')
+          : ['', o.apiVersion!];
+        const resource = `${o.kind!.toLowerCase().replace(/y$/, 'ie')}s`;
+        if (o.kind === 'Namespace' || o.kind === 'Node') {
+          await c.create({ group: group!, version: version!, resource }, o);
+        } else {
+          const ref = { group: group!, version: version!, resource, namespace: ns };
+          await c.create(ref, o);
+          // A create drops status (as upstream); the kubelet's status write gives pods IPs.
+          if (o.kind === 'Pod') {
+            await c.patch(ref, o.metadata!.name!, 'merge', { status: o.status },
+              { subresource: 'status' });
+          }
+        }
+      }
+      const fromFile = io();
+      await runVerifyNetpol({ filename: FILE, ports: '80/TCP' }, fromFile, noClient);
+      const fromApi = io();
+      await runVerifyNetpol({ ports: '80/TCP' }, fromApi, () => c);
+      expect(fromApi.text()).toBe(fromFile.text());
+      expect(fromApi.text().split('\n')[0]).toMatch(/^TCP\/80 \(9 pods, 4 policies, /);
+    } finally {
+      await s.done();
+    }
   });
 });

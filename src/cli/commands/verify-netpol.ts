@@ -6,19 +6,8 @@ import type { Client, KubeObject } from '../../client/types.js';
 import { kdpError } from '../../errors.js';
 import { netpolTables, renderNetpolTables } from '../../netpol/report.js';
 import type { PortTarget } from '../../netpol/report.js';
-import type { FlagSpec } from '../flags.js';
 import type { CliIO } from '../command.js';
 import { loadManifests } from './rules-compile.js';
-
-export const NETPOL_FLAGS: readonly FlagSpec[] = [
-  { name: 'netpol', type: 'boolean',
-    help: 'print the NetworkPolicy reachability truth table per port/protocol (offline)' },
-  { name: 'ports', type: 'string',
-    help: 'with --netpol: e.g. 80/TCP,81/UDP (default: every declared container port)' },
-  { name: 'filename', short: 'f', type: 'string',
-    help: 'with --netpol: read objects from this manifest (- for stdin) instead of the cluster; '
-      + 'validated as the API server would' },
-];
 
 /** `80/TCP,81,53/UDP` → targets (protocol TCP when omitted). */
 export function parsePortTargets(s: string): PortTarget[] {
