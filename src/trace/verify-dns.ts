@@ -75,6 +75,12 @@ function checkDnsPath(input: DnsVerifyInput): VerifyCheck {
   return c;
 }
 
+/** What a Service's name answers: its ClusterIPs, or (headless) its ready endpoints, sorted. */
+export function expectedAddresses(svc: Service, slices: readonly EndpointSlice[]): string[] {
+  return svc.spec?.clusterIP === 'None' ? headlessAddresses(svc, slices) :
+    [...(svc.spec?.clusterIPs ?? (svc.spec?.clusterIP ? [svc.spec.clusterIP] : []))].sort();
+}
+
 function checkDnsAnswers(input: DnsVerifyInput): VerifyCheck {
   const c: VerifyCheck = { name: 'every Service name resolves to its ClusterIPs (headless: its ready endpoints)',
     cases: 0, failures: [] };
@@ -83,9 +89,7 @@ function checkDnsAnswers(input: DnsVerifyInput): VerifyCheck {
     if (svc.spec?.type === 'ExternalName') continue;
     const ns = svc.metadata.namespace ?? 'default';
     const fqdn = `${svc.metadata.name}.${ns}.svc.${zone}`;
-    const headless = svc.spec?.clusterIP === 'None';
-    const expected = headless ? headlessAddresses(svc, input.slices) :
-      [...(svc.spec?.clusterIPs ?? (svc.spec?.clusterIP ? [svc.spec.clusterIP] : []))].sort();
+    const expected = expectedAddresses(svc, input.slices);
     c.cases++;
     const r = resolveName(input.view.index, `${fqdn}.`, { namespace: ns, answer: input.view.answer });
     const got = r ? [...r.ips].sort() : [];

@@ -12,6 +12,10 @@ import { loadKubeconfig } from '../../client/kubeconfig.js';
 import { loadTopology } from '../../trace/cluster.js';
 import { verifyCluster, type VerifyCheck } from '../../trace/verify.js';
 import { verifyClusterDns } from '../../trace/verify-dns.js';
+import { verifyLiveDns } from '../../trace/live/live-dns.js';
+import type { LiveCluster } from '../../trace/live/live-trace.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadClusterDns } from '../../dns/cluster-view.js';
 import type { CliIO, Command } from '../command.js';
 import { liveJson, renderTrace } from '../render-trace.js';
@@ -50,9 +54,14 @@ export const verifyCommand: Command = {
     const slices = (await client.list<EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' })).items;
     const started = Date.now();
     const checks = verifyCluster({ topo, services, slices });
-    checks.push(...verifyClusterDns({ topo, services, slices, view: await loadClusterDns(client) }));
+    const view = await loadClusterDns(client);
+    checks.push(...verifyClusterDns({ topo, services, slices, view }));
     const live = args.flags.live ? await runLive({ paths, info, client, topo, services }, args.flags, io) : undefined;
     if (live) checks.push(...live.checks);
+    if (live && view.addon) {
+      checks.push(await verifyLiveDns(live.cluster, { services, slices, zone: view.config.zone,
+        n: args.flags.sample as number, dig: findDig() }));
+    }
     const failed = checks.reduce((a, c) => a + c.failures.length, 0);
     if (args.flags.output === 'json') {
       const liveTraces = live?.traces.map((t) => ({
@@ -70,19 +79,25 @@ export const verifyCommand: Command = {
   },
 };
 
+/** `dig` (Debian's bind9-dnsutils) on PATH, or '' (the live DNS check is then skipped). */
+function findDig(): string {
+  const dirs = (process.env.PATH ?? '/usr/bin:/bin').split(':').filter(Boolean);
+  return dirs.map((d) => join(d, 'dig')).find((f) => existsSync(f)) ?? '';
+}
+
 /** `--live`: sampled probes sent for real (see src/trace/live/live-trace-verify.ts). */
 async function runLive(
   o: { paths: DataDirPaths; info: ClusterInfo; client: Client; topo: Topology; services: readonly Service[] },
   flags: Record<string, unknown>, io: CliIO,
-): Promise<LiveVerifyResult> {
+): Promise<LiveVerifyResult & { cluster: LiveCluster }> {
   const cluster = await buildLiveCluster(o);
   const pods = (await o.client.list<Pod>({ group: '', version: 'v1', resource: 'pods' })).items;
-  return verifyLive(cluster, {
+  return { cluster, ...await verifyLive(cluster, {
     pods, services: o.services, n: flags.sample as number, seed: flags.seed as number,
     onProbe: (i, total, c) => {
       if (io.isTTY) io.err(`live probe ${i + 1}/${total}: ${c.src.label} → ${c.dst.label}\x1b[K\r`);
     },
-  });
+  }) };
 }
 
 function jsonCheck(c: VerifyCheck) {
