@@ -107,6 +107,10 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare', 'iptables-restore
     const ip = made.spec!.clusterIP!;
     await waitFor(async () => (await dig('late.default.svc.cluster.local')) === ip || undefined, 10_000, 'late resolves');
     expect(Date.now() - t0).toBeLessThan(5_000); // the issue's 1 s, with exec's own cost around it
+    await c.patch(core('services'), 'late', 'merge', { spec: { ports: [{ name: 'http', port: 80, targetPort: 8080 },
+      { name: 'metrics', port: 9090, targetPort: 9090 }] } });
+    await waitFor(async () => (await dig('SRV', '_metrics._tcp.late.default.svc.cluster.local')) ===
+      '0 100 9090 late.default.svc.cluster.local.' || undefined, 10_000, 'the new port\'s SRV record');
     await c.delete(core('services'), 'late');
     await waitFor(async () => (await dig('late.default.svc.cluster.local')) === '' || undefined, 10_000, 'late gone');
   });
