@@ -8,6 +8,7 @@
 // it (upstream: CreateContainerConfigError); an optional one is skipped. The Service link
 // variables (FOO_SERVICE_HOST…) are not made.
 
+import { metadataField } from './projected.js';
 import type { Container, Pod } from '../api/types.js';
 import { kdpError } from '../errors.js';
 
@@ -31,12 +32,9 @@ async function sourceData(ctx: EnvContext, resource: 'configmaps' | 'secrets', n
 
 /** upstream fieldpath.ExtractFieldPathAsString plus the kubelet's podIP/hostIP/nodeName. */
 export function envFieldValue(pod: Pod, fieldPath: string, ctx: EnvContext): string {
-  const m = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(fieldPath);
-  if (m) return (pod.metadata[m[1] as 'labels' | 'annotations'] ?? {})[m[2]!] ?? '';
+  const one = metadataField(pod, fieldPath);
+  if (one !== undefined) return one;
   switch (fieldPath) {
-    case 'metadata.name': return pod.metadata.name ?? '';
-    case 'metadata.namespace': return pod.metadata.namespace ?? 'default';
-    case 'metadata.uid': return pod.metadata.uid ?? '';
     case 'spec.nodeName': return ctx.nodeName ?? pod.spec?.nodeName ?? '';
     case 'spec.serviceAccountName': return pod.spec?.serviceAccountName ?? '';
     case 'status.hostIP': return ctx.hostIPs[0] ?? '';

@@ -99,14 +99,24 @@ function formatMap(m: Record<string, string> | undefined): string {
   return Object.keys(m ?? {}).sort().map((k) => `${k}=${JSON.stringify(m![k])}`).join('\n');
 }
 
-/** A downward API fieldPath of the pod's metadata. */
-export function downwardField(pod: Pod, fieldPath: string): string {
+/** The metadata fields both env and volumes take (fieldpath.ExtractFieldPathAsString): name,
+ *  namespace, uid, one label or annotation; undefined for any other path. */
+export function metadataField(pod: Pod, fieldPath: string): string | undefined {
   const m = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(fieldPath);
   if (m) return (pod.metadata[m[1] as 'labels' | 'annotations'] ?? {})[m[2]!] ?? '';
   switch (fieldPath) {
     case 'metadata.name': return pod.metadata.name ?? '';
     case 'metadata.namespace': return pod.metadata.namespace ?? 'default';
     case 'metadata.uid': return pod.metadata.uid ?? '';
+    default: return undefined;
+  }
+}
+
+/** A downward API fieldPath of the pod's metadata. */
+export function downwardField(pod: Pod, fieldPath: string): string {
+  const one = metadataField(pod, fieldPath);
+  if (one !== undefined) return one;
+  switch (fieldPath) {
     case 'metadata.labels': return formatMap(pod.metadata.labels);
     case 'metadata.annotations': return formatMap(pod.metadata.annotations);
     default:
