@@ -1,0 +1,140 @@
+// The policy controller of one node agent (the enforcing half of a CNI such as Calico's felix):
+// it watches Pods, Namespaces and NetworkPolicies through the cluster's shared informers and
+// keeps the node's `inet kdp-netpol` table equal to what compileNetpolNftables makes of them.
+//
+// Contract:
+// - Any change schedules one recompile after `debounceMs` (a burst of changes is one apply).
+//   Every pod counts (peer sets hold other nodes' pods' IPs); only the node's own pods get chains.
+// - A text equal to the last one applied is not applied again.
+// - Each apply is one atomic transaction (applier.ts); a refused apply keeps the previous table,
+//   is reported through `onError`, and is retried after `retryMs`.
+// - Pods that finished (Succeeded/Failed) are left out: their IPs may be handed out again.
+// - `stop()` stops watching; the table stays in the kernel, as a CNI's rules outlive its agent.
+
+import type { Namespace, Pod } from '../api/types.js';
+import type { InformerFactory } from '../client/informer.js';
+import type { NetpolApplier } from './applier.js';
+import { buildModel } from './model.js';
+import { compileNetpolNftables } from './nftables.js';
+import type { NetworkPolicy } from './types.js';
+
+const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
+const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' } as const;
+const POLICIES = { group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies' } as const;
+
+export interface NetpolControllerDeps {
+  readonly nodeName: string;
+  /** The node's own IPs (traffic from them to its pods is always allowed). */
+  readonly nodeIPs: readonly string[];
+  readonly informers: InformerFactory;
+  readonly applier: NetpolApplier;
+  readonly debounceMs?: number;
+  readonly retryMs?: number;
+  readonly onError?: (err: unknown) => void;
+}
+
+export interface NetpolController {
+  start(): Promise<void>;
+  stop(): void;
+  /** Resolves once every change seen before the call is compiled and applied (or refused). */
+  synced(): Promise<void>;
+  /** Successful applies so far. */
+  readonly applyCount: number;
+  /** The text last compiled (applied or not). */
+  compiled(): string | undefined;
+}
+
+export function buildNetpolController(d: NetpolControllerDeps): NetpolController {
+  const debounceMs = d.debounceMs ?? 50;
+  const retryMs = d.retryMs ?? 1000;
+  const pods = d.informers.informerFor<Pod>(PODS);
+  const namespaces = d.informers.informerFor<Namespace>(NAMESPACES);
+  const policies = d.informers.informerFor<NetworkPolicy & Pod>(POLICIES);
+  const unsubscribe: Array<() => void> = [];
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let busy = false;
+  /** A change arrived since the current sync read the caches. */
+  let dirty = false;
+  let applyCount = 0;
+  let lastCompiled: string | undefined;
+  let waiters: Array<() => void> = [];
+
+  const compile = (): string => {
+    const live = pods.cache.list().filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+    const model = buildModel({
+      pods: live, namespaces: namespaces.cache.list(),
+      policies: policies.cache.list() as unknown as NetworkPolicy[],
+      nodeIPs: new Map([[d.nodeName, d.nodeIPs]]),
+    });
+    return compileNetpolNftables(model, { node: d.nodeName });
+  };
+
+  const schedule = (ms: number): void => {
+    if (!running || timer) return;
+    timer = setTimeout(() => { timer = undefined; void sync(); }, ms);
+    timer.unref?.();
+  };
+  const changed = (): void => {
+    dirty = true;
+    if (!busy) schedule(debounceMs);
+  };
+
+  async function sync(): Promise<void> {
+    if (!running || busy) return;
+    busy = true;
+    dirty = false;
+    const done = waiters;
+    waiters = [];
+    let failed = false;
+    try {
+      const text = compile();
+      lastCompiled = text;
+      if (text !== d.applier.current()) {
+        await d.applier.apply(text);
+        applyCount++;
+      }
+    } catch (e) {
+      failed = true;
+      d.onError?.(e);
+    } finally {
+      busy = false;
+    }
+    for (const w of done) w();
+    if (dirty) schedule(debounceMs);
+    else if (failed) { dirty = true; schedule(retryMs); }
+  }
+
+  return {
+    get applyCount() { return applyCount; },
+    compiled: () => lastCompiled,
+    async start() {
+      if (running) return;
+      running = true;
+      for (const inf of [pods, namespaces, policies] as const) {
+        unsubscribe.push((inf as typeof pods).addEventHandler({
+          onAdd: changed, onUpdate: changed, onDelete: changed,
+        }));
+      }
+      await Promise.all([pods.waitForSync(), namespaces.waitForSync(), policies.waitForSync()]);
+      clearTimeout(timer);
+      timer = undefined;
+      await sync();
+    },
+    stop() {
+      running = false;
+      clearTimeout(timer);
+      timer = undefined;
+      for (const u of unsubscribe.splice(0)) u();
+      for (const w of waiters.splice(0)) w();
+    },
+    synced() {
+      if (!running) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        dirty = true;
+        if (!busy) schedule(0);
+      });
+    },
+  };
+}
