@@ -51,6 +51,9 @@ export interface NetnsDataPlane {
   crashNode(node: string): Promise<void>;
   /** Sockets made inside the cluster's namespaces (kubelet API, port-forward). */
   readonly sockets: NetnsSockets;
+  /** The door to the kernel tools this plane uses (the node agents' policy controller applies
+   *  its nft table in the node's namespace through it). */
+  readonly exec: HostExec;
   /** A TCP server bound to host:port inside the node's namespace (kube-proxy's metrics). */
   listenInNode(node: string, host: string, port: number): Promise<Server>;
   /** Keeps every node's host-gw routes in step with the Node objects. */
@@ -130,6 +133,7 @@ export async function startNetnsDataPlane(
 
   return {
     topo,
+    exec,
     echo,
     async startNode(node, mode, opts = {}) {
       if (crashed.has(node.name)) await boot(node.name);

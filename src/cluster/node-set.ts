@@ -26,6 +26,8 @@ import type { NetnsDataPlane } from './data-plane-netns.js';
 import type { NodeClientsFactory } from './node-identity.js';
 import type { IPFamily } from '../api/net.js';
 import { loadTopology, nodeIP, nodeIP6, type TopologySpec } from '../host/topology.js';
+import { buildKernelNetpolApplier, buildMemoryNetpolApplier, type NetpolApplier } from '../netpol/applier.js';
+import { buildNetpolController, type NetpolController } from '../netpol/controller.js';
 
 export interface NodeSpec {
   readonly name: string;
@@ -68,6 +70,9 @@ interface Running {
   readonly closeMetrics?: () => void;
   /** Stops the kubelet API. */
   readonly closeKubelet?: () => void;
+  /** The node's NetworkPolicy controller and where its table goes (issue 18). */
+  readonly netpol: NetpolController;
+  readonly netpolApplier: NetpolApplier;
 }
 
 /**
@@ -89,6 +94,10 @@ export interface NodeSet {
   /** `running`, how it failed, or undefined for a node never started. */
   stateOf(name: string): 'running' | NodeFailure | undefined;
   stopAll(): Promise<void>;
+  /** The node's `inet kdp-netpol` table as its data plane lists it (undefined: not running). */
+  netpolTable(name: string): Promise<string | undefined>;
+  /** Resolves once the node's policy controller applied every change seen before the call. */
+  netpolSynced(name: string): Promise<void>;
 }
 
 /**
@@ -128,7 +137,7 @@ async function serveKubeletApi(
     },
     pod: (ns, name) => agent.pod(ns, name),
     pods: () => agent.pods?.() ?? [],
-    logs: (ns, pod, c) => agent.logs(ns, pod, c),
+    logs: (ns, pod, c, previous) => agent.logs(ns, pod, c, previous),
     streaming: netnsStreaming(runtime, (uid) => podNetnsName(netns.topo.prefix, uid), netns.sockets),
   });
   const listener = await netns.listenInNode(node.name, node.ip, KUBELET_PORT);
@@ -158,6 +167,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
     running.delete(name);
     r.closeMetrics?.();
     r.closeKubelet?.();
+    r.netpol.stop();
     r.proxy.stop();
     await r.agent.stop();
   };
@@ -212,7 +222,15 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
         ? serveMetrics(await o.netns.listenInNode(node.name, host, port), proxy.metrics.registry) : undefined;
       const closeKubelet = o.netns && o.kubeletTls
         ? await serveKubeletApi(o.netns, node, agent, plane.runtime, clients.kubelet, await o.kubeletTls(node)) : undefined;
-      running.set(node.name, { agent, proxy, closeMetrics, closeKubelet });
+      // The CNI's policy agent: the node's NetworkPolicy table, in the node's namespace (netns)
+      // or in memory (virtual).
+      const netpolApplier = o.netns ? buildKernelNetpolApplier(o.netns.exec, o.netns.topo.nodeNetns(node.name))
+        : buildMemoryNetpolApplier();
+      const netpol = buildNetpolController({ nodeName: node.name, nodeIPs: nodeIPsOf(node),
+        informers: o.informers, applier: netpolApplier,
+        onError: (e) => o.onError(`netpol ${node.name}`, e) });
+      await netpol.start();
+      running.set(node.name, { agent, proxy, closeMetrics, closeKubelet, netpol, netpolApplier });
       failed.delete(node.name);
     },
     async stop(name) {
@@ -235,5 +253,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
     async stopAll() {
       for (const name of [...running.keys()]) await this.stop(name);
     },
+    netpolTable: async (name) => running.get(name)?.netpolApplier.list(),
+    netpolSynced: async (name) => running.get(name)?.netpol.synced(),
   };
 }
