@@ -28,6 +28,7 @@ import type { IPFamily } from '../api/net.js';
 import { loadTopology, nodeIP, nodeIP6, type TopologySpec } from '../host/topology.js';
 import { buildKernelNetpolApplier, buildMemoryNetpolApplier, type NetpolApplier } from '../netpol/applier.js';
 import { buildNetpolController, type NetpolController } from '../netpol/controller.js';
+import { writeNetpolTable } from '../netpol/table-file.js';
 
 export interface NodeSpec {
   readonly name: string;
@@ -228,7 +229,8 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
         : buildMemoryNetpolApplier();
       const netpol = buildNetpolController({ nodeName: node.name, nodeIPs: nodeIPsOf(node),
         informers: o.informers, applier: netpolApplier,
-        onError: (e) => o.onError(`netpol ${node.name}`, e) });
+        onError: (e) => o.onError(`netpol ${node.name}`, e),
+        onApplied: (text) => writeNetpolTable(rulesDir(o.dataDir, node.name), text) });
       await netpol.start();
       running.set(node.name, { agent, proxy, closeMetrics, closeKubelet, netpol, netpolApplier });
       failed.delete(node.name);

@@ -31,6 +31,8 @@ export interface NetpolControllerDeps {
   readonly debounceMs?: number;
   readonly retryMs?: number;
   readonly onError?: (err: unknown) => void;
+  /** Called with each text the applier took (e.g. to keep it in the data dir). */
+  readonly onApplied?: (text: string) => void;
 }
 
 export interface NetpolController {
@@ -93,6 +95,7 @@ export function buildNetpolController(d: NetpolControllerDeps): NetpolController
       if (text !== d.applier.current()) {
         await d.applier.apply(text);
         applyCount++;
+        try { d.onApplied?.(text); } catch (e) { d.onError?.(e); }
       }
     } catch (e) {
       failed = true;

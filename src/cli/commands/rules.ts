@@ -5,6 +5,8 @@
 // periodic syncs that changed nothing). When the last drift check found
 // the kernel's rules differ from the compiled ones, or the last apply failed (the node keeps
 // the rules of the last good one, which is what is shown), `kdp rules` warns on stderr.
+// `kdp rules --netpol --node N` prints the node's NetworkPolicy table as its policy controller
+// last applied it (the `nft -f` text kept in the data dir).
 
 import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
@@ -20,6 +22,7 @@ import { KDP_MASQ_CHAIN, kdpMasqueradeTable } from '../../trace/kdp-masq.js';
 import type { Command } from '../command.js';
 import { errorSummary } from './status.js';
 import { DATA_DIR_FLAG } from '../shared-flags.js';
+import { readNetpolTable } from '../../netpol/table-file.js';
 
 const NODE_FLAG = { name: 'node', type: 'string', help: 'node name (default: the first node)' } as const;
 const FAMILY_FLAG = { name: 'family', type: 'string', help: 'IPv4 | IPv6 (default: the cluster\'s primary family)' } as const;
@@ -38,9 +41,18 @@ export const rulesShowCommand: Command = {
   name: 'rules',
   summary: 'show the rule tables a node\'s kube-proxy holds (now, or at a kept sync @N)',
   args: '[@N|@latest]',
-  flags: [NODE_FLAG, FAMILY_FLAG, { name: 'output', short: 'o', type: 'string', help: 'json: with the origin of every chain' }, DATA_DIR_FLAG],
+  flags: [NODE_FLAG, FAMILY_FLAG, { name: 'output', short: 'o', type: 'string', help: 'json: with the origin of every chain' },
+    { name: 'netpol', type: 'boolean', default: false, help: 'the node\'s NetworkPolicy table (inet kdp-netpol) as last applied' },
+    DATA_DIR_FLAG],
   async run(args, io) {
     const { dir, node, info } = nodeDir(args, io.env);
+    if (args.flags.netpol === true) {
+      // The policy controller's table (issue 18): the `nft -f` text its last apply took.
+      const text = readNetpolTable(dir);
+      if (text === undefined) throw kdpError('KDP_NOT_FOUND', `node ${node} has no NetworkPolicy table yet (its policy controller has not applied one)`);
+      io.out(text);
+      return 0;
+    }
     const family = (args.flags.family as 'IPv4' | 'IPv6' | undefined)
       ?? parseCIDR(info.clusterCIDRs?.[0] ?? '')?.family ?? 'IPv4';
     const snap = readSnapshot(dir, args.positionals[0] ?? '@latest', family);
