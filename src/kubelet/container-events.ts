@@ -36,7 +36,7 @@ export function containerEvents(pod: Pod, before: PodMarks | undefined, now: Run
   for (const c of pod.spec?.containers ?? []) {
     specs.set(c.name, { image: c.image, path: `spec.containers{${c.name}}` });
   }
-  for (const c of now.containers) {
+  for (const c of [...(now.initContainers ?? []), ...now.containers]) {
     const spec = specs.get(c.name);
     const prev = before?.get(c.name);
     const backOff = c.state === 'waiting' && c.reason === 'CrashLoopBackOff';

@@ -43,7 +43,7 @@ export function withEphemeral(base: Runtime, podNetns: (uid: string) => string):
     runPod: (pod, net) => base.runPod(pod, net),
     podStatus: (uid) => base.podStatus(uid),
     listPods: () => base.listPods(),
-    logs: (uid, c) => base.logs(uid, c),
+    logs: (uid, c, previous) => base.logs(uid, c, previous),
     onChange: (l) => { listener = l; base.onChange(l); },
     close: () => base.close(),
     killPod: async (uid) => {

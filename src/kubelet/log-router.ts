@@ -2,12 +2,14 @@
 // register every agent here and hand the router to the API server as its log provider).
 
 import type { KubeObject } from '../client/types.js';
-import { kdpError } from '../errors.js';
+import { isKdpError, kdpError } from '../errors.js';
 import type { NodeAgent } from './node-agent.js';
 
 export interface LogOptionsLike {
   readonly tailLines?: number;
   readonly timestamps?: boolean;
+  /** The container's previous run (`kubectl logs --previous`). */
+  readonly previous?: boolean;
 }
 
 export interface NodeLogRouter {
@@ -30,8 +32,12 @@ export function buildNodeLogRouter(): NodeLogRouter {
       }
       let text: string;
       try {
-        text = agent.logs(pod.metadata.namespace ?? '', pod.metadata.name!, container);
-      } catch {
+        text = agent.logs(pod.metadata.namespace ?? '', pod.metadata.name!, container, opts.previous);
+      } catch (e) {
+        if (opts.previous && isKdpError(e, 'KDP_BAD_REQUEST')) {
+          throw kdpError('KDP_BAD_REQUEST', `previous terminated container "${container}" in pod ` +
+            `"${pod.metadata.name}" not found`);
+        }
         throw kdpError('KDP_BAD_REQUEST', `container "${container}" in pod ` +
           `"${pod.metadata.name}" is waiting to start: ContainerCreating`);
       }

@@ -58,7 +58,7 @@ export interface NodeAgent {
   /** Stops heartbeats, status updates and pod handling. */
   stop(): Promise<void>;
   /** Container logs of a pod on this node (the API server's pods/log routes here). */
-  logs(namespace: string, pod: string, container: string): string;
+  logs(namespace: string, pod: string, container: string, previous?: boolean): string;
   /** The pod bound to this node with that name, as the kubelet knows it. */
   pod(namespace: string, name: string): Pod | undefined;
   /** The pods bound to this node (the kubelet API's /pods). */
@@ -272,10 +272,10 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
     },
     pod: (namespace, name) => sources.pods.get(`${namespace}/${name}`),
     pods: () => sources.pods.list(nodeName),
-    logs(namespace, podName, container) {
+    logs(namespace, podName, container, previous) {
       const pod = sources.pods.get(`${namespace}/${podName}`);
       if (!pod) throw notFound(podName);
-      return runtime.logs(pod.metadata.uid!, container);
+      return runtime.logs(pod.metadata.uid!, container, previous);
     },
   };
 }
@@ -288,9 +288,9 @@ function sameStatus(pod: Pod, s: NonNullable<Pod['status']>): boolean {
   const cur = pod.status ?? {};
   const pick = (x: typeof cur) => JSON.stringify([x.phase, x.podIP, x.hostIP, x.startTime,
     x.conditions?.map((c) => [c.type, c.status, c.reason]),
-    x.containerStatuses?.map((c) =>
+    ...[x.initContainerStatuses, x.containerStatuses].map((l) => l?.map((c) =>
       [c.name, c.ready, c.restartCount, Object.keys(c.state ?? {}), c.state?.waiting?.reason,
-        Object.keys(c.lastState ?? {})]),
+        Object.keys(c.lastState ?? {})])),
     (x as { ephemeralContainerStatuses?: Array<{ name: string; state?: object }> }).ephemeralContainerStatuses
       ?.map((c) => [c.name, Object.keys(c.state ?? {})])]);
   return pick(cur) === pick(s);

@@ -6,8 +6,15 @@
 import type { ContainerStatus, Pod, PodCondition, PodPhase, PodStatus } from '../api/types.js';
 import type { RuntimeContainerStatus, RuntimePodStatus } from './runtime.js';
 
-export function podPhase(pod: Pod, cs: readonly RuntimeContainerStatus[]): PodPhase {
-  // As upstream's getPhase: a container waiting to be restarted counts as stopped.
+export function podPhase(pod: Pod, cs: readonly RuntimeContainerStatus[],
+  inits: readonly RuntimeContainerStatus[] = []): PodPhase {
+  // As upstream's getPhase: until every init container has completed the pod is Pending, or
+  // Failed once one has failed under restartPolicy Never.
+  for (const i of inits) {
+    if (i.state === 'exited' && (i.exitCode ?? 0) === 0) continue;
+    return i.state === 'exited' && pod.spec?.restartPolicy === 'Never' ? 'Failed' : 'Pending';
+  }
+  // A container waiting to be restarted counts as stopped.
   if (cs.length === 0) return 'Pending';
   if (cs.some((c) => c.state === 'waiting' && !c.lastTerminated)) return 'Pending';
   if (cs.some((c) => c.state === 'running')) return 'Running';
@@ -17,7 +24,7 @@ export function podPhase(pod: Pod, cs: readonly RuntimeContainerStatus[]): PodPh
   return policy === 'Never' ? 'Failed' : 'Running';
 }
 
-function containerStatus(c: RuntimeContainerStatus, image: string): ContainerStatus {
+function containerStatus(c: RuntimeContainerStatus, image: string, init = false): ContainerStatus {
   const state = c.state === 'waiting'
     ? {
       waiting: { reason: c.reason ?? 'ContainerCreating', ...(c.message ? { message: c.message } : {}) },
@@ -34,7 +41,8 @@ function containerStatus(c: RuntimeContainerStatus, image: string): ContainerSta
     ready: c.ready, restartCount: c.restartCount,
     image, imageID: c.imageID ?? image,
     ...(c.state !== 'waiting' ? { containerID: c.containerID } : {}),
-    started: c.state === 'running',
+    // An init container is never `started` (upstream sets it for restartable sidecars only).
+    started: !init && c.state === 'running',
   };
 }
 
@@ -45,7 +53,9 @@ export function buildPodStatus(
   const hosts = typeof hostIPs === 'string' ? [hostIPs] : hostIPs;
   const hostIP = hosts[0]!;
   const cs = rt?.containers ?? [];
-  const phase = podPhase(pod, cs);
+  const inits = rt?.initContainers ?? [];
+  const phase = podPhase(pod, cs, inits);
+  const incomplete = inits.filter((c) => !(c.state === 'exited' && (c.exitCode ?? 0) === 0)).map((c) => c.name);
   const allReady = cs.length > 0 && cs.every((c) => c.ready);
   const old = pod.status?.conditions ?? [];
   const cond = (type: string, ok: boolean, reason?: string): PodCondition => {
@@ -62,7 +72,8 @@ export function buildPodStatus(
   const terminal = phase === 'Succeeded' || phase === 'Failed';
   const conditions: PodCondition[] = [
     cond('PodReadyToStartContainers', !!rt && !terminal),
-    cond('Initialized', true),
+    { ...cond('Initialized', incomplete.length === 0, 'ContainersNotInitialized'),
+      ...(incomplete.length ? { message: `containers with incomplete status: [${incomplete.join(' ')}]` } : {}) },
     { ...cond('Ready', allReady, terminal ? 'PodCompleted' : 'ContainersNotReady'),
       ...(allReady ? {} : { message: msg }) },
     { ...cond('ContainersReady', allReady, terminal ? 'PodCompleted' : 'ContainersNotReady'),
@@ -77,6 +88,8 @@ export function buildPodStatus(
     hostIP, hostIPs: hosts.map((ip) => ({ ip })),
     ...(ips.length ? { podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) } : {}),
     startTime: pod.status?.startTime ?? now,
+    ...(inits.length ? { initContainerStatuses: inits.map((c) => containerStatus(c,
+      (pod.spec?.initContainers ?? []).find((s) => s.name === c.name)?.image ?? '', true)) } : {}),
     containerStatuses: cs.map((c) => containerStatus(c, images.get(c.name) ?? '')),
     qosClass: qosClass(pod),
   };

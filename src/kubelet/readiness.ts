@@ -5,11 +5,13 @@
 // `trigger()` runs a probe now (upstream's manual trigger on a status update: here when the
 // workload reports it is listening); one that comes while a probe is in flight runs right after
 // it (that probe may have been answered before the workload listened). tcpSocket and httpGet go
-// through the node's Prober; grpc is checked as a TCP connect; exec has no command to run in the
-// echo workload and succeeds.
+// through the node's Prober; grpc is checked as a TCP connect; exec runs its command in the
+// container's namespaces through `exec` when the runtime gives one (exit 0 = success), else
+// succeeds (the echo workload has no command to run). The same worker serves liveness probes
+// with `initial: true` (a container is alive until failureThreshold failures say otherwise).
 
 import type { Container, Probe } from '../api/types.js';
-import type { Prober, ProbeRequest } from './prober.js';
+import type { ProbeOutcome, Prober, ProbeRequest } from './prober.js';
 
 export interface ReadinessWorkerOptions {
   readonly probe: Probe;
@@ -24,6 +26,10 @@ export interface ReadinessWorkerOptions {
   /** Failed probes, as the kubelet's `Readiness probe failed: …` event message. */
   readonly onFailure?: (message: string) => void;
   readonly now?: () => number;
+  /** The result before any probe flips it: false for readiness (upstream), true for liveness. */
+  readonly initial?: boolean;
+  /** Runs an exec probe's command in the container (timeout in ms). */
+  readonly exec?: (command: readonly string[], timeoutMs: number) => Promise<ProbeOutcome>;
 }
 
 export interface ReadinessWorker {
@@ -62,7 +68,7 @@ export function startReadinessWorker(o: ReadinessWorkerOptions): ReadinessWorker
   const periodMs = Math.max(1, o.probe.periodSeconds ?? 10) * 1000 * scale;
   const successes = Math.max(1, o.probe.successThreshold ?? 1);
   const failures = Math.max(1, o.probe.failureThreshold ?? 3);
-  let ready = false;
+  let ready = o.initial ?? false;
   let last: boolean | undefined;
   let run = 0;
   let inFlight = false;
@@ -88,7 +94,9 @@ export function startReadinessWorker(o: ReadinessWorkerOptions): ReadinessWorker
     const req = probeRequest(o.probe, o.container, ip);
     let ok: boolean;
     let message: string | undefined;
-    if (!req) [ok, message] = [false, 'probe port does not name a container port'];
+    if (o.probe.exec && o.exec) {
+      ({ ok, message } = await o.exec(o.probe.exec.command ?? [], Math.max(1, o.probe.timeoutSeconds ?? 1) * 1000));
+    } else if (!req) [ok, message] = [false, 'probe port does not name a container port'];
     else if ('fixed' in req) ok = req.fixed;
     else ({ ok, message } = await o.prober.probe(req));
     if (stopped) return;

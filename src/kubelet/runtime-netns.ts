@@ -11,10 +11,14 @@
 // hostname, resolv.conf, hosts, /etc and /tmp overlays, volumes) that containers and exec join
 // with `nsenter --target`; stdin/tty containers run under interactive.ts for attach. The echo turns ready
 // once it prints `ready`; other programs when they run. With a readiness probe, when the probe
-// says so (readiness.ts, run from the node namespace by the node's Prober). A container that
-// exits is terminated with its exit code (reason Completed for 0, Error otherwise) and restarted
-// per restartPolicy with upstream's back-off (backoff.ts). Stop = SIGTERM, SIGKILL after the
-// grace period; then CNI DEL and the namespace goes.
+// says so (readiness.ts: tcp/http from the node namespace by the node's Prober, exec inside the
+// container's namespaces). Init containers run first, one at a time in spec order, each to
+// completion (the others wait in PodInitializing); a failed one is restarted with back-off unless
+// restartPolicy is Never. A container that exits is terminated with its exit code (reason
+// Completed for 0, Error otherwise) and restarted per restartPolicy with upstream's back-off
+// (backoff.ts); a restart keeps the last run's output for `logs --previous`. A liveness probe
+// that fails failureThreshold times kills the container the way deletion does: its preStop exec
+// hook, then SIGTERM, SIGKILL after the grace period; then CNI DEL and the namespace goes.
 // Namespaces and processes are recorded in the host state file (before creation for namespaces)
 // so `kdp down` can remove them after a crash.
 
@@ -22,7 +26,8 @@ import { createHash } from 'node:crypto';
 import { constants as osConstants, release } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Pod } from '../api/types.js';
+import { execFile } from 'node:child_process';
+import type { Container as Container_, Pod } from '../api/types.js';
 import { jsEchoCommand, type EchoCommand } from './echo-command.js';
 import { kdpError } from '../errors.js';
 import type { HostExec } from '../host/exec.js';
@@ -32,7 +37,7 @@ import type { NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus } f
 import { containerLogText } from './runtime.js';
 import { buildRestartBackoff, type RestartBackoff } from './backoff.js';
 import { buildPodNetwork } from './cni-caller.js';
-import { buildHelperProber, type Prober } from './prober.js';
+import { buildHelperProber, type ProbeOutcome, type Prober } from './prober.js';
 import { buildHelperLauncher, type Launcher, type Workload } from './launcher.js';
 import { containerEnv, expandVars, type EnvContext } from './container-env.js';
 import { imageKind, resolveImage } from './images.js';
@@ -106,7 +111,14 @@ interface Container {
   env?: Record<string, string | undefined>;
   readonly backoff: RestartBackoff;
   readiness?: ReadinessWorker;
+  liveness?: ReadinessWorker;
   restartTimer?: NodeJS.Timeout;
+  /** An init container (spec.initContainers): runs to completion before the app containers. */
+  readonly init?: boolean;
+  /** The previous run's lines (`kubectl logs --previous`), once the container has restarted. */
+  prevLog?: string[];
+  /** It has run before (a new start moves `log` to `prevLog`). */
+  ran?: boolean;
 }
 
 interface Sandbox {
@@ -139,7 +151,7 @@ export interface NetnsRuntime extends Runtime {
 export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
   const echo = o.echo ?? jsEchoCommand(o.echoScript);
   const sandboxes = new Map<string, Sandbox>();
-  const retired = new Map<string, { containers: Map<string, { log: string[] }> }>();
+  const retired = new Map<string, { containers: Map<string, { log: string[]; prevLog?: string[] }> }>();
   const starting = new Map<string, Promise<RuntimePodStatus>>();
   let listener: (uid: string) => void = () => {};
   let eventListener: (uid: string, e: ContainerEvent) => void = () => {};
@@ -162,7 +174,72 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
   };
 
   function status(sb: Sandbox): RuntimePodStatus {
-    return { uid: sb.uid, podIPs: [...sb.podIPs], containers: [...sb.containers.values()].map((c) => ({ ...c.status })) };
+    const all = [...sb.containers.values()];
+    const inits = all.filter((c) => c.init);
+    return { uid: sb.uid, podIPs: [...sb.podIPs], containers: all.filter((c) => !c.init).map((c) => ({ ...c.status })),
+      ...(inits.length ? { initContainers: inits.map((c) => ({ ...c.status })) } : {}) };
+  }
+
+  /** The container's spec, app or init (names are unique across both, by validation). */
+  function specOf(sb: Sandbox, name: string): Container_ | undefined {
+    return sb.pod.spec?.containers?.find((c) => c.name === name)
+      ?? sb.pod.spec?.initContainers?.find((c) => c.name === name);
+  }
+
+  /** nsenter's arguments that put a program in the pod's namespaces. */
+  function nsEnter(sb: Sandbox, wd: string): string[] {
+    return [...(sb.holder?.pid ? [`--target=${sb.holder.pid}`, '--net', '--mount', '--uts', '--ipc']
+      : [`--net=/run/netns/${sb.netns}`]), `--wd=${wd}`];
+  }
+
+  /** Runs a probe's or hook's command in the container's namespaces with its env (argument array,
+   *  no shell); exit 0 = ok, else the output is the message (as upstream's exec prober). */
+  function execIn(sb: Sandbox, c: Container, argv: readonly string[], timeoutMs: number): Promise<ProbeOutcome> {
+    if (argv.length === 0) return Promise.resolve({ ok: false, message: 'exec: no command' });
+    return new Promise((resolve) => {
+      execFile('nsenter', [...nsEnter(sb, '/'), '--', ...argv], { env: c.env as NodeJS.ProcessEnv,
+        timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 20 }, (e, out, err) => {
+        if (!e) { resolve({ ok: true }); return; }
+        const text = `${out}${err}`.trim();
+        resolve({ ok: false, message: (e as { killed?: boolean }).killed
+          ? `command ${JSON.stringify(argv)} timed out` : text || `command exited ${e.code ?? 'abnormally'}` });
+      });
+    });
+  }
+
+  /** Stops one container as upstream's killContainer: its preStop exec hook first (within the
+   *  grace period), then SIGTERM, SIGKILL when the grace period is over (at least 2 s, scaled,
+   *  after a hook). Resolves once it has exited. */
+  async function killContainer(sb: Sandbox, name: string, graceMs: number): Promise<void> {
+    const c = sb.containers.get(name)!;
+    const child = c.child;
+    const gone = () => !child || child.exitCode !== null || child.signalCode !== null;
+    if (gone()) return;
+    const started = Date.now();
+    const hook = specOf(sb, name)?.lifecycle?.preStop?.exec?.command;
+    if (hook?.length) {
+      const r = await execIn(sb, c, hook, Math.max(1, graceMs));
+      // upstream records no output (it may hold secrets).
+      if (!r.ok) eventListener(sb.uid, { type: 'Warning', reason: 'FailedPreStopHook', fieldPath: fieldPath(c, name),
+        message: 'PreStopHook failed' });
+    }
+    if (gone()) return;
+    const left = Math.max(graceMs - (Date.now() - started), hook?.length ? 2000 * scale : 0);
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => child!.kill('SIGKILL'), left);
+      child!.once('exit', () => { clearTimeout(t); resolve(); });
+      child!.kill('SIGTERM');
+    });
+  }
+
+  const fieldPath = (c: Container, name: string) => `spec.${c.init ? 'initContainers' : 'containers'}{${name}}`;
+
+  /** Starts the first init container that has not completed; once all have, the app containers. */
+  function startNext(sb: Sandbox): Promise<void> {
+    const all = [...sb.containers.entries()];
+    const next = all.find(([, c]) => c.init && !(c.status.state === 'exited' && c.status.exitCode === 0));
+    if (next) return startContainer(sb, next[0]);
+    return Promise.all(all.filter(([, c]) => !c.init).map(([n]) => startContainer(sb, n))).then(() => undefined);
   }
 
   const podNetwork = buildPodNetwork({
@@ -186,7 +263,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
   /** The argv and env the container runs (Docker's rules through images.ts). */
   async function containerProgram(sb: Sandbox, name: string):
     Promise<{ file: string; args: string[]; env: Record<string, string | undefined>; warning?: string }> {
-    const spec = sb.pod.spec?.containers?.find((c) => c.name === name)!;
+    const spec = specOf(sb, name)!;
     const ns = sb.pod.metadata.namespace ?? 'default';
     const ctx: EnvContext = {
       podIPs: sb.podIPs, hostIPs: o.nodeIPs ?? (sb.pod.status?.hostIP ? [sb.pod.status.hostIP] : []),
@@ -228,7 +305,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
       if (prog.warning && !c.warned) {
         c.warned = true;
-        eventListener(sb.uid, { type: 'Warning', reason: 'ImageNotEmulated', fieldPath: `spec.containers{${name}}`,
+        eventListener(sb.uid, { type: 'Warning', reason: 'ImageNotEmulated', fieldPath: fieldPath(c, name),
           message: prog.warning });
       }
       runContainer(sb, name, prog);
@@ -236,7 +313,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       // upstream: the container waits with CreateContainerConfigError and the sync retries.
       if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
       c.status = { ...c.status, state: 'waiting', ready: false, reason: 'CreateContainerConfigError', message: e.message };
-      eventListener(sb.uid, { type: 'Warning', reason: 'Failed', fieldPath: `spec.containers{${name}}`,
+      eventListener(sb.uid, { type: 'Warning', reason: 'Failed', fieldPath: fieldPath(c, name),
         message: `Error: ${e.message}` });
       c.restartTimer = setTimeout(() => {
         c.restartTimer = undefined;
@@ -248,15 +325,19 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
 
   function runContainer(sb: Sandbox, name: string,
     prog: { file: string; args: string[]; env: Record<string, string | undefined> }): void {
-    const spec = sb.pod.spec?.containers?.find((c) => c.name === name);
+    const spec = specOf(sb, name);
     const c = sb.containers.get(name)!;
     c.env = prog.env;
+    // A restart: the last run's output becomes `logs --previous`, as upstream keeps one exited run.
+    if (c.ran) {
+      c.prevLog = c.log;
+      c.log = [];
+    }
+    c.ran = true;
     const isEcho = imageKind(spec?.image) === 'echo' && !(spec?.command?.length);
     // nsenter, not `ip netns exec`: the workload needs no /sys of its own, and skipping the mount
     // namespace and sysfs remount halves the launch time.
-    const wd = `--wd=${spec?.workingDir || '/'}`;
-    const nsArgs = [...(sb.holder?.pid ? [`--target=${sb.holder.pid}`, '--net', '--mount', '--uts', '--ipc']
-      : [`--net=/run/netns/${sb.netns}`]), wd, '--', prog.file, ...prog.args];
+    const nsArgs = [...nsEnter(sb, spec?.workingDir || '/'), '--', prog.file, ...prog.args];
     // stdin/tty containers are fed by attach sessions (interactive.ts); others start from the
     // launcher helpers.
     const child: Workload = spec?.stdin || spec?.tty
@@ -266,12 +347,14 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     child.once('spawn', (pid: number) => { void o.state.addProcess(recordProcess(pid)); });
     c.child = child;
     // Without a probe a container is ready once running (upstream); the echo says when it listens.
-    const probe = spec?.readinessProbe;
+    // Init containers take no probes (upstream validation) and are ready once completed.
+    const probe = c.init ? undefined : spec?.readinessProbe;
     c.status = { ...c.status, state: 'running', reason: undefined, message: undefined, startedAt: iso(),
-      ready: !probe && !isEcho };
+      ready: !c.init && !probe && !isEcho };
+    const exec = (argv: readonly string[], ms: number) => execIn(sb, c, argv, ms);
     c.readiness?.stop();
     c.readiness = probe && spec ? startReadinessWorker({
-      probe, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale,
+      probe, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale, exec,
       onChange: (ready) => {
         if (c.child !== child) return;
         c.status = { ...c.status, ready };
@@ -279,8 +362,28 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       },
       onFailure: (message) => {
         if (c.child !== child) return;
-        eventListener(sb.uid, { type: 'Warning', reason: 'Unhealthy', fieldPath: `spec.containers{${name}}`,
+        eventListener(sb.uid, { type: 'Warning', reason: 'Unhealthy', fieldPath: fieldPath(c, name),
           message: `Readiness probe failed: ${message}` });
+      },
+    }) : undefined;
+    // Liveness (upstream's prober worker with an initial success): failureThreshold failures in a
+    // row kill the container (preStop, SIGTERM, grace) and the restart policy decides what next.
+    const live = c.init ? undefined : spec?.livenessProbe;
+    c.liveness?.stop();
+    c.liveness = live && spec ? startReadinessWorker({
+      probe: live, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale, exec, initial: true,
+      onChange: (alive) => {
+        if (alive || c.child !== child || sb.stopping) return;
+        c.liveness?.stop();
+        eventListener(sb.uid, { type: 'Normal', reason: 'Killing', fieldPath: fieldPath(c, name),
+          message: `Container ${name} failed liveness probe, will be restarted` });
+        const grace = live.terminationGracePeriodSeconds ?? sb.pod.spec?.terminationGracePeriodSeconds ?? 30;
+        void killContainer(sb, name, grace * 1000 * scale);
+      },
+      onFailure: (message) => {
+        if (c.child !== child) return;
+        eventListener(sb.uid, { type: 'Warning', reason: 'Unhealthy', fieldPath: fieldPath(c, name),
+          message: `Liveness probe failed: ${message}` });
       },
     }) : undefined;
     // Lines as the program wrote them: a chunk may end mid-line (kept until the rest, or exit).
@@ -310,6 +413,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       c.child = undefined;
       c.readiness?.stop();
       c.readiness = undefined;
+      c.liveness?.stop();
+      c.liveness = undefined;
       const exitCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
       c.status = {
         ...c.status, state: 'exited', ready: false, exitCode, finishedAt: iso(),
@@ -317,6 +422,16 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       };
       if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
       const policy = sb.pod.spec?.restartPolicy ?? 'Always';
+      if (c.init) {
+        // Completed: the next one (or the app containers) starts. Failed: restarted with back-off
+        // unless the policy is Never (the pod then fails); Always restarts it as OnFailure.
+        if (exitCode === 0) {
+          c.status = { ...c.status, ready: true };
+          void startNext(sb).then(() => listener(sb.uid));
+        } else if (policy !== 'Never') scheduleRestart(sb, name);
+        listener(sb.uid);
+        return;
+      }
       if (policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0)) scheduleRestart(sb, name);
       listener(sb.uid);
     });
@@ -378,16 +493,20 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
         throw e;
       }
     }
-    for (const spec of pod.spec?.containers ?? []) {
+    // Init containers first, in spec order; until they have all completed every container waits
+    // in PodInitializing (upstream's reason).
+    const inits = pod.spec?.initContainers ?? [];
+    for (const [init, spec] of [...inits.map((s) => [true, s] as const),
+      ...(pod.spec?.containers ?? []).map((s) => [false, s] as const)]) {
       sb.containers.set(spec.name, {
-        log: [], backoff: buildRestartBackoff(scale), status: {
-          name: spec.name, state: 'waiting', reason: 'ContainerCreating', ready: false, restartCount: 0,
-          containerID: `kdp://${uid.slice(0, 8)}-${spec.name}`, imageID: spec.image ?? '',
+        log: [], backoff: buildRestartBackoff(scale), init, status: {
+          name: spec.name, state: 'waiting', reason: inits.length ? 'PodInitializing' : 'ContainerCreating', ready: false,
+          restartCount: 0, containerID: `kdp://${uid.slice(0, 8)}-${spec.name}`, imageID: spec.image ?? '',
         },
       });
     }
     sandboxes.set(uid, sb);
-    await Promise.all([...sb.containers.keys()].map((name) => startContainer(sb, name)));
+    await startNext(sb);
     return status(sb);
   }
 
@@ -432,14 +551,9 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     for (const c of sb.containers.values()) {
       clearTimeout(c.restartTimer);
       c.readiness?.stop();
+      c.liveness?.stop();
     }
-    const children = [...sb.containers.values()].map((c) => c.child).filter((c): c is Workload => !!c);
-    await Promise.all(children.map((child) => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) { resolve(); return; }
-      const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      child.once('exit', () => { clearTimeout(t); resolve(); });
-      child.kill('SIGTERM');
-    })));
+    await Promise.all([...sb.containers.keys()].map((name) => killContainer(sb, name, graceMs)));
   }
 
   return {
@@ -465,7 +579,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       const sb = sandboxes.get(uid);
       if (!sb) return;
       sandboxes.delete(uid);
-      retired.set(uid, { containers: new Map([...sb.containers].map(([n, c]) => [n, { log: c.log }])) });
+      retired.set(uid, { containers: new Map([...sb.containers].map(([n, c]) => [n, { log: c.log, prevLog: c.prevLog }])) });
       if (retired.size > MAX_RETIRED) retired.delete(retired.keys().next().value!);
       await stopProcesses(sb);
       await stopHolder(sb);
@@ -483,7 +597,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       const child = sandboxes.get(uid)?.containers.get(name)?.child as Partial<InteractiveWorkload> | undefined;
       return child?.attach?.(opts);
     },
-    logs: (uid, container) => containerLogText(sandboxes.get(uid) ?? retired.get(uid), container),
+    logs: (uid, container, previous) => containerLogText(sandboxes.get(uid) ?? retired.get(uid), container, previous),
     onChange(l) { listener = l; },
     onEvent(l) { eventListener = l; },
     async close() {

@@ -35,6 +35,8 @@ export interface RuntimePodStatus {
   readonly uid: string;
   readonly podIPs: string[];
   readonly containers: RuntimeContainerStatus[];
+  /** The pod's init containers, in spec order (runtimes that run them; absent otherwise). */
+  readonly initContainers?: RuntimeContainerStatus[];
 }
 
 export interface NodeNetwork {
@@ -56,8 +58,9 @@ export interface Runtime {
   podStatus(uid: string): RuntimePodStatus | undefined;
   /** The UIDs of every sandbox the runtime holds (to clean up after restarts). */
   listPods(): string[];
-  /** The container's log text so far. Throws KDP_NOT_FOUND when unknown. */
-  logs(uid: string, container: string): string;
+  /** The container's log text so far (with `previous`, its previous run's, as `kubectl logs
+   *  --previous`). Throws KDP_NOT_FOUND when unknown. */
+  logs(uid: string, container: string, previous?: boolean): string;
   /** Registers the listener for container state changes (one per runtime). */
   onChange(listener: (uid: string) => void): void;
   /** Starts the pod's ephemeral containers not yet started (kubectl debug); optional. */
@@ -73,9 +76,14 @@ export interface Runtime {
 /** A container's kept output as `kubectl logs` prints it; KDP_NOT_FOUND for an unknown one.
  *  Shared by the runtimes, which keep each container's lines in `log`. */
 export function containerLogText(
-  sandbox: { containers: ReadonlyMap<string, { log: readonly string[] }> } | undefined, container: string,
+  sandbox: { containers: ReadonlyMap<string, { log: readonly string[]; prevLog?: readonly string[] }> } | undefined,
+  container: string, previous = false,
 ): string {
   const c = sandbox?.containers.get(container);
   if (!c) throw kdpError('KDP_NOT_FOUND', `container ${container} not found`);
-  return c.log.map((l) => `${l}\n`).join('');
+  if (previous && !c.prevLog) {
+    // upstream's kubelet: there is no previous run to show.
+    throw kdpError('KDP_BAD_REQUEST', `previous terminated container "${container}" not found`);
+  }
+  return (previous ? c.prevLog! : c.log).map((l) => `${l}\n`).join('');
 }

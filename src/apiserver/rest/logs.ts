@@ -16,7 +16,8 @@ export async function podLogs(deps: ServiceDeps, pod: KubeObject, opts: LogOptio
         `[${cs.join(' ')}]`);
     }
     container = cs[0]!;
-  } else if (!cs.includes(container)) {
+  } else if (!cs.includes(container) && !((pod.spec as { initContainers?: Array<{ name: string }> } | undefined)
+    ?.initContainers ?? []).some((c) => c.name === container)) {
     throw badRequest(`container ${container} is not valid for pod ${name}`);
   }
   if (!deps.logProvider) {

@@ -22,7 +22,7 @@ export interface KubeletServerDeps {
   /** SubjectAccessReview for `verb` on nodes/<subresource> of this node. */
   authorize(user: KubeletUser, verb: string, subresource: string): Promise<boolean>;
   pod(namespace: string, name: string): Pod | undefined;
-  logs(namespace: string, pod: string, container: string): string;
+  logs(namespace: string, pod: string, container: string, previous?: boolean): string;
   /** The node's pods, for /pods and /runningpods/ (default: none). */
   pods?(): readonly Pod[];
   readonly streaming?: StreamingRuntime;
@@ -134,7 +134,7 @@ export function buildKubeletServer(d: KubeletServerDeps): Server {
       if (t.kind === 'containerLogs') {
         const [ns, name, container] = t.parts;
         try {
-          let text = d.logs(ns!, name!, container!);
+          let text = d.logs(ns!, name!, container!, t.query.get('previous') === 'true');
           const tail = Number(t.query.get('tailLines') ?? NaN);
           if (Number.isInteger(tail) && tail >= 0) text = text.split('\n').filter(Boolean).slice(-tail).map((l) => `${l}\n`).join('');
           const limit = Number(t.query.get('limitBytes') ?? NaN);
