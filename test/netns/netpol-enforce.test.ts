@@ -164,6 +164,20 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'iptables-restore']))
       expect(await reach('c', ips.b!)).toBe('b');
     }, 30_000);
 
+    it("(e) egress of a to namespace y only: a reaches b directly and through b's ClusterIP (the policy sees the endpoint after DNAT), not c; replies still pass", async () => {
+      await cluster.client.create(NP('x'), { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+        metadata: { name: 'a-to-y', namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: 'a' } },
+          policyTypes: ['Egress'], egress: [{ to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'y' } } }] }] } });
+      await waitFor(async () => (await table('n1')).includes('egress-x/a'), 10_000, 'n1 table has a');
+      expect(await table('n2')).not.toContain('egress-x/a');
+      expect(await reach('a', ips.c!)).toBeUndefined();
+      expect(await reach('a', ips.b!)).toBe('b');
+      expect(await reach('a', clusterIP)).toBe('b');
+      expect(await reach('c', ips.a!)).toBe('a'); // a's ingress is open; its replies are established
+      await cluster.client.delete(NP('x'), 'a-to-y');
+      await waitFor(async () => (await reach('a', ips.c!)) === 'c', 10_000, 'a→c open again');
+    }, 30_000);
+
     it('a refused apply leaves the previous table in the node namespace', async () => {
       await policy('deny', { podSelector: {}, policyTypes: ['Ingress'] });
       await waitFor(async () => (await table('n2')).includes('ingress-y/b'), 10_000, 'n2 table has b');
