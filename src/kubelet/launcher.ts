@@ -6,6 +6,9 @@
 //   in:  {"op":"spawn","id":1,"file":"nsenter","args":[..],"env":{..}}
 //        {"op":"kill","id":1,"sig":"SIGTERM"}
 //   out: {"id":1,"pid":1234}  {"id":1,"d":"<stdout/stderr chunk>"}  {"id":1,"exit":0,"sig":null}
+// Each workload leads its own process group (a session): signals go to the program itself (as a
+// container's SIGTERM goes to its PID 1), and once it has exited whatever it left running in its
+// group is SIGKILLed, as a container's processes end with it.
 // It exits when its stdin closes, leaving the workloads running (as kdp dying did before); they
 // live in recorded pod namespaces, so `kdp down` still finds them. If the helper dies, its
 // workloads are reported exited (SIGKILL) and the next start launches a new helper.
@@ -30,7 +33,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     send({ id: r.id, exit: code, sig });
   };
   let c;
-  try { c = spawn(r.file, r.args, { env: r.env, stdio: ['ignore', 'pipe', 'pipe'] }); }
+  try { c = spawn(r.file, r.args, { env: r.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }); }
   catch (e) { send({ id: r.id, d: String(e && e.message) + '\\n' }); exit(127, null); return; }
   kids.set(r.id, c);
   if (c.pid) send({ id: r.id, pid: c.pid });
@@ -41,7 +44,11 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     send({ id: r.id, d: String(e && e.message) + '\\n' });
     if (!c.pid) exit(127, null);
   });
-  c.on('exit', (code, sig) => exit(code, sig));
+  c.on('exit', (code, sig) => {
+    // What the program left behind goes with it, as a container's processes end with its PID 1.
+    try { process.kill(-c.pid, 'SIGKILL'); } catch {}
+    exit(code, sig);
+  });
 }).on('close', () => process.exit(0));
 `;
 

@@ -169,4 +169,18 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('container life
     await waitFor(async () => !(await cluster.client.list<Pod>(PODS)).items.some((p) => p.metadata.name === 'stopper')
       || undefined, 30_000, 'stopper gone');
   }, 60_000);
+  it('what a container started in the background ends with it (its process group, as a PID namespace)', async () => {
+    await create({ metadata: { name: 'orphans', namespace: 'default' }, spec: { terminationGracePeriodSeconds: 1,
+      containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'sleep 1000 & echo bg-$!; wait'] }] } });
+    let pid = 0;
+    await waitFor(async () => {
+      const m = /bg-(\d+)/.exec((await kubectl(['logs', 'orphans'])).out);
+      pid = m ? Number(m[1]) : 0;
+      return pid || undefined;
+    }, 30_000, 'background pid');
+    const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    expect(alive()).toBe(true);
+    expect((await kubectl(['delete', 'pod', 'orphans', '--wait=true', '--timeout=30s'])).code).toBe(0);
+    await waitFor(() => !alive() || undefined, 5000, 'background sleep gone');
+  }, 60_000);
 });
