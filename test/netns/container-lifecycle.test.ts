@@ -183,4 +183,23 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('container life
     expect((await kubectl(['delete', 'pod', 'orphans', '--wait=true', '--timeout=30s'])).code).toBe(0);
     await waitFor(() => !alive() || undefined, 5000, 'background sleep gone');
   }, 60_000);
+  it('httpGet liveness: 2xx keeps a container, a 404 restarts the one it probes', async () => {
+    await create({ metadata: { name: 'httplive', namespace: 'default' }, spec: { terminationGracePeriodSeconds: 1,
+      containers: [
+        { name: 'web', image: 'python', command: ['python3', '-m', 'http.server', '8080'],
+          ports: [{ name: 'http', containerPort: 8080 }],
+          livenessProbe: { httpGet: { port: 'http', path: '/' }, initialDelaySeconds: 40, periodSeconds: 1,
+            failureThreshold: 2 } },
+        { name: 'side', image: 'busybox', command: ['sleep', '3600'],
+          livenessProbe: { httpGet: { port: 8080, path: '/kdp-no-such-page' }, initialDelaySeconds: 50,
+            periodSeconds: 1, failureThreshold: 2 } },
+      ] } });
+    await waitFor(async () => (await pod('httplive')).status?.containerStatuses
+      ?.find((c) => c.name === 'side')?.restartCount, 30_000, 'side restarted');
+    expect((await pod('httplive')).status!.containerStatuses!.find((c) => c.name === 'web')!.restartCount).toBe(0);
+    const ev = await events('httplive');
+    expect(ev.some((e) => e.reason === 'Unhealthy' && e.involvedObject?.fieldPath === 'spec.containers{side}'
+      && e.message === 'Liveness probe failed: HTTP probe failed with statuscode: 404')).toBe(true);
+    expect(ev.some((e) => e.reason === 'Unhealthy' && e.involvedObject?.fieldPath === 'spec.containers{web}')).toBe(false);
+  }, 60_000);
 });
