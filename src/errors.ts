@@ -49,6 +49,7 @@ export const CATALOGUE = {
   KDP_TOO_LARGE: { status: 413, reason: 'RequestEntityTooLarge', summary: 'request body over 3 MiB' },
   KDP_UNSUPPORTED_MEDIA_TYPE: { status: 415, reason: 'UnsupportedMediaType', summary: 'request Content-Type not supported' },
   KDP_EXPECTATION_FAILED: { status: 417, reason: '', summary: 'Expect header other than 100-continue (HTTP layer)' },
+  KDP_TOO_MANY_REQUESTS: { status: 429, reason: 'TooManyRequests', summary: 'an eviction would violate a PodDisruptionBudget (retry later)' },
   KDP_HEADERS_TOO_LARGE: { status: 431, reason: '', summary: 'request line and headers over the limit (HTTP layer)' },
   KDP_INVALID: { status: 422, reason: 'Invalid', summary: 'object failed validation (causes list every field)' },
   KDP_INTERNAL: { status: 500, reason: 'InternalError', summary: 'unexpected server error' },

@@ -94,6 +94,8 @@ const SPECS: readonly Spec[] = [
   { g: 'coordination.k8s.io', v: 'v1', kind: 'Lease', res: 'leases', ns: true },
   { g: 'networking.k8s.io', v: 'v1', kind: 'ServiceCIDR', res: 'servicecidrs', ns: false,
     sub: [statusOf('ServiceCIDR')] },
+  { g: 'policy', v: 'v1', kind: 'PodDisruptionBudget', res: 'poddisruptionbudgets', ns: true,
+    short: ['pdb'], sub: [statusOf('PodDisruptionBudget')] },
   { g: 'networking.k8s.io', v: 'v1', kind: 'NetworkPolicy', res: 'networkpolicies', ns: true,
     short: ['netpol'] },
   { g: 'rbac.authorization.k8s.io', v: 'v1', kind: 'Role', res: 'roles', ns: true },

@@ -9,7 +9,7 @@ const BY_REASON: Readonly<Record<string, ErrorCode>> = {
   Gone: 'KDP_GONE', Expired: 'KDP_GONE', Invalid: 'KDP_INVALID',
   MethodNotAllowed: 'KDP_METHOD_NOT_ALLOWED', NotAcceptable: 'KDP_NOT_ACCEPTABLE',
   RequestEntityTooLarge: 'KDP_TOO_LARGE', UnsupportedMediaType: 'KDP_UNSUPPORTED_MEDIA_TYPE',
-  TooManyRequests: 'KDP_UNAVAILABLE', InternalError: 'KDP_INTERNAL',
+  TooManyRequests: 'KDP_TOO_MANY_REQUESTS', InternalError: 'KDP_INTERNAL',
   ServiceUnavailable: 'KDP_UNAVAILABLE', Timeout: 'KDP_TIMEOUT', ServerTimeout: 'KDP_TIMEOUT',
 };
 
@@ -17,7 +17,7 @@ const BY_CODE: Readonly<Record<number, ErrorCode>> = {
   400: 'KDP_BAD_REQUEST', 401: 'KDP_UNAUTHORIZED', 403: 'KDP_FORBIDDEN', 404: 'KDP_NOT_FOUND',
   405: 'KDP_METHOD_NOT_ALLOWED', 406: 'KDP_NOT_ACCEPTABLE', 409: 'KDP_CONFLICT',
   410: 'KDP_GONE', 413: 'KDP_TOO_LARGE', 415: 'KDP_UNSUPPORTED_MEDIA_TYPE',
-  422: 'KDP_INVALID', 429: 'KDP_UNAVAILABLE', 503: 'KDP_UNAVAILABLE', 504: 'KDP_TIMEOUT',
+  422: 'KDP_INVALID', 429: 'KDP_TOO_MANY_REQUESTS', 503: 'KDP_UNAVAILABLE', 504: 'KDP_TIMEOUT',
 };
 
 interface StatusLike {

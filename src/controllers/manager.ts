@@ -22,6 +22,7 @@ import { buildStatefulSetController } from './statefulset/controller.js';
 import { buildCronJobController } from './cronjob/controller.js';
 import { buildServiceAccountController } from './serviceaccount/controller.js';
 import { buildRootCaPublisher } from './rootcacertpublisher/controller.js';
+import { buildDisruptionController } from './disruption/controller.js';
 import type { Controller } from './util.js';
 
 export interface ControllerManager {
@@ -49,6 +50,7 @@ const BUILDERS: Record<string, (ctx: ControllerContext) => Controller> = {
   gc: buildGarbageCollector,
   serviceaccount: buildServiceAccountController,
   'root-ca-certificate-publisher': buildRootCaPublisher,
+  disruption: buildDisruptionController,
 };
 
 export function buildControllerManager(deps: {

@@ -15,7 +15,7 @@ export interface ControllerOptions {
   readonly workers?: number;
   /** Controllers to run; default all (`replicaset`, `deployment`, `endpointslice`, `endpoints`,
    * `nodeipam`, `nodelifecycle`, `taint-eviction`, `job`, `statefulset`, `cronjob`, `namespace`, `gc`,
-   * `serviceaccount`, `root-ca-certificate-publisher`). */
+   * `serviceaccount`, `root-ca-certificate-publisher`, `disruption`). */
   readonly controllers?: readonly string[];
   /** `--cluster-cidr`: one CIDR, or two of different families (dual stack), comma-separated;
    *  nodes' podCIDRs follow this order. Default 10.244.0.0/16. */
@@ -66,7 +66,7 @@ export interface ResolvedControllerOptions {
 
 export const ALL_CONTROLLERS = ['replicaset', 'deployment', 'daemonset', 'endpointslice', 'endpoints',
   'nodeipam', 'nodelifecycle', 'taint-eviction', 'job', 'statefulset', 'cronjob', 'namespace', 'gc',
-  'serviceaccount', 'root-ca-certificate-publisher'] as const;
+  'serviceaccount', 'root-ca-certificate-publisher', 'disruption'] as const;
 
 export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedControllerOptions {
   const timeScale = o.timeScale ?? 1;

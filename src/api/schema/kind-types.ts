@@ -222,6 +222,15 @@ export const GROUP_TYPES: Defs = {
   ServiceCIDR: { ...ROOT, spec: 'ServiceCIDRSpec', status: 'ServiceCIDRStatus' },
   ServiceCIDRSpec: { cidrs: '[]string' },
   ServiceCIDRStatus: { conditions: '[]Condition' },
+  PodDisruptionBudget: { ...ROOT, spec: 'PodDisruptionBudgetSpec', status: 'PodDisruptionBudgetStatus' },
+  PodDisruptionBudgetSpec: {
+    minAvailable: 'intstr', selector: 'LabelSelector', maxUnavailable: 'intstr',
+    unhealthyPodEvictionPolicy: 'string',
+  },
+  PodDisruptionBudgetStatus: {
+    observedGeneration: 'int64', disruptedPods: 'map[string]time', disruptionsAllowed: 'int32',
+    currentHealthy: 'int32', desiredHealthy: 'int32', expectedPods: 'int32', conditions: '[]Condition',
+  },
   NetworkPolicy: { ...ROOT, spec: 'NetworkPolicySpec' },
   NetworkPolicySpec: {
     podSelector: 'LabelSelector', ingress: '[]NetworkPolicyIngressRule',

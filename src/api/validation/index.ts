@@ -36,6 +36,7 @@ import {
 import {
   validateNetworkPolicy, validateNetworkPolicyUpdate,
 } from '../../netpol/validation.js';
+import { validatePodDisruptionBudget, validatePodDisruptionBudgetUpdate } from './pdb.js';
 
 export type { Cause } from './field-errors.js';
 export { invalidMessage } from './field-errors.js';
@@ -92,6 +93,9 @@ const KINDS: Record<string, KindValidation> = {
   'coordination.k8s.io/v1|Lease': { create: validateLease },
   'networking.k8s.io/v1|ServiceCIDR': {
     create: validateServiceCIDR, update: validateServiceCIDRUpdate,
+  },
+  'policy/v1|PodDisruptionBudget': {
+    create: validatePodDisruptionBudget, update: validatePodDisruptionBudgetUpdate,
   },
   'networking.k8s.io/v1|NetworkPolicy': {
     create: validateNetworkPolicy, update: validateNetworkPolicyUpdate,

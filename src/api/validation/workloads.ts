@@ -65,7 +65,7 @@ function isPercent(s: string): boolean {
   return /^[0-9]+%$/.test(s);
 }
 
-function intOrPercent(v: IntOrString | undefined, path: string): Cause[] {
+export function intOrPercent(v: IntOrString | undefined, path: string): Cause[] {
   if (v === undefined) return [];
   if (typeof v === 'string') {
     if (!isPercent(v)) return [invalid(path, v, "must be an integer or percentage (e.g '5%')")];

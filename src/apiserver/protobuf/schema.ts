@@ -179,6 +179,12 @@ export const OBJECTS: Readonly<Record<string, MessageSchema>> = {
   'v1/DeleteOptions': DeleteOptions,
   'meta.k8s.io/v1/DeleteOptions': DeleteOptions,
   'policy/v1/Eviction': { 1: m('metadata', ObjectMeta), 2: pm('deleteOptions', DeleteOptions) },
+  // `kubectl create pdb` (policy/v1 generated.proto).
+  'policy/v1/PodDisruptionBudget': {
+    1: m('metadata', ObjectMeta),
+    2: m('spec', { 1: f('minAvailable', 'intOrString', { pointer: true }), 2: pm('selector', LabelSelector),
+      3: f('maxUnavailable', 'intOrString', { pointer: true }), 4: ps('unhealthyPodEvictionPolicy') }),
+  },
   'authorization.k8s.io/v1/SelfSubjectAccessReview': {
     1: m('metadata', ObjectMeta),
     2: m('spec', { 1: pm('resourceAttributes', ResourceAttributes),

@@ -8,7 +8,7 @@ import { age } from './duration.js';
 import * as core from './core-printers.js';
 import * as other from './other-printers.js';
 import {
-  controllerRevisionPrinter, cronJobPrinter, statefulSetPrinter,
+  controllerRevisionPrinter, cronJobPrinter, podDisruptionBudgetPrinter, statefulSetPrinter,
 } from './workload-printers.js';
 import type { Cell, ColumnDefinition, Printer } from './types.js';
 import { networkPolicyPrinter } from '../../netpol/printer.js';
@@ -37,6 +37,7 @@ const PRINTERS: Record<string, Printer> = {
   'batch/jobs': other.jobPrinter,
   'apps/statefulsets': statefulSetPrinter,
   'batch/cronjobs': cronJobPrinter,
+  'policy/poddisruptionbudgets': podDisruptionBudgetPrinter,
   'apps/controllerrevisions': controllerRevisionPrinter,
   'discovery.k8s.io/endpointslices': other.endpointSlicePrinter,
   'coordination.k8s.io/leases': other.leasePrinter,

@@ -28,6 +28,19 @@ function boolPtr(v: unknown): string {
   return v === undefined || v === null ? '<unset>' : v ? 'True' : 'False';
 }
 
+/** NAME MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS AGE (`N/A` for the unset one). */
+export const podDisruptionBudgetPrinter: Printer = {
+  columns: [NAME_COL, col('Min Available', 0, 'The minimum number of pods that must be available'),
+    col('Max Unavailable', 0, 'The maximum number of pods that may be unavailable'),
+    col('Allowed Disruptions', 0, 'Calculated number of pods that may be disrupted at this time', 'integer'), AGE_COL],
+  row: (p, now) => {
+    const spec = (p.spec ?? {}) as { minAvailable?: unknown; maxUnavailable?: unknown };
+    return [p.metadata.name ?? '', spec.minAvailable === undefined ? 'N/A' : String(spec.minAvailable),
+      spec.maxUnavailable === undefined ? 'N/A' : String(spec.maxUnavailable),
+      num(get(p, 'status', 'disruptionsAllowed')), age(p.metadata.creationTimestamp, now)];
+  },
+};
+
 export const cronJobPrinter: Printer = {
   columns: [NAME_COL,
     col('Schedule', 0, 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.'),
