@@ -202,4 +202,18 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('container life
       && e.message === 'Liveness probe failed: HTTP probe failed with statuscode: 404')).toBe(true);
     expect(ev.some((e) => e.reason === 'Unhealthy' && e.involvedObject?.fieldPath === 'spec.containers{web}')).toBe(false);
   }, 60_000);
+  it('a Job whose command exits 1 is retried per backoffLimit and fails', async () => {
+    await cluster.client.create({ group: 'batch', version: 'v1', resource: 'jobs', namespace: 'default' },
+      { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'failjob', namespace: 'default' },
+        spec: { backoffLimit: 1, template: { spec: { restartPolicy: 'Never',
+          containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo attempt; exit 1'] }] } } } } as never);
+    const w = await kubectl(['wait', '--for=condition=failed', 'job/failjob', '--timeout=60s']);
+    expect(w.code).toBe(0);
+    const pods = (await cluster.client.list<Pod>(PODS)).items.filter((p) => p.metadata.labels?.['job-name'] === 'failjob');
+    expect(pods.length).toBe(2);
+    for (const p of pods) {
+      expect(p.status?.phase).toBe('Failed');
+      expect(p.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
+    }
+  }, 90_000);
 });
