@@ -112,7 +112,7 @@ function coerce(s: FlagSpec, raw: unknown): string | boolean | number | string[]
 }
 
 export function formatFlagHelp(specs: readonly FlagSpec[]): string {
-  const rows = [...specs, ...COMMON_FLAGS].map((s) => {
+  const rows = [...specs, ...COMMON_FLAGS.filter((c) => !specs.some((s) => s.name === c.name))].map((s) => {
     const short = s.short ? `-${s.short}, ` : '    ';
     const arg = s.type === 'boolean' ? '' : s.type === 'strings' ? ' VALUE (repeatable)' : ' VALUE';
     const def = s.default === undefined ? '' : ` (default ${JSON.stringify(s.default)})`;

@@ -55,3 +55,14 @@ describe('kdp CLI', () => {
     }
   });
 });
+
+describe('help of a command that gives a common flag its own meaning', () => {
+  it('kdp rules compile --help lists --config once, as the KubeProxyConfiguration', async () => {
+    const io = captureIO();
+    expect(await main(['rules', 'compile', '--help'], io)).toBe(0);
+    const lines = io.stdout.split('\n');
+    const at = lines.flatMap((l, i) => (/^\s+--config VALUE$/.test(l) ? [i] : []));
+    expect(at).toHaveLength(1);
+    expect(lines[at[0]! + 1]).toContain('KubeProxyConfiguration');
+  });
+});
