@@ -61,10 +61,12 @@ export function containerEvents(pod: Pod, before: PodMarks | undefined, now: Run
   return { events, marks };
 }
 
-/** `Killing` for each container that runs when the pod is stopped. */
+/** `Killing` for each container (init containers too) that runs when the pod is stopped. */
 export function killingEvents(pod: Pod, now: RuntimePodStatus | undefined): ContainerEvent[] {
-  return (now?.containers ?? []).filter((c) => c.state === 'running').map((c) => ({
-    type: 'Normal' as const, reason: 'Killing', fieldPath: `spec.containers{${c.name}}`,
-    message: `Stopping container ${c.name}`,
-  }));
+  const running = (l: readonly RuntimePodStatus['containers'][number][] | undefined, kind: string) =>
+    (l ?? []).filter((c) => c.state === 'running').map((c) => ({
+      type: 'Normal' as const, reason: 'Killing', fieldPath: `spec.${kind}{${c.name}}`,
+      message: `Stopping container ${c.name}`,
+    }));
+  return [...running(now?.initContainers, 'initContainers'), ...running(now?.containers, 'containers')];
 }

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/types.js';
+import { containerEvents, killingEvents } from '../../src/kubelet/container-events.js';
 import { buildPodStatus, podPhase } from '../../src/kubelet/pod-status.js';
 import { startReadinessWorker } from '../../src/kubelet/readiness.js';
 import type { RuntimeContainerStatus } from '../../src/kubelet/runtime.js';
@@ -67,5 +68,17 @@ describe('the probe worker as a liveness prober', () => {
     expect(asked[0]).toEqual(['cat', '/tmp/healthy']);
     expect(failures.slice(0, 2)).toEqual(['cat: /tmp/healthy: No such file or directory',
       'cat: /tmp/healthy: No such file or directory']);
+  });
+});
+
+describe('events of init containers', () => {
+  it('Started and Killing name spec.initContainers', () => {
+    const rt = { uid: 'u1', podIPs: [], containers: [app],
+      initContainers: [st('i1', { state: 'running', startedAt: 't1' })] };
+    expect(containerEvents(pod('Always'), undefined, rt).events.map((e) => [e.reason, e.fieldPath]))
+      .toEqual([['Pulled', 'spec.initContainers{i1}'], ['Created', 'spec.initContainers{i1}'],
+        ['Started', 'spec.initContainers{i1}']]);
+    expect(killingEvents(pod('Always'), rt)).toEqual([{ type: 'Normal', reason: 'Killing',
+      fieldPath: 'spec.initContainers{i1}', message: 'Stopping container i1' }]);
   });
 });

@@ -141,7 +141,9 @@ export function buildKubeletServer(d: KubeletServerDeps): Server {
           if (Number.isInteger(limit) && limit > 0) text = text.slice(0, limit);
           return send(200, text);
         } catch (e) {
-          return send(isKdpError(e, 'KDP_NOT_FOUND') ? 404 : 500, (e as Error).message);
+          // No previous run to show is the client's error (400), as upstream's kubelet answers.
+          return send(isKdpError(e, 'KDP_NOT_FOUND') ? 404 : isKdpError(e, 'KDP_BAD_REQUEST') ? 400 : 500,
+            (e as Error).message);
         }
       }
       if (t.kind === 'exec' || t.kind === 'attach' || t.kind === 'portForward') {
