@@ -1,13 +1,17 @@
 // Where a node's compiled `inet kdp-netpol` table goes. Both appliers take the compiler's full
 // text, which re-creates the table inside one transaction (add, delete, add, everything), so an
 // apply is all-or-nothing: a refused text leaves the previous table — and its rules — in place.
-// - kernel (netns mode): one `nft -f -` in the node's network namespace, through HostExec.
+// - kernel (netns mode): one `nft -f -` in the node's network namespace, through HostExec. When
+//   the new text differs from the last applied one only in set/map elements (delta.ts), the
+//   transaction flushes and refills just those; if the kernel refuses it (e.g. the table was
+//   changed behind kdp's back), the full text follows.
 // - memory (virtual mode, and the kernel applier's fake): the text is parsed by the strict
 //   interpreter (nft-sim) and kept; text it cannot read is refused the same way.
 
 import type { HostExec } from '../host/exec.js';
 import { applyNft, nftList } from '../host/rules.js';
 import { parseNetpolNft } from './nft-sim.js';
+import { netpolDelta } from './delta.js';
 import { NETPOL_TABLE } from './nftables.js';
 
 export interface NetpolApplier {
@@ -34,12 +38,30 @@ export function buildMemoryNetpolApplier(): NetpolApplier {
   };
 }
 
-export function buildKernelNetpolApplier(exec: HostExec, netns: string): NetpolApplier {
+export interface KernelNetpolApplier extends NetpolApplier {
+  /** Applies so far: full rewrites and element-only (incremental) transactions. */
+  readonly stats: { readonly full: number; readonly incremental: number };
+}
+
+export function buildKernelNetpolApplier(exec: HostExec, netns: string): KernelNetpolApplier {
   let text: string | undefined;
+  const stats = { full: 0, incremental: 0 };
   return {
+    stats,
     async apply(t) {
+      const delta = text === undefined ? undefined : netpolDelta(text, t);
+      if (delta === '') { text = t; return; }
+      if (delta !== undefined) {
+        try {
+          await applyNft(exec, netns, delta);
+          text = t;
+          stats.incremental++;
+          return;
+        } catch { /* refused as a whole: the full rewrite below decides */ }
+      }
       await applyNft(exec, netns, t);
       text = t;
+      stats.full++;
     },
     current: () => text,
     list: () => nftList(exec, netns, ['list', 'table', 'inet', NETPOL_TABLE]),
