@@ -53,6 +53,13 @@ describe('kdp trace --rules (no cluster)', () => {
     expect(r.err).toMatch(msg);
   });
 
+  it('reads dumps of kube-proxy\'s fake iptables, whose multi-word comments are unquoted', async () => {
+    const r = await kdp('trace', '--rules', fixture('kube-proxy-fake-unquoted.iptables-save'), '--node-ip', '192.168.0.2',
+      '-o', 'json', '10.0.0.5', '172.30.0.41:80');
+    expect(r.err).toBe('');
+    expect(JSON.parse(r.out).destinations.map((d: any) => d.destination)).toEqual(['10.180.0.1:80']);
+  });
+
   it('names the line of a dump that does not parse', async () => {
     const r = await kdp('trace', '--rules', fixture('broken.iptables-save'), '10.244.0.5', '10.96.0.10:53');
     expect(r.err).toMatch(/KDP_PARSE.*line 3/);

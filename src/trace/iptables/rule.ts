@@ -189,7 +189,15 @@ export function compileRule(
         break;
       }
       case '--dports': { const t = portSpec(portRanges(val())); add((x, e) => t(x.pkt.dport)); break; }
-      case '--comment': comment = val(); negate = false; break;
+      case '--comment': {
+        // Dumps from kube-proxy's fake iptables (its unit tests) leave multi-word comments
+        // unquoted (`ns1/svc1:p80 cluster IP`, `… -> 10.180.0.1:80`); upstream's parser skips
+        // the extra words. They are taken as the comment's: a real argument is an option.
+        comment = val();
+        while (i + 1 < args.length && !/^(!|--?[A-Za-z])/.test(args[i + 1]!)) comment += ` ${args[++i]}`;
+        negate = false;
+        break;
+      }
       case '--mark': {
         const { value, mask } = markValue(val());
         const v = (value & mask) >>> 0;
