@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildWorkQueue, runWorkers } from '../../src/controllers/workqueue.js';
 import { buildExpectations } from '../../src/controllers/expectations.js';
 
@@ -36,14 +36,29 @@ describe('work queue', () => {
     expect(q.numRequeues('k')).toBe(0);
   });
 
-  it('rate limiting doubles the delay per failure of the same item', () => {
-    const q = buildWorkQueue<string>({ baseDelayMs: 1000 });
-    q.addRateLimited('x');
-    q.addRateLimited('x');
-    expect(q.numRequeues('x')).toBe(2);
-    q.forget('x');
-    expect(q.numRequeues('x')).toBe(0);
-    q.shutDown();
+  it('rate limiting doubles the delay per failure of the same item, up to the maximum', async () => {
+    vi.useFakeTimers();
+    try {
+      const q = buildWorkQueue<string>({ baseDelayMs: 1000, maxDelayMs: 4000 });
+      // Each retry comes back after its delay and not a millisecond before: 1, 2, 4, 4 s (capped).
+      for (const delay of [1000, 2000, 4000, 4000]) {
+        q.addRateLimited('x');
+        vi.advanceTimersByTime(delay - 1);
+        expect(q.len()).toBe(0);
+        vi.advanceTimersByTime(1);
+        expect(q.len()).toBe(1);
+        q.done((await q.get())!);
+      }
+      expect(q.numRequeues('x')).toBe(4);
+      q.forget('x');
+      expect(q.numRequeues('x')).toBe(0);
+      q.addRateLimited('x');
+      vi.advanceTimersByTime(1000);
+      expect(q.len()).toBe(1); // forgotten: back to the base delay
+      q.shutDown();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('get resolves undefined after shutdown', async () => {
