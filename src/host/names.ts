@@ -34,21 +34,3 @@ export function linkName(...parts: string[]): string {
 export function netnsName(...parts: string[]): string {
   return boundedName(parts, NETNS_NAME_MAX);
 }
-
-/** Remembers which owner each kernel name was given to; a second owner is an error. */
-export class NameRegistry {
-  private readonly owners = new Map<string, string>();
-
-  claim(kernelName: string, owner: string): string {
-    const prev = this.owners.get(kernelName);
-    if (prev !== undefined && prev !== owner) {
-      throw kdpError('KDP_HOST_EXEC', `kernel name ${kernelName} is already used for ${prev}, not ${owner}`);
-    }
-    this.owners.set(kernelName, owner);
-    return kernelName;
-  }
-
-  release(kernelName: string): void {
-    this.owners.delete(kernelName);
-  }
-}
