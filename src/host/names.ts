@@ -4,7 +4,6 @@
 // two owners mapping to one kernel name.
 
 import { createHash } from 'node:crypto';
-import { kdpError } from '../errors.js';
 
 export const KERNEL_PREFIX = 'kdp';
 export const LINK_NAME_MAX = 15;
