@@ -42,7 +42,7 @@ function containerStatus(c: RuntimeContainerStatus, image: string, init = false)
     image, imageID: c.imageID ?? image,
     ...(c.state !== 'waiting' ? { containerID: c.containerID } : {}),
     // An init container is never `started` (upstream sets it for restartable sidecars only).
-    started: !init && c.state === 'running',
+    started: !init && c.state === 'running' && c.started !== false,
   };
 }
 

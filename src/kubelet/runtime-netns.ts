@@ -112,6 +112,8 @@ interface Container {
   readonly backoff: RestartBackoff;
   readiness?: ReadinessWorker;
   liveness?: ReadinessWorker;
+  /** The startup probe's worker until it has succeeded. */
+  startup?: ReadinessWorker;
   restartTimer?: NodeJS.Timeout;
   /** An init container (spec.initContainers): runs to completion before the app containers. */
   readonly init?: boolean;
@@ -349,43 +351,74 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     // Without a probe a container is ready once running (upstream); the echo says when it listens.
     // Init containers take no probes (upstream validation) and are ready once completed.
     const probe = c.init ? undefined : spec?.readinessProbe;
+    // A startup probe holds readiness and liveness back until it has succeeded (upstream's
+    // `started`); failureThreshold failures before that kill the container as liveness does.
+    const startup = c.init ? undefined : spec?.startupProbe;
     c.status = { ...c.status, state: 'running', reason: undefined, message: undefined, startedAt: iso(),
-      ready: !c.init && !probe && !isEcho };
+      ready: !c.init && !probe && !isEcho && !startup, started: !c.init && !startup };
     const exec = (argv: readonly string[], ms: number) => execIn(sb, c, argv, ms);
+    let listening = false;
+    const failed = (kind: string, grace?: number) => {
+      if (c.child !== child || sb.stopping) return;
+      c.liveness?.stop();
+      c.startup?.stop();
+      eventListener(sb.uid, { type: 'Normal', reason: 'Killing', fieldPath: fieldPath(c, name),
+        message: `Container ${name} failed ${kind} probe, will be restarted` });
+      void killContainer(sb, name, (grace ?? sb.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000 * scale);
+    };
     c.readiness?.stop();
-    c.readiness = probe && spec ? startReadinessWorker({
-      probe, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale, exec,
-      onChange: (ready) => {
-        if (c.child !== child) return;
-        c.status = { ...c.status, ready };
-        listener(sb.uid);
-      },
-      onFailure: (message) => {
-        if (c.child !== child) return;
-        eventListener(sb.uid, { type: 'Warning', reason: 'Unhealthy', fieldPath: fieldPath(c, name),
-          message: `Readiness probe failed: ${message}` });
-      },
-    }) : undefined;
-    // Liveness (upstream's prober worker with an initial success): failureThreshold failures in a
-    // row kill the container (preStop, SIGTERM, grace) and the restart policy decides what next.
-    const live = c.init ? undefined : spec?.livenessProbe;
     c.liveness?.stop();
-    c.liveness = live && spec ? startReadinessWorker({
-      probe: live, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale, exec, initial: true,
-      onChange: (alive) => {
-        if (alive || c.child !== child || sb.stopping) return;
-        c.liveness?.stop();
-        eventListener(sb.uid, { type: 'Normal', reason: 'Killing', fieldPath: fieldPath(c, name),
-          message: `Container ${name} failed liveness probe, will be restarted` });
-        const grace = live.terminationGracePeriodSeconds ?? sb.pod.spec?.terminationGracePeriodSeconds ?? 30;
-        void killContainer(sb, name, grace * 1000 * scale);
-      },
-      onFailure: (message) => {
-        if (c.child !== child) return;
-        eventListener(sb.uid, { type: 'Warning', reason: 'Unhealthy', fieldPath: fieldPath(c, name),
-          message: `Liveness probe failed: ${message}` });
-      },
-    }) : undefined;
+    c.startup?.stop();
+    c.startup = undefined;
+    let startupFailures = 0;
+    if (startup && spec) {
+      c.startup = startReadinessWorker({
+        probe: startup, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale, exec,
+        onChange: (ok) => {
+          if (!ok || c.child !== child) return;
+          c.startup?.stop();
+          c.startup = undefined;
+          c.status = { ...c.status, started: true, ready: !probe && (!isEcho || listening) };
+          startProbes();
+          listener(sb.uid);
+        },
+        onFailure: (message) => {
+          if (c.child !== child) return;
+          eventListener(sb.uid, { type: 'Warning', reason: 'Unhealthy', fieldPath: fieldPath(c, name),
+            message: `Startup probe failed: ${message}` });
+          if (++startupFailures >= Math.max(1, startup.failureThreshold ?? 3)) {
+            failed('startup', startup.terminationGracePeriodSeconds);
+          }
+        },
+      });
+    } else startProbes();
+    function startProbes(): void {
+      c.readiness = probe && spec ? startReadinessWorker({
+        probe, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale, exec,
+        onChange: (ready) => {
+          if (c.child !== child) return;
+          c.status = { ...c.status, ready };
+          listener(sb.uid);
+        },
+        onFailure: (message) => {
+          if (c.child !== child) return;
+          eventListener(sb.uid, { type: 'Warning', reason: 'Unhealthy', fieldPath: fieldPath(c, name),
+            message: `Readiness probe failed: ${message}` });
+        },
+      }) : undefined;
+      // Liveness (upstream's prober worker with an initial success): failureThreshold failures in a
+      // row kill the container (preStop, SIGTERM, grace) and the restart policy decides what next.
+      const live = c.init ? undefined : spec?.livenessProbe;
+      c.liveness = live && spec ? startReadinessWorker({
+        probe: live, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale, exec, initial: true,
+        onChange: (alive) => { if (!alive) failed('liveness', live.terminationGracePeriodSeconds); },
+        onFailure: (message) => {
+          if (c.child !== child) return;
+          eventListener(sb.uid, { type: 'Warning', reason: 'Unhealthy', fieldPath: fieldPath(c, name),
+            message: `Liveness probe failed: ${message}` });
+        },
+      }) : undefined;
+    }
     // Lines as the program wrote them: a chunk may end mid-line (kept until the rest, or exit).
     let partial = '';
     const keep = (l: string) => {
@@ -398,7 +431,9 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       for (const l of lines) {
         keep(l);
         if (!isEcho || !l.startsWith('ready ') || c.child !== child) continue;
-        if (c.readiness) c.readiness.trigger();
+        listening = true;
+        if (c.startup) c.startup.trigger();
+        else if (c.readiness) c.readiness.trigger();
         else if (!c.status.ready) {
           c.status = { ...c.status, ready: true };
           listener(sb.uid);
@@ -415,6 +450,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       c.readiness = undefined;
       c.liveness?.stop();
       c.liveness = undefined;
+      c.startup?.stop();
+      c.startup = undefined;
       const exitCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
       c.status = {
         ...c.status, state: 'exited', ready: false, exitCode, finishedAt: iso(),
@@ -552,6 +589,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       clearTimeout(c.restartTimer);
       c.readiness?.stop();
       c.liveness?.stop();
+      c.startup?.stop();
     }
     await Promise.all([...sb.containers.keys()].map((name) => killContainer(sb, name, graceMs)));
   }

@@ -20,6 +20,8 @@ export interface RuntimeContainerStatus {
   readonly exitCode?: number;
   readonly ready: boolean;
   readonly restartCount: number;
+  /** Its startup probe has succeeded (or it has none); default: running. */
+  readonly started?: boolean;
   readonly containerID?: string;
   readonly imageID?: string;
   /** The previous run's end, once the container has been restarted (its `lastState`). */

@@ -216,4 +216,31 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('container life
       expect(p.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     }
   }, 90_000);
+  it('a startup probe holds liveness and readiness back until it succeeds; failing it restarts', async () => {
+    await create({ metadata: { name: 'startup', namespace: 'default' }, spec: { terminationGracePeriodSeconds: 1,
+      containers: [
+        // Liveness would fail at once, but only runs after the startup probe passes (the file appears).
+        { name: 'slow', image: 'busybox', command: ['sh', '-c', 'sleep 2; touch /tmp/started; exec sleep 3600'],
+          startupProbe: { exec: { command: ['cat', '/tmp/started'] }, periodSeconds: 1, failureThreshold: 100 },
+          livenessProbe: { exec: { command: ['cat', '/tmp/started'] }, periodSeconds: 1, failureThreshold: 1 } },
+        { name: 'never', image: 'busybox', command: ['sleep', '3600'],
+          startupProbe: { exec: { command: ['cat', '/tmp/kdp-never'] }, periodSeconds: 1, failureThreshold: 3 } },
+      ] } });
+    await waitFor(async () => (await pod('startup')).status?.containerStatuses?.find((c) => c.name === 'slow')?.state
+      ?.running, 30_000, 'slow running');
+    const early = (await pod('startup')).status!.containerStatuses!.find((c) => c.name === 'slow')!;
+    expect([early.started, early.ready]).toEqual([false, false]);
+    await waitFor(async () => (await pod('startup')).status?.containerStatuses?.find((c) => c.name === 'slow')?.ready,
+      30_000, 'slow ready');
+    expect((await pod('startup')).status!.containerStatuses!.find((c) => c.name === 'slow')!.started).toBe(true);
+    await waitFor(async () => (await pod('startup')).status?.containerStatuses?.find((c) => c.name === 'never')
+      ?.restartCount, 30_000, 'never restarted');
+    const s = (await pod('startup')).status!.containerStatuses!;
+    expect(s.find((c) => c.name === 'slow')!.restartCount).toBe(0);
+    const ev = await events('startup');
+    expect(ev.some((e) => e.reason === 'Killing'
+      && e.message === 'Container never failed startup probe, will be restarted')).toBe(true);
+    expect(ev.some((e) => e.reason === 'Unhealthy' && e.involvedObject?.fieldPath === 'spec.containers{never}'
+      && e.message === 'Startup probe failed: cat: /tmp/kdp-never: No such file or directory')).toBe(true);
+  }, 60_000);
 });
