@@ -6,7 +6,7 @@ import { buildMemoryApplier, type RuleApplier } from '../../src/proxy/applier.js
 import { listSnapshots, readSnapshot, RuleHistory } from '../../src/proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../../src/proxy/proxy-server.js';
 import { traceOffline } from '../../src/trace/offline.js';
-import { startApi } from '../helpers/cluster.js';
+import { startApi, waitFor } from '../helpers/cluster.js';
 import type { KubeObject } from '../../src/client/types.js';
 
 const SVC = { group: '', version: 'v1', resource: 'services', namespace: 'default' } as const;
@@ -69,16 +69,21 @@ describe('kube-proxy against the API server (virtual mode)', () => {
   it('a failed apply keeps the previous rules and is retried', async () => {
     const inner = buildMemoryApplier('iptables');
     let fail = false;
+    let refused = 0;
     const flaky: RuleApplier = {
       mode: 'iptables',
-      apply: async (f, r) => { if (fail) throw new Error('kernel said no'); return inner.apply(f, r); },
+      apply: async (f, r) => {
+        if (fail) { refused++; throw new Error('kernel said no'); }
+        return inner.apply(f, r);
+      },
       dump: (f) => inner.dump(f),
     };
     const { api, proxy } = await setup('iptables', flaky);
     const before = await inner.dump('IPv4');
     fail = true;
     await api.client.delete(EPS, 'web-1');
-    await new Promise((r) => setTimeout(r, 100));
+    // The sync that would drop the endpoint was tried (and refused) twice: the rules stayed.
+    await waitFor(async () => refused >= 2 || undefined, 5_000, 'two refused applies');
     expect(await inner.dump('IPv4')).toBe(before);
     fail = false;
     await proxy.synced();
@@ -96,8 +101,10 @@ describe('kube-proxy against the API server (virtual mode)', () => {
     };
     const { api, proxy } = await setup('iptables', counting);
     fail = true;
+    const started = applies;
     await api.client.delete(EPS, 'web-1');
-    await new Promise((r) => setTimeout(r, 50)); // failing, and retrying (10 ms back-off at this scale)
+    // Failing, and retrying (10 ms back-off at this scale): the loop was running when stopped.
+    await waitFor(async () => applies >= started + 2 || undefined, 5_000, 'retries under way');
     proxy.stop();
     await new Promise((r) => setTimeout(r, 20));
     const atStop = applies;
