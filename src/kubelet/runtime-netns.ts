@@ -17,8 +17,9 @@
 // restartPolicy is Never. A container that exits is terminated with its exit code (reason
 // Completed for 0, Error otherwise) and restarted per restartPolicy with upstream's back-off
 // (backoff.ts); a restart keeps the last run's output for `logs --previous`. A liveness probe
-// that fails failureThreshold times kills the container the way deletion does: its preStop exec
-// hook, then SIGTERM, SIGKILL after the grace period; then CNI DEL and the namespace goes.
+// that fails failureThreshold times (or a startup probe before it has ever passed, or a failed
+// postStart hook) kills the container the way deletion does: its preStop hook (exec, httpGet,
+// sleep), then SIGTERM, SIGKILL after the grace period; then CNI DEL and the namespace goes.
 // Namespaces and processes are recorded in the host state file (before creation for namespaces)
 // so `kdp down` can remove them after a crash.
 
@@ -27,7 +28,7 @@ import { constants as osConstants, release } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
-import type { Container as Container_, Pod } from '../api/types.js';
+import type { Container as Container_, Pod, ProbeHandler } from '../api/types.js';
 import { jsEchoCommand, type EchoCommand } from './echo-command.js';
 import { kdpError } from '../errors.js';
 import type { HostExec } from '../host/exec.js';
@@ -45,7 +46,7 @@ import { preparePodMounts, removePodDir, PODNS_SCRIPT, type PodMountDeps } from 
 import type { KubeletDnsConfig } from './resolv-conf.js';
 import { startInteractive, type InteractiveWorkload } from './interactive.js';
 import type { StreamOptions, StreamProcess } from './streams.js';
-import { startReadinessWorker, type ReadinessWorker } from './readiness.js';
+import { probeRequest, startReadinessWorker, type ReadinessWorker } from './readiness.js';
 import type { ContainerEvent } from './container-events.js';
 import { buildSandboxNetns, type SandboxNetns } from './sandbox-netns.js';
 
@@ -140,6 +141,9 @@ export function podNetnsName(prefix: string, uid: string): string {
   return `${prefix}-p-${createHash('sha256').update(uid).digest('hex').slice(0, 10)}`;
 }
 
+/** A lifecycle hook's handler (upstream's LifecycleHandler: a probe handler or a sleep). */
+type LifecycleHandler = ProbeHandler & { sleep?: { seconds?: number } };
+
 /** The netns runtime also names the process whose namespaces exec enters. */
 export interface NetnsRuntime extends Runtime {
   /** The pod's namespace holder's pid; undefined without per-pod mount namespaces. */
@@ -218,20 +222,40 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     const gone = () => !child || child.exitCode !== null || child.signalCode !== null;
     if (gone()) return;
     const started = Date.now();
-    const hook = specOf(sb, name)?.lifecycle?.preStop?.exec?.command;
-    if (hook?.length) {
-      const r = await execIn(sb, c, hook, Math.max(1, graceMs));
+    const hook = specOf(sb, name)?.lifecycle?.preStop;
+    if (hook) {
+      const r = await runHook(sb, c, name, hook, Math.max(1, graceMs));
       // upstream records no output (it may hold secrets).
       if (!r.ok) eventListener(sb.uid, { type: 'Warning', reason: 'FailedPreStopHook', fieldPath: fieldPath(c, name),
         message: 'PreStopHook failed' });
     }
     if (gone()) return;
-    const left = Math.max(graceMs - (Date.now() - started), hook?.length ? 2000 * scale : 0);
+    const left = Math.max(graceMs - (Date.now() - started), hook ? 2000 * scale : 0);
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => child!.kill('SIGKILL'), left);
       child!.once('exit', () => { clearTimeout(t); resolve(); });
       child!.kill('SIGTERM');
     });
+  }
+
+  /** A lifecycle hook as upstream's handler runner: exec in the container, httpGet from the
+   *  node's namespace (the pod IP by default), sleep (scaled); others do nothing. */
+  function runHook(sb: Sandbox, c: Container, name: string, h: LifecycleHandler, timeoutMs: number):
+    Promise<ProbeOutcome> {
+    if (h.exec) return execIn(sb, c, h.exec.command ?? [], timeoutMs);
+    if (h.sleep) {
+      return new Promise((resolve) => {
+        setTimeout(() => resolve({ ok: true }), Math.min(timeoutMs, (h.sleep!.seconds ?? 0) * 1000 * scale)).unref?.();
+      });
+    }
+    const spec = specOf(sb, name);
+    if (h.httpGet && spec) {
+      const req = probeRequest({ httpGet: h.httpGet, timeoutSeconds: Math.ceil(timeoutMs / 1000) }, spec,
+        sb.podIPs[0] ?? '');
+      if (!req || 'fixed' in req) return Promise.resolve({ ok: false, message: 'hook port does not name a container port' });
+      return prober.probe(req);
+    }
+    return Promise.resolve({ ok: true });
   }
 
   const fieldPath = (c: Container, name: string) => `spec.${c.init ? 'initContainers' : 'containers'}{${name}}`;
@@ -418,6 +442,20 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
             message: `Liveness probe failed: ${message}` });
         },
       }) : undefined;
+    }
+    // postStart runs beside the program (upstream runs it right after the start); a failed one is
+    // a FailedPostStartHook Warning and the container is killed, the restart policy deciding next.
+    const post = c.init ? undefined : spec?.lifecycle?.postStart;
+    if (post) {
+      const grace = (sb.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000 * scale;
+      void runHook(sb, c, name, post, Math.max(grace, 30_000 * scale)).then((r) => {
+        if (r.ok || c.child !== child || sb.stopping) return;
+        eventListener(sb.uid, { type: 'Warning', reason: 'FailedPostStartHook', fieldPath: fieldPath(c, name),
+          message: `PostStartHook failed: ${r.message ?? ''}`.trim() });
+        c.liveness?.stop();
+        c.startup?.stop();
+        void killContainer(sb, name, grace);
+      });
     }
     // Lines as the program wrote them: a chunk may end mid-line (kept until the rest, or exit).
     let partial = '';

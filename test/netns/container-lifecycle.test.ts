@@ -243,4 +243,23 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('container life
     expect(ev.some((e) => e.reason === 'Unhealthy' && e.involvedObject?.fieldPath === 'spec.containers{never}'
       && e.message === 'Startup probe failed: cat: /tmp/kdp-never: No such file or directory')).toBe(true);
   }, 60_000);
+  it('a postStart exec hook runs in the container; a failing one is a FailedPostStartHook and a restart', async () => {
+    await create({ metadata: { name: 'poststart', namespace: 'default' }, spec: { terminationGracePeriodSeconds: 1,
+      containers: [
+        { name: 'ok', image: 'busybox', command: ['sh', '-c', 'sleep 1; cat /tmp/post; exec sleep 3600'],
+          lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo post-ran > /tmp/post'] } } } },
+        { name: 'bad', image: 'busybox', command: ['sleep', '3600'],
+          lifecycle: { postStart: { exec: { command: ['false'] } } } },
+      ] } });
+    await waitFor(async () => (await pod('poststart')).status?.containerStatuses?.find((c) => c.name === 'bad')
+      ?.restartCount, 30_000, 'bad restarted');
+    await waitFor(async () => (await kubectl(['logs', 'poststart', '-c', 'ok'])).out === 'post-ran\n' || undefined,
+      10_000, 'ok printed what its postStart hook wrote');
+    expect((await pod('poststart')).status!.containerStatuses!.find((c) => c.name === 'ok')!.restartCount).toBe(0);
+    const ev = await events('poststart');
+    expect(ev.some((e) => e.reason === 'FailedPostStartHook' && e.involvedObject?.fieldPath === 'spec.containers{bad}'))
+      .toBe(true);
+    expect(ev.some((e) => e.reason === 'FailedPostStartHook' && e.involvedObject?.fieldPath === 'spec.containers{ok}'))
+      .toBe(false);
+  }, 60_000);
 });
