@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/types.js';
 import { hostPrefixFor } from '../../src/cluster/data-plane-netns.js';
 import { dataDirPaths } from '../../src/cluster/data-dir.js';
+import { resolveClusterNetwork } from '../../src/cluster/network.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import type { KubeObject } from '../../src/client/types.js';
 import { cleanupHost } from '../../src/host/cleanup.js';
@@ -194,3 +195,59 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'iptables-restore']))
       await waitFor(async () => (await reach('a', ips.b!)) === 'b', 10_000, 'open again');
     }, 30_000);
   });
+
+describe.runIf(canUseNetns(['ip', 'nft', 'nsenter']))('NetworkPolicy enforced for IPv6 too (dual-stack netns cluster)', () => {
+  const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-npe-dual-')));
+  const prefix = hostPrefixFor(paths);
+  let cluster: RunningCluster;
+  const ips: Record<string, string[]> = {};
+  const netnsOf: Record<string, string> = {};
+  const reach = async (from: string, ip: string): Promise<string | undefined> => {
+    const r = await exec.run(process.execPath, ['--input-type=module', '-e', CLIENT, ip, '80'],
+      { netns: netnsOf[from], timeoutMs: 5000 }).catch(() => ({ stdout: '' }));
+    return seenPod(r.stdout);
+  };
+
+  beforeAll(async () => {
+    cluster = await startCluster({
+      paths, nodes: 2, port: 0, proxyMode: 'nftables', timeScale: 20, dataPlane: 'netns', dns: false,
+      progress: () => {}, network: resolveClusterNetwork({ ipFamily: 'dual' }),
+    });
+    await cluster.client.create(NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x', labels: { team: 'x' } } });
+    await cluster.client.create(NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'y' } });
+    const placed = [['x', 'a', 'n1'], ['y', 'b', 'n2'], ['x', 'c', 'n2']] as const;
+    for (const [ns, name, node] of placed) await cluster.client.create(PODS(ns), echoPod(ns, name, node));
+    for (const [ns, name] of placed) {
+      const p = await waitFor(async () => {
+        const got = await cluster.client.get<Pod>(PODS(ns), name);
+        return (got.status?.podIPs?.length ?? 0) === 2 ? got : undefined;
+      }, 30_000, `${ns}/${name} has both IPs`);
+      ips[name] = p.status!.podIPs!.map((x) => x.ip!);
+      netnsOf[name] = podNetnsName(prefix, p.metadata.uid!);
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+    await cleanupHost(exec, paths.hostState, prefix);
+  }, 30_000);
+
+  it('default deny blocks b over IPv4 and IPv6 (routed and bridged); allowing x opens both', async () => {
+    const all = async () => {
+      const out: Array<string | undefined> = [];
+      for (const from of ['a', 'c']) for (const ip of ips.b!) out.push(await reach(from, ip));
+      return out;
+    };
+    await waitFor(async () => (await all()).every((x) => x === 'b'), 20_000, 'b reachable on both families');
+    await cluster.client.create(NP('y'), { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+      metadata: { name: 'deny', namespace: 'y' }, spec: { podSelector: {} } });
+    await waitFor(async () => (await cluster.nodeSet.netpolTable('n2'))?.includes('ingress-y/b'), 10_000, 'n2 has b');
+    const t = (await cluster.nodeSet.netpolTable('n2'))!;
+    expect(t).toContain('ingress-pods-v6');
+    expect(await all()).toEqual([undefined, undefined, undefined, undefined]);
+    await cluster.client.create(NP('y'), { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+      metadata: { name: 'allow-x', namespace: 'y' },
+      spec: { podSelector: {}, ingress: [{ from: [{ namespaceSelector: { matchLabels: { team: 'x' } } }] }] } });
+    await waitFor(async () => (await all()).every((x) => x === 'b'), 10_000, 'open on both families');
+  }, 60_000);
+});
