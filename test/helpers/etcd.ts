@@ -32,7 +32,19 @@ export interface TestEtcd {
   stop(): Promise<void>;
 }
 
+/** Starts one; a port taken between picking it and etcd binding it (other tests listen too)
+ *  is retried with new ports. */
 export async function startEtcd(): Promise<TestEtcd> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startEtcdOnce();
+    } catch (e) {
+      if (attempt >= 5 || !/address already in use/.test((e as Error).message)) throw e;
+    }
+  }
+}
+
+async function startEtcdOnce(): Promise<TestEtcd> {
   const dir = mkdtempSync(join(tmpdir(), 'kdp-etcd-'));
   const [client, peer] = [await freePort(), await freePort()];
   const child = spawn(ETCD, ['--name', 't', '--data-dir', join(dir, 'data'),
@@ -49,6 +61,7 @@ export async function startEtcd(): Promise<TestEtcd> {
     if (ok) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
       throw new Error(`etcd did not start: ${err}`);
     }
     await new Promise((r) => setTimeout(r, 50));
