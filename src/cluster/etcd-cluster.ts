@@ -8,7 +8,7 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../util/free-port.js';
 import { join } from 'node:path';
 import { request } from 'node:https';
 import { kdpError } from '../errors.js';
@@ -46,17 +46,6 @@ const layoutFile = (root: string) => join(dirOf(root), 'cluster.json');
 const pidFile = (root: string, m: string) => join(dirOf(root), `${m}.pid`);
 export const clientURL = (m: EtcdMember) => `https://127.0.0.1:${m.clientPort}`;
 const peerURL = (m: EtcdMember) => `https://127.0.0.1:${m.peerPort}`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 export function readEtcdLayout(root: string): EtcdLayout | undefined {
   try {

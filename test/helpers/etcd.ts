@@ -3,7 +3,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../src/util/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,17 +13,6 @@ export function etcdMissing(): boolean {
   const missing = !existsSync(ETCD);
   if (missing && process.env.CI === 'true') throw new Error(`CI=true but ${ETCD} is missing (apt-get install etcd-server)`);
   return missing;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 export interface TestEtcd {
