@@ -13,7 +13,7 @@ import { dataDirPaths } from '../../src/cluster/data-dir.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { cleanupHost } from '../../src/host/cleanup.js';
 import { buildHostExec } from '../../src/host/exec.js';
-import { kubectlPath } from '../apiserver/helpers/kubectl.js';
+import { kubectlFor, kubectlPath } from '../apiserver/helpers/kubectl.js';
 import { waitFor } from '../helpers/cluster.js';
 import { canUseNetns } from '../helpers/root.js';
 
@@ -24,12 +24,8 @@ const CMS = { group: '', version: 'v1', resource: 'configmaps', namespace: 'defa
 describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('containers run their spec (netns)', () => {
   const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-run-')));
   let cluster: RunningCluster;
-  const kubectl = (args: string[], input?: string, minor = 32) =>
-    new Promise<{ code: number; out: string; err: string }>((resolve) => {
-      const p = execFile(kubectlPath(minor), ['--kubeconfig', paths.kubeconfig, ...args], { timeout: 90_000 },
-        (e, out, err) => resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out, err }));
-      if (input !== undefined) p.stdin!.end(input);
-    });
+  const run = kubectlFor(paths.kubeconfig, { timeoutMs: 90_000 });
+  const kubectl = (args: string[], input?: string, minor = 32) => run(args, { input, minor });
   const terminated = async (name: string) => {
     let st: NonNullable<NonNullable<Pod['status']>['containerStatuses']>[number] | undefined;
     await waitFor(async () => {

@@ -4,7 +4,6 @@
 // `logs --previous` shows the run before, exec readiness probes set the ready flag, and a preStop
 // exec hook runs before SIGTERM on deletion.
 
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +14,7 @@ import { dataDirPaths } from '../../src/cluster/data-dir.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { cleanupHost } from '../../src/host/cleanup.js';
 import { buildHostExec } from '../../src/host/exec.js';
-import { kubectlPath } from '../apiserver/helpers/kubectl.js';
+import { kubectlFor } from '../apiserver/helpers/kubectl.js';
 import { waitFor } from '../helpers/cluster.js';
 import { canUseNetns } from '../helpers/root.js';
 
@@ -27,11 +26,8 @@ type Ev = { reason?: string; message?: string; involvedObject?: { name?: string;
 describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('container lifecycle (netns)', () => {
   const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-life-')));
   let cluster: RunningCluster;
-  const kubectl = (args: string[], minor = 33) =>
-    new Promise<{ code: number; out: string; err: string }>((resolve) => {
-      execFile(kubectlPath(minor), ['--kubeconfig', paths.kubeconfig, ...args], { timeout: 60_000 },
-        (e, out, err) => resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out, err }));
-    });
+  const run = kubectlFor(paths.kubeconfig, { minor: 33 });
+  const kubectl = (args: string[], minor = 33) => run(args, { minor });
   const pod = (name: string) => cluster.client.get<Pod>(PODS, name);
   const podStatusColumn = async (name: string) =>
     (await kubectl(['get', 'pod', name, '--no-headers'])).out.trim().split(/\s+/)[2];

@@ -3,7 +3,6 @@
 // `kubernetes` Service's ClusterIP — 403 until RBAC grants its ServiceAccount `view`, then the
 // list, verified against the cluster CA for 10.96.0.1.
 
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { dataDirPaths } from '../../src/cluster/data-dir.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { cleanupHost } from '../../src/host/cleanup.js';
 import { buildHostExec } from '../../src/host/exec.js';
-import { kubectlPath } from '../apiserver/helpers/kubectl.js';
+import { kubectlFor } from '../apiserver/helpers/kubectl.js';
 import { waitFor } from '../helpers/cluster.js';
 import { canUseNetns } from '../helpers/root.js';
 
@@ -37,10 +36,7 @@ const SCRIPT = [
 describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare', 'python3']))('an in-cluster client in a netns pod', () => {
   const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-incluster-')));
   let cluster: RunningCluster;
-  const kubectl = (args: string[]) => new Promise<{ code: number; out: string; err: string }>((resolve) => {
-    execFile(kubectlPath(33), ['--kubeconfig', paths.kubeconfig, ...args], { timeout: 60_000 },
-      (e, out, err) => resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out, err }));
-  });
+  const kubectl = kubectlFor(paths.kubeconfig, { minor: 33 });
   const runClient = async (name: string) => {
     const r = await kubectl(['run', name, '--image=python:3.12-slim', '--restart=Never', '--command', '--',
       'python3', '-c', SCRIPT]);

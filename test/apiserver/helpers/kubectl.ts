@@ -26,6 +26,18 @@ export function kubectlMissing(minor: number): boolean {
 
 export interface KubectlResult { code: number; stdout: string; stderr: string }
 
+/** The real kubectl against a cluster's kubeconfig (a `kdp up` in tests): exit code (timeouts and
+ *  signals as 1), stdout and stderr, never a rejection; `input` goes to its stdin. */
+export function kubectlFor(kubeconfig: string, defaults: { minor?: number; timeoutMs?: number } = {}) {
+  return (args: string[], o: { minor?: number; timeoutMs?: number; input?: string } = {}) =>
+    new Promise<{ code: number; out: string; err: string }>((resolve) => {
+      const p = execFile(kubectlPath(o.minor ?? defaults.minor ?? 32), ['--kubeconfig', kubeconfig, ...args],
+        { timeout: o.timeoutMs ?? defaults.timeoutMs ?? 60_000 },
+        (e, out, err) => resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out, err }));
+      if (o.input !== undefined) p.stdin!.end(o.input);
+    });
+}
+
 export interface KubectlHarness {
   readonly server: RunningApiServer;
   readonly dir: string;
