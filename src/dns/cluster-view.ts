@@ -35,12 +35,20 @@ export function answerOptionsOf(config: DnsServeConfig): AnswerOptions {
   return { zone: config.zone, ttl: config.ttl, pods: config.pods, reverseZones: config.reverseZones };
 }
 
-export async function loadClusterDns(client: Client, now = Date.now()): Promise<ClusterDnsView> {
-  const { config, addon } = await clusterDnsConfig(client);
-  const [services, slices, namespaces] = await Promise.all([
-    client.list<Service>(DNS_RESOURCES.services), client.list<EndpointSlice>(DNS_RESOURCES.endpointSlices),
+/** The view over objects the caller has already listed (`services`, `slices`; the namespaces
+ *  are read here). */
+export async function clusterDnsOf(
+  client: Client, services: readonly Service[], slices: readonly EndpointSlice[], now = Date.now(),
+): Promise<ClusterDnsView> {
+  const [{ config, addon }, namespaces] = await Promise.all([clusterDnsConfig(client),
     client.list(DNS_RESOURCES.namespaces)]);
-  const index = buildDnsIndex({ services: services.items, endpointSlices: slices.items,
-    namespaces: namespaces.items }, config.zone, Math.floor(now / 1000));
+  const index = buildDnsIndex({ services, endpointSlices: slices, namespaces: namespaces.items },
+    config.zone, Math.floor(now / 1000));
   return { config, index, answer: answerOptionsOf(config), addon };
+}
+
+export async function loadClusterDns(client: Client, now = Date.now()): Promise<ClusterDnsView> {
+  const [services, slices] = await Promise.all([
+    client.list<Service>(DNS_RESOURCES.services), client.list<EndpointSlice>(DNS_RESOURCES.endpointSlices)]);
+  return clusterDnsOf(client, services.items, slices.items, now);
 }

@@ -25,13 +25,13 @@ export interface DnsVerifyInput {
 const sliceOf = (s: EndpointSlice) => s.metadata.labels?.['kubernetes.io/service-name'];
 
 /** The addresses a headless Service's name answers with: its ready endpoints (every endpoint
- *  with publishNotReadyAddresses), de-duplicated. */
-function headlessAddresses(svc: Service, slices: readonly EndpointSlice[]): string[] {
+ *  with publishNotReadyAddresses, unless `readyOnly`), de-duplicated. */
+function headlessAddresses(svc: Service, slices: readonly EndpointSlice[], readyOnly = false): string[] {
   const out = new Set<string>();
   for (const sl of slices) {
     if (sl.metadata.namespace !== svc.metadata.namespace || sliceOf(sl) !== svc.metadata.name) continue;
     for (const e of sl.endpoints ?? []) {
-      if (e.conditions?.ready === false && !svc.spec?.publishNotReadyAddresses) continue;
+      if (e.conditions?.ready === false && (readyOnly || !svc.spec?.publishNotReadyAddresses)) continue;
       for (const a of e.addresses ?? []) out.add(a);
     }
   }
@@ -49,8 +49,7 @@ function checkDnsPath(input: DnsVerifyInput): VerifyCheck {
     c.failures.push({ what: 'kube-system/kube-dns', expected: 'a ClusterIP', got: 'no such Service' });
     return c;
   }
-  const ready = new Set(headlessAddresses({ ...dns!, spec: { ...dns!.spec, publishNotReadyAddresses: false } },
-    input.slices));
+  const ready = new Set(headlessAddresses(dns!, input.slices, true));
   const reps = new Map<string, TracePodInfo>();
   for (const p of input.topo.pods) {
     const k = `${p.node}/${familyOf(p.ip)}`;

@@ -10,6 +10,7 @@ import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import { ask, formatRecord, recordJson, type Reply } from '../../dns/client.js';
 import { answerOptionsOf, loadClusterDns } from '../../dns/cluster-view.js';
+import { DEFAULT_SERVE_CONFIG } from '../../dns/corefile.js';
 import { buildForwarder } from '../../dns/forward.js';
 import { buildDnsHandler, staticSource } from '../../dns/handler.js';
 import { parseDnsArgs, startDnsFromFlags, type DnsMainFlags } from '../../dns/main.js';
@@ -27,6 +28,8 @@ const ANY_TYPES = ['A', 'AAAA', 'CNAME', 'SRV', 'TXT'];
 
 interface Asker {
   readonly via: string;
+  /** The cluster domain short names are searched in. */
+  readonly zone: string;
   ask(name: string, type: string): Promise<Reply>;
   close(): Promise<void>;
 }
@@ -44,7 +47,7 @@ async function inProcessAsker(flags: Record<string, unknown>, io: CliIO, tcp: bo
       log: (l) => io.err(`kdp dns: ${l}\n`) });
     const server = await listenDns(handler, { host: '127.0.0.1', port: 0 });
     return {
-      via: `kdp's DNS server on 127.0.0.1:${server.port} over the cluster's records`,
+      via: `kdp's DNS server on 127.0.0.1:${server.port} over the cluster's records`, zone: cfg.zone,
       ask: (name, type) => ask(name, type, { host: '127.0.0.1', port: server.port, tcp }),
       async close() {
         await server.close();
@@ -67,7 +70,7 @@ function serverAsker(text: string, tcp: boolean, timeoutMs: number): Asker {
   if (!host || !(port > 0 && port < 65536)) {
     throw kdpError('KDP_CONFIG', `--server: "${text}" is not IP[:PORT] (IPv6 as [IP]:PORT)`);
   }
-  return { via: `${text}`, ask: (name, type) => ask(name, type, { host, port, tcp, timeoutMs }),
+  return { via: `${text}`, zone: DEFAULT_SERVE_CONFIG.zone, ask: (name, type) => ask(name, type, { host, port, tcp, timeoutMs }),
     close: async () => undefined };
 }
 
@@ -111,7 +114,7 @@ export const dnsLookupCommand: Command = {
     try {
       const types = type === 'ANY' ? [...ANY_TYPES, ...(ip ? ['PTR'] : [])] : [type];
       const candidates = searchNames(name, { namespace: String(args.flags.namespace),
-        answer: { zone: 'cluster.local', ttl: 5, pods: 'insecure', reverseZones: true } });
+        answer: { ...answerOptionsOf(DEFAULT_SERVE_CONFIG), zone: asker.zone } });
       let reply: Reply | undefined;
       let asked = candidates[0]!;
       for (const n of candidates) {

@@ -16,7 +16,7 @@ import { verifyLiveDns } from '../../trace/live/live-dns.js';
 import type { LiveCluster } from '../../trace/live/live-trace.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadClusterDns } from '../../dns/cluster-view.js';
+import { clusterDnsOf } from '../../dns/cluster-view.js';
 import type { CliIO, Command } from '../command.js';
 import { liveJson, renderTrace } from '../render-trace.js';
 import { traceJson } from './trace.js';
@@ -54,7 +54,7 @@ export const verifyCommand: Command = {
     const slices = (await client.list<EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' })).items;
     const started = Date.now();
     const checks = verifyCluster({ topo, services, slices });
-    const view = await loadClusterDns(client);
+    const view = await clusterDnsOf(client, services, slices);
     checks.push(...verifyClusterDns({ topo, services, slices, view }));
     const live = args.flags.live ? await runLive({ paths, info, client, topo, services }, args.flags, io) : undefined;
     if (live) checks.push(...live.checks);

@@ -83,7 +83,7 @@ export function buildDisruptionController(ctx: ControllerContext): Controller {
         const rs = await client.get<KubeObject & { spec?: { replicas?: number } }>(inNs(REPLICASETS, ns), ref.name);
         const dref = controllerRef(rs);
         if (dref?.kind === 'Deployment') {
-          if ([...seen.keys()].includes(dref.uid)) { seen.set(ref.uid, 0); continue; }
+          if (seen.has(dref.uid)) { seen.set(ref.uid, 0); continue; }
           const d = await client.get<KubeObject & { spec?: { replicas?: number } }>(inNs(DEPLOYMENTS, ns), dref.name);
           seen.set(dref.uid, d.spec?.replicas ?? 1);
           seen.set(ref.uid, 0);
