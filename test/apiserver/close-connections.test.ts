@@ -13,8 +13,9 @@ describe('API server close', () => {
     const ca = await issueCa('kdp-test-ca');
     const leaf = await issueLeaf(ca, { commonName: 'kdp', usage: 'server', sans: ['IP:127.0.0.1'] });
     const store = buildMemoryStore();
-    const srv = await listenApiServer({ store, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000,
-      keepAliveTimeoutMs: 90_000 },
+    // Timeouts far beyond the test's own: a close() that waited for them fails the test by time-out.
+    const srv = await listenApiServer({ store, headersTimeoutMs: 600_000, requestTimeoutMs: 600_000,
+      keepAliveTimeoutMs: 600_000 },
     { port: 0, tls: { certPem: leaf.certPem, keyPem: leaf.keyPem, caPem: ca.certPem } });
     const closed: string[] = [];
     // 1. TCP only: no ClientHello ever.
@@ -30,11 +31,9 @@ describe('API server close', () => {
     await new Promise((r) => watch.once('secureConnect', r));
     watch.write('GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n');
     await new Promise((r) => watch.once('data', r));
-    const t0 = Date.now();
     await srv.close();
     await new Promise((r) => setTimeout(r, 50));
-    expect(Date.now() - t0).toBeLessThan(5_000);
     expect(closed.sort()).toEqual(['handshake', 'watch']);
     await store.close();
-  });
+  }, 15_000);
 });
