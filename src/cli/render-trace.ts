@@ -3,6 +3,7 @@
 
 import type { LiveTrace } from '../trace/live/live-trace.js';
 import type { TraceResult } from '../trace/result.js';
+import { verdictLabel } from '../trace/world.js';
 
 export function renderTrace(r: TraceResult, color: boolean): string {
   const hi = (s: string) => (color ? `\x1b[1;33m${s}\x1b[0m` : s);
@@ -10,7 +11,7 @@ export function renderTrace(r: TraceResult, color: boolean): string {
   const lines: string[] = [`packet ${p.proto} ${p.src}:${p.sport} → ${p.dst}${p.proto === 'icmp' ? '' : `:${p.dport}`}`, ''];
   r.destinations.forEach((d, i) => {
     const pct = (d.probability * 100).toFixed(d.probability === 1 ? 0 : 2);
-    lines.push(`branch ${i + 1}: ${d.verdict} ${d.destination} (${pct}%)${d.masquerade ? `, source seen as ${d.sourceSeen}` : ''} — ${d.reached}`);
+    lines.push(`branch ${i + 1}: ${verdictLabel(d.verdict, d.dropBy)} ${d.destination} (${pct}%)${d.masquerade ? `, source seen as ${d.sourceSeen}` : ''} — ${d.reached}`);
     d.hops.forEach((h, n) => {
       const where = `${h.where} ${h.stage}${h.rule ? ` #${h.rule}` : ''}`;
       const origin = h.origin?.servicePort ? `  [${h.origin.servicePort}${h.origin.endpoint ? ` → ${h.origin.endpoint}` : ''}]` : '';
@@ -19,7 +20,7 @@ export function renderTrace(r: TraceResult, color: boolean): string {
     });
     lines.push('');
   });
-  lines.push(`verdict: ${r.verdict}; masquerade: ${r.masquerade ? 'yes' : 'no'}`);
+  lines.push(`verdict: ${verdictLabel(r.verdict, r.dropBy)}; masquerade: ${r.masquerade ? 'yes' : 'no'}`);
   return `${lines.join('\n')}\n`;
 }
 

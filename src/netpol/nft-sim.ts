@@ -8,7 +8,8 @@ import { parseIP } from '../api/net.js';
 export interface SimPacket {
   readonly saddr: string;
   readonly daddr: string;
-  readonly protocol: 'tcp' | 'udp' | 'sctp';
+  /** icmp matches only rules without ports (no `meta l4proto`). */
+  readonly protocol: 'tcp' | 'udp' | 'sctp' | 'icmp';
   readonly dport: number;
 }
 
@@ -20,7 +21,7 @@ export interface SimResult {
 
 type Elem = readonly [bigint, bigint];
 
-interface Table {
+export interface NetpolTable {
   sets: Map<string, Elem[]>;
   maps: Map<string, Map<bigint, string>>;
   chains: Map<string, string[]>;
@@ -39,8 +40,8 @@ function parseElems(body: string): Elem[] {
   });
 }
 
-export function parseNetpolNft(text: string): Table {
-  const t: Table = { sets: new Map(), maps: new Map(), chains: new Map() };
+export function parseNetpolNft(text: string): NetpolTable {
+  const t: NetpolTable = { sets: new Map(), maps: new Map(), chains: new Map() };
   const P = 'inet kdp-netpol';
   for (const line of text.split('\n')) {
     if (!line || /^(add|delete) table /.test(line)) continue;
@@ -70,9 +71,25 @@ const inElems = (es: readonly Elem[], v: bigint): boolean => es.some(([a, b]) =>
 
 type Outcome = 'accept' | 'drop' | 'return' | undefined;
 
+/** One per-pod chain a verdict map sent the packet to, and how that chain ended. */
+export interface SimStep {
+  /** The verdict map (`egress-pods-v4`, `ingress-pods-v6`, ...). */
+  readonly map: string;
+  readonly chain: string;
+  /** `return`: allowed (or the chain ran out); `drop`: denied; `accept`: ends the hook. */
+  readonly outcome: 'accept' | 'drop' | 'return';
+  /** 1-based index of the deciding rule in `chain` (absent when the chain ran out). */
+  readonly rule?: number;
+  /** That rule's comment (`x/allow egress rule 0`, `x/a isolated for ingress by x/deny`). */
+  readonly by: string;
+}
+
+interface ChainEnd { readonly out: 'accept' | 'drop' | 'return'; readonly by: string;
+  readonly rule?: number }
+
 /** Evaluates one rule: its outcome when every match holds, else undefined. */
-function rule(t: Table, r: string, p: SimPacket, run: (chain: string) => SimResult | undefined)
-  : { out: Outcome; by: string; jumped?: SimResult } {
+function rule(t: NetpolTable, r: string, p: SimPacket, jump: (map: string, chain: string) => ChainEnd)
+  : { out: Outcome; by: string } {
   const comment = /comment "(.*)"$/.exec(r)?.[1] ?? r;
   let rest = r.replace(/ ?comment ".*"$/, '').trim();
   const fam = (a: string): boolean => (a.includes(':') ? 'ip6' : 'ip') === rest.split(' ')[0];
@@ -89,9 +106,9 @@ function rule(t: Table, r: string, p: SimPacket, run: (chain: string) => SimResu
       if (!fam(a)) return { out: undefined, by: comment };
       const target = t.maps.get(m[3]!)?.get(ipv(a));
       if (!target) return { out: undefined, by: comment };
-      const res = run(target);
-      return { out: res?.verdict === 'drop' ? 'drop' : undefined, by: res?.by ?? comment,
-        jumped: res };
+      const res = jump(m[3]!, target);
+      // A jumped-to chain's `return` (or end) resumes here; accept/drop end the hook.
+      return { out: res.out === 'return' ? undefined : res.out, by: res.by };
     }
     if ((m = /^(ip6?) (saddr|daddr) (@(\S+)|\{ ([^}]*) \}) (.*)$/.exec(rest))) {
       const a = m[2] === 'saddr' ? p.saddr : p.daddr;
@@ -118,15 +135,33 @@ function rule(t: Table, r: string, p: SimPacket, run: (chain: string) => SimResu
   }
 }
 
-/** Runs a new connection's first packet through the `forward` chain. */
-export function simulateForward(t: Table, p: SimPacket): SimResult {
-  const run = (chain: string): SimResult | undefined => {
-    for (const r of t.chains.get(chain) ?? []) {
-      const res = rule(t, r, p, run);
-      if (res.out === 'return') return undefined;
-      if (res.out === 'accept' || res.out === 'drop') return { verdict: res.out, by: res.by };
+/** Runs a new connection's first packet through the `forward` chain; `steps` lists every
+ *  per-pod chain a verdict map jumped to, in order, with the rule that ended it. */
+export function simulateForwardSteps(t: NetpolTable, p: SimPacket)
+  : { result: SimResult; steps: SimStep[] } {
+  const steps: SimStep[] = [];
+  const run = (chain: string): ChainEnd => {
+    const rules = t.chains.get(chain);
+    if (!rules) throw new Error(`nft-sim: jump to unknown chain ${chain}`);
+    for (let i = 0; i < rules.length; i++) {
+      const res = rule(t, rules[i]!, p, jump);
+      if (res.out) return { out: res.out, by: res.by, rule: i + 1 };
     }
-    return undefined;
+    return { out: 'return', by: 'end of chain' };
   };
-  return run('forward') ?? { verdict: 'accept', by: 'policy accept' };
+  const jump = (map: string, chain: string): ChainEnd => {
+    const end = run(chain);
+    steps.push({ map, chain, outcome: end.out, by: end.by,
+      ...(end.rule === undefined || end.by === 'end of chain' ? {} : { rule: end.rule }) });
+    return end;
+  };
+  const base = run('forward');
+  const result: SimResult = base.out === 'return'
+    ? { verdict: 'accept', by: 'policy accept' } : { verdict: base.out, by: base.by };
+  return { result, steps };
+}
+
+/** Runs a new connection's first packet through the `forward` chain. */
+export function simulateForward(t: NetpolTable, p: SimPacket): SimResult {
+  return simulateForwardSteps(t, p).result;
 }

@@ -144,8 +144,37 @@ function podChain(m: NetpolModel, out: Out, pod: PodInfo, t: PolicyType, fams: F
       }
     });
   }
-  add('drop', `${podKey(pod)} isolated for ${dirName(t)}`);
+  add('drop', isolationNote(pod, t, pols.map(policyKey)));
   return chain;
+}
+
+/**
+ * The drop rule's comment: `<pod> isolated for <direction> by <policies>`, naming as many of the
+ * isolating policies as fit nft's 128-byte comment (then `+N more`), so a tracer can say which
+ * policies a default-deny drop comes from. Read back by `parseIsolationNote`.
+ */
+export function isolationNote(pod: PodInfo, t: PolicyType, policies: readonly string[]): string {
+  const head = `${podKey(pod)} isolated for ${dirName(t)} by `;
+  let names = '';
+  for (let i = 0; i < policies.length; i++) {
+    const next = `${names}${i ? ', ' : ''}${policies[i]}`;
+    const more = i + 1 < policies.length ? `, +${policies.length - i - 1} more` : '';
+    if (Buffer.byteLength(head + next + more) > 120) {
+      names = `${names}${names ? ', ' : ''}+${policies.length - i} more`;
+      break;
+    }
+    names = next;
+  }
+  return head + names;
+}
+
+/** `x/a isolated for ingress by x/deny, x/other` → its parts (undefined for other comments). */
+export function parseIsolationNote(comment: string)
+  : { pod: string; direction: 'ingress' | 'egress'; policies: string[] } | undefined {
+  const m = /^(\S+) isolated for (ingress|egress)(?: by (.*))?$/.exec(comment);
+  if (!m) return undefined;
+  return { pod: m[1]!, direction: m[2] as 'ingress' | 'egress',
+    policies: m[3] ? m[3].split(', ') : [] };
 }
 
 /** Egress to a named port: per resolved number, the destination pods' IPs that match peers. */

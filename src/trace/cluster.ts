@@ -16,6 +16,8 @@ import { DEFAULT_SPORT, endpointString, parseHostPort, type Packet, type TracePr
 import { foldArrivals, type TraceResult } from './result.js';
 import { walk } from './walk.js';
 import { podListeners } from './listeners.js';
+import { readNetpolTable } from '../netpol/table-file.js';
+import { netpolNodeView, withNetpol } from './netpol-stage.js';
 import { isLoopback, type HostListeners, type NodeFilter, type Topology, type TraceNodeInfo, type TracePodInfo } from './topology.js';
 import type { TraceEntry } from './walk.js';
 
@@ -27,20 +29,6 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
   const nodes = (await client.list<Node>(NODES)).items;
   const pods = (await client.list<Pod>(PODS)).items;
   const kdpTables = kdpTablesOf(dataDir);
-  const infos: TraceNodeInfo[] = nodes.map((n) => {
-    const name = n.metadata.name!;
-    const podCIDRs = n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []);
-    return {
-      name,
-      nodeIPs: (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address),
-      podCIDRs,
-      bridge: 'cni0',
-      gatewayIPs: podCIDRs.map((c) => nthAddress(c, 1)),
-      underlayIface: 'eth0',
-      filter: familyFilter(mode, rulesDir(dataDir, name), kdpTables),
-      routeLocalnet: routeLocalnetOf(mode, rulesDir(dataDir, name)),
-    };
-  });
   // A dual-stack pod is listed once per IP (primary first): lookups by IP find either, by name
   // the primary; sources and destinations pick the entry of the packet's family.
   const podInfos: TracePodInfo[] = pods
@@ -48,7 +36,31 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
     .flatMap((p) => (p.status!.podIPs?.length ? p.status!.podIPs.map((x) => x.ip) : [p.status!.podIP!])
       .map((ip) => ({ name: `${p.metadata.namespace}/${p.metadata.name}`, ip, node: p.spec!.nodeName!,
         listeners: podListeners(p) })));
+  const infos: TraceNodeInfo[] = nodes.map((n) => {
+    const name = n.metadata.name!;
+    const podCIDRs = n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []);
+    const filter = familyFilter(mode, rulesDir(dataDir, name), kdpTables);
+    return {
+      name,
+      nodeIPs: (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address),
+      podCIDRs,
+      bridge: 'cni0',
+      gatewayIPs: podCIDRs.map((c) => nthAddress(c, 1)),
+      underlayIface: 'eth0',
+      filter: withNodeNetpol(filter, name, rulesDir(dataDir, name), podInfos),
+      routeLocalnet: routeLocalnetOf(mode, rulesDir(dataDir, name)),
+    };
+  });
   return { nodes: infos, pods: podInfos, host: await hostListenersOf(client, dataDir) };
+}
+
+/** The node's NetworkPolicy table (as its policy controller last applied it) in its forward
+ *  hook; unchanged when the node has none (no controller ran there). */
+function withNodeNetpol(filter: NodeFilter, node: string, dir: string, pods: readonly TracePodInfo[]): NodeFilter {
+  const text = readNetpolTable(dir);
+  if (text === undefined) return filter;
+  const local = new Map(pods.filter((p) => p.node === node).map((p) => [p.ip, p.name] as [string, string]));
+  return withNetpol(filter, netpolNodeView(node, text, local));
 }
 
 /** netns mode: the underlay gateway is kdp's own process, listening only as the API server (the

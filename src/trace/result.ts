@@ -13,6 +13,8 @@ export interface TraceDestination {
   readonly masquerade: boolean;
   readonly sourceSeen: string;
   readonly verdict: Verdict;
+  /** Set when NetworkPolicy dropped it: `policy ns/name[, ns/other]` (see verdictLabel). */
+  readonly dropBy?: string;
   /** `pod ns/name`, `node n1`, `external`, `dropped`. */
   readonly reached: string;
   readonly hops: readonly Hop[];
@@ -22,6 +24,8 @@ export interface TraceResult {
   readonly packet: Packet;
   /** ACCEPT when every branch is delivered; else the verdict of the dropped branches. */
   readonly verdict: Verdict;
+  /** The dropBy of the destination that gave `verdict` (NetworkPolicy drops only). */
+  readonly dropBy?: string;
   readonly destinations: readonly TraceDestination[];
   readonly masquerade: boolean;
   /** Hops of the most likely branch. */
@@ -99,14 +103,14 @@ export function foldArrivals(pkt: Packet, arrivals: readonly Arrival[]): TraceRe
     const reached = a.reached;
     let at = -1;
     if (byKey) {
-      const key = `${verdict}|${destination}|${masquerade}|${reached}`;
+      const key = `${verdict}|${destination}|${masquerade}|${reached}|${w.dropBy ?? ''}`;
       at = byKey.get(key) ?? -1;
       if (at < 0) byKey.set(key, folded.length);
     } else {
       for (let i = 0; i < folded.length; i++) {
         const d = folded[i]!;
         if (d.destination === destination && d.verdict === verdict && d.masquerade === masquerade &&
-          d.reached === reached) {
+          d.reached === reached && d.dropBy === w.dropBy) {
           at = i;
           break;
         }
@@ -118,18 +122,20 @@ export function foldArrivals(pkt: Packet, arrivals: readonly Arrival[]): TraceRe
     } else {
       folded.push({
         destination, probability: w.probability, masquerade, sourceSeen: w.pkt.src, verdict, reached,
-        hops: w.hops,
+        ...(w.dropBy ? { dropBy: w.dropBy } : {}), hops: w.hops,
       });
     }
   }
   const destinations = folded
     .sort((a, b) => b.probability - a.probability || compareDestinations(a.destination, b.destination));
   const refused = destinations.filter((d) => d.verdict !== 'ACCEPT');
-  const verdict: Verdict = refused.length === 0 ? 'ACCEPT' : refused.length === destinations.length
-    ? refused[0]!.verdict : refused.reduce((a, b) => (a.probability >= b.probability ? a : b)).verdict;
+  const decider = refused.length === 0 ? undefined : refused.length === destinations.length
+    ? refused[0]! : refused.reduce((a, b) => (a.probability >= b.probability ? a : b));
+  const verdict: Verdict = decider?.verdict ?? 'ACCEPT';
   return {
     packet: pkt,
     verdict,
+    ...(decider?.dropBy ? { dropBy: decider.dropBy } : {}),
     destinations,
     masquerade: destinations.some((d) => d.masquerade && d.verdict === 'ACCEPT'),
     hops: destinations[0]?.hops ?? [],

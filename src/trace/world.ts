@@ -5,6 +5,11 @@ import type { Packet } from './packet.js';
 
 export type Verdict = 'ACCEPT' | 'DROP' | 'REJECT';
 
+/** The verdict as users read it: `DROP (policy ns/name)` when NetworkPolicy dropped it. */
+export function verdictLabel(verdict: Verdict, dropBy?: string): string {
+  return verdict === 'DROP' && dropBy ? `DROP (${dropBy})` : verdict;
+}
+
 /** Where a rule came from, for the user. */
 export interface HopOrigin {
   readonly servicePort?: string;
@@ -38,6 +43,9 @@ export interface World {
   ipvs?: { vaddr: string; vport: number; vproto: string };
   /** Set when a terminal verdict was reached. */
   verdict?: Verdict;
+  /** A DROP by NetworkPolicy: `policy ns/name` (a default-deny names every isolating policy,
+   *  `policy ns/a, ns/b`). Shown as the verdict `DROP (policy ns/name)`. */
+  dropBy?: string;
   readonly hops: Hop[];
 }
 
@@ -62,7 +70,7 @@ export function newWorld(pkt: Packet, recordHops = true): World {
   const hops = recordHops ? [] : DISCARDED;
   return {
     pkt, mark: 0, probability: 1, dnat: false, snat: false, masquerade: false, ipvs: undefined, verdict: undefined,
-    hops,
+    dropBy: undefined, hops,
   };
 }
 
@@ -70,6 +78,6 @@ export function forkWorld(w: World, probability: number): World {
   // Spelled out (not spread): every world then has one shape, which keeps the hot paths fast.
   return {
     pkt: w.pkt, mark: w.mark, probability, dnat: w.dnat, snat: w.snat, masquerade: w.masquerade, ipvs: w.ipvs,
-    verdict: w.verdict, hops: w.hops === DISCARDED ? w.hops : [...w.hops],
+    verdict: w.verdict, dropBy: w.dropBy, hops: w.hops === DISCARDED ? w.hops : [...w.hops],
   };
 }

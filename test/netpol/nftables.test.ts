@@ -60,12 +60,12 @@ describe('dual-stack tables (rules/netpol/02-dual-stack), walked by the interpre
       by: 'policy accept' });
     expect(go('10.244.0.5', '10.244.0.6', 5432).verdict).toBe('accept');
     expect(go('fd00:10:244::5', 'fd00:10:244::6', 5433)).toEqual({ verdict: 'drop',
-      by: 'shop/web isolated for egress' });
+      by: 'shop/web isolated for egress by shop/web-egress' });
   });
   it('an IPv6 ipBlock except is carved out; the node\'s own IPv6 is allowed', () => {
     expect(go('2001:db8::9', 'fd00:10:244::6', 22).verdict).toBe('accept');
     expect(go('2001:db8:0:1::9', 'fd00:10:244::6', 22)).toEqual({ verdict: 'drop',
-      by: 'shop/db isolated for ingress' });
+      by: 'shop/db isolated for ingress by shop/db' });
     expect(go('fc00:f853:ccd:e793::2', 'fd00:10:244::6', 22).verdict).toBe('accept');
     expect(go('fd00:10:244::5', '2001:db8::1', 53, 'udp').verdict).toBe('accept');
   });
