@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { kdpError } from '../errors.js';
+import { isKdpError, kdpError } from '../errors.js';
 import { peerCertificateOf, peerCertificateRejection } from './authn/index.js';
 import {
   distinctHeaders, hasImpersonationHeaders, impersonatedUser,
@@ -25,7 +25,10 @@ import type { LineCache } from './http/watch-stream.js';
 import { buildRefusalTracker, methodRefused } from './http-refusals.js';
 import type { ClientError } from './http-refusals.js';
 import { buildApiServerMetrics } from './metrics.js';
+import { withMetricsApi } from '../metrics/catalog.js';
 import { buildOpenApi } from './openapi.js';
+import { answerV2, answerV3Doc, answerV3Index } from './openapi/serve.js';
+import type { OpenApiAnswer, OpenApiRequest } from './openapi/serve.js';
 import type { ApiServerOptions, ResolvedApiServerOptions } from './options.js';
 import { resolveApiServerOptions } from './options.js';
 import type { UserInfo } from './pipeline-types.js';
@@ -39,11 +42,14 @@ import type { ApiService } from './service.js';
 import { buildApiService } from './service.js';
 import { statusFromError } from './status.js';
 import { GIT_VERSION, versionInfo } from './version.js';
+import { buildUiServer, type UiServer } from '../ui/server/ui-server.js';
 
 export interface ApiServer {
   readonly app: FastifyInstance;
   readonly service: ApiService;
   readonly options: ResolvedApiServerOptions;
+  /** The web UI at `/ui/` (its sessions and one-time links). */
+  readonly ui: UiServer;
   /** Closes the HTTP side (not the store, which the caller owns). */
   close(): Promise<void>;
 }
@@ -70,7 +76,7 @@ function fastifyErrorToKdp(err: { code?: string; statusCode?: number; message: s
 }
 
 const SERVED_PATHS = new Set(['/api', '/apis', '/version', '/healthz', '/readyz', '/livez', '/metrics',
-  '/openapi/v3']);
+  '/openapi/v2', '/openapi/v3']);
 
 /** A path some route serves (with another method than the request's, when not found). */
 function isServedPath(catalog: ResourceCatalog, url: string): boolean {
@@ -92,15 +98,17 @@ function sendError(reply: FastifyReply, e: unknown) {
 
 export function buildApiServer(opts: ApiServerOptions): ApiServer {
   const o = resolveApiServerOptions(opts);
-  const catalog = o.catalog ?? buildDefaultCatalog();
+  const catalog = withMetricsApi(o.catalog ?? buildDefaultCatalog(), o.metricsApi);
   const authorizer = o.authorizer ?? buildAuthorizer({ mode: 'AlwaysAllow' });
   const service = buildApiService({
     store: o.store, catalog, rules: buildObjectRules(o.validator), authorizer,
     admission: o.admission ?? [], now: o.now, newUid: o.newUid,
     bookmarkIntervalMs: o.bookmarkIntervalMs, logProvider: o.logProvider,
     serviceAccountTokens: o.serviceAccountTokens, componentStatuses: o.componentStatuses,
+    metricsApi: o.metricsApi,
   });
   const openapi = buildOpenApi(catalog, GIT_VERSION);
+  const ui = buildUiServer(o.ui);
   const settle = (raw: IncomingMessage, user: UserInfo | null): UserInfo => {
     if (!user) refuseRejectedCertificate(raw);
     if (!user && !o.anonymous) throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
@@ -109,6 +117,9 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   // Synchronous unless the authenticator has to read (a service-account token).
   const authenticate = (raw: IncomingMessage): UserInfo | Promise<UserInfo> => {
     if (!o.authenticator) return ADMIN_USER;
+    // The web UI's session cookie, when no Authorization header is sent (ui/server).
+    const session = ui.sessionUser(raw);
+    if (session) return session;
     const peer = peerCertificateOf(raw.socket as TLSSocket);
     const user = o.authenticator.authenticate({ headers: raw.headers, peerCertificate: peer });
     if (!(user instanceof Promise)) return settle(raw, user);
@@ -166,7 +177,13 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   app.decorateRequest('kdpUser', null);
 
   app.addHook('onRequest', async (req) => {
-    req.kdpUser = await requestUser(req.raw);
+    try {
+      req.kdpUser = await requestUser(req.raw);
+    } catch (e) {
+      // The UI's pages answer a missing or refused credential with their login page.
+      if (!ui.isUiPath(req.url) || !isKdpError(e, 'KDP_UNAUTHORIZED')) throw e;
+      req.kdpUser = null;
+    }
   });
   app.setErrorHandler((err, _req, reply) => sendError(reply, fastifyErrorToKdp(
     err as { code?: string; statusCode?: number; message: string })));
@@ -210,16 +227,22 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   };
   app.get('/api', discovery(true));
   app.get('/apis', discovery(false));
+  const sendOpenApi = (reply: FastifyReply, a: OpenApiAnswer) =>
+    reply.code(a.status).headers(a.headers).send(a.body);
+  app.get('/openapi/v2', async (req, reply) => {
+    await nonResource(req);
+    return sendOpenApi(reply, answerV2(req.raw as OpenApiRequest, openapi.v2Json, openapi.v2Proto));
+  });
   app.get('/openapi/v3', async (req, reply) => {
     await nonResource(req);
-    return sendJson(reply, 200, openapi.index);
+    return sendOpenApi(reply, answerV3Index(req.raw as OpenApiRequest, openapi.v3().index));
   });
   app.get('/openapi/v3/*', async (req, reply) => {
     await nonResource(req);
     const key = (req.params as { '*': string })['*'].split('?')[0]!;
-    const doc = openapi.docs.get(key);
+    const doc = openapi.v3().docs.get(key);
     if (!doc) throw pathNotFound();
-    return sendJson(reply, 200, doc);
+    return sendOpenApi(reply, answerV3Doc(req.raw as OpenApiRequest, key, doc));
   });
   // exec / attach / portforward arrive as HTTP upgrades, which Fastify does not route.
   const podStream = podStreamUpgrade({ service, authenticate: requestUser, dialer: o.backendDialer
@@ -235,5 +258,7 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   };
   app.all('/api/*', resource);
   app.all('/apis/*', resource);
-  return { app, service, options: o, close: () => app.close() };
+  ui.register(app, { service, authorizer, authenticateToken: async (token) => (o.authenticator
+    ? o.authenticator.authenticate({ headers: { authorization: `Bearer ${token}` } }) : ADMIN_USER) });
+  return { app, service, options: o, ui, close: () => app.close() };
 }

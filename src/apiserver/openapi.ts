@@ -1,46 +1,36 @@
-// A minimal OpenAPI: `/openapi/v3` lists one document per group version; each declares, for
-// every kind, PATCH operations with the `fieldValidation` parameter (all kubectl's query-param
-// verifier checks, so it leaves validation to the server). No request bodies or schemas, on
-// purpose: with them kubectl would try to compute patches from a schema it cannot find.
+// kdp's OpenAPI: upstream's v1.33 schemas (openapi/k8s-openapi.json.gz) for the group versions
+// this server serves, as `/openapi/v3` documents and the `/openapi/v2` Swagger document (JSON
+// or protobuf). Everything is built on first request and kept: a server that is never asked
+// never reads the data.
 
-import { createHash } from 'node:crypto';
 import type { ResourceCatalog } from './resource-types.js';
-
-function gvPath(group: string, version: string): string {
-  return group ? `apis/${group}/${version}` : `api/${version}`;
-}
+import { readOpenApiData } from './openapi/data.js';
+import type { OpenApiData } from './openapi/data.js';
+import { buildOpenApiV2 } from './openapi/v2.js';
+import { encodeOpenApiV2 } from './openapi/v2-proto.js';
+import { buildOpenApiV3, etagOf } from './openapi/v3.js';
+import type { OpenApiDoc, OpenApiV3 } from './openapi/v3.js';
 
 export interface OpenApiDocs {
-  index: unknown;
-  /** Keyed by `api/v1`, `apis/apps/v1`. */
-  docs: Map<string, unknown>;
+  /** The `/openapi/v3` index and its documents. */
+  v3(): OpenApiV3;
+  v2Json(): OpenApiDoc;
+  v2Proto(): OpenApiDoc;
 }
 
-export function buildOpenApi(cat: ResourceCatalog, gitVersion: string): OpenApiDocs {
-  const docs = new Map<string, unknown>();
-  const gvs = [...new Set(cat.all.map((r) => `${r.group}|${r.version}`))];
-  const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const gv of gvs) {
-    const [group, version] = gv.split('|') as [string, string];
-    const ops: Record<string, unknown> = {};
-    for (const r of cat.all.filter((x) => x.group === group && x.version === version)) {
-      const patch = { patch: {
-        'x-kubernetes-group-version-kind': { group, version, kind: r.kind },
-        parameters: ['fieldValidation', 'fieldManager'].map((name) =>
-          ({ name, in: 'query', schema: { type: 'string', uniqueItems: true } })),
-        responses: { '200': { description: 'OK' } },
-      } };
-      const base = `/${gvPath(group, version)}`;
-      if (r.namespaced) ops[`${base}/namespaces/{namespace}/${r.resource}/{name}`] = patch;
-      else ops[`${base}/${r.resource}/{name}`] = patch;
-    }
-    const info = { title: 'Kubernetes', version: gitVersion };
-    const doc = { openapi: '3.0.0', info, paths: ops };
-    const key = gvPath(group, version);
-    docs.set(key, doc);
-    const hash = createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 32)
-      .toUpperCase();
-    paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
-  }
-  return { index: { paths }, docs };
+function once<T>(f: () => T): () => T {
+  let v: { value: T } | undefined;
+  return () => (v ??= { value: f() }).value;
+}
+
+export function buildOpenApi(cat: ResourceCatalog, gitVersion: string,
+  load: () => OpenApiData = readOpenApiData): OpenApiDocs {
+  const data = once(load);
+  const v2 = once(() => buildOpenApiV2(data(), cat, gitVersion));
+  const doc = (body: Buffer): OpenApiDoc => ({ body, etag: etagOf(body) });
+  return {
+    v3: once(() => buildOpenApiV3(data(), cat, gitVersion)),
+    v2Json: once(() => doc(Buffer.from(JSON.stringify(v2())))),
+    v2Proto: once(() => doc(encodeOpenApiV2(v2()))),
+  };
 }
