@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { isKdpError, kdpError } from '../errors.js';
+import { kdpError } from '../errors.js';
 import { peerCertificateOf, peerCertificateRejection } from './authn/index.js';
 import {
   distinctHeaders, hasImpersonationHeaders, impersonatedUser,
@@ -25,7 +25,6 @@ import type { LineCache } from './http/watch-stream.js';
 import { buildRefusalTracker, methodRefused } from './http-refusals.js';
 import type { ClientError } from './http-refusals.js';
 import { buildApiServerMetrics } from './metrics.js';
-import { withMetricsApi } from '../metrics/catalog.js';
 import { buildOpenApi } from './openapi.js';
 import { answerV2, answerV3Doc, answerV3Index } from './openapi/serve.js';
 import type { OpenApiAnswer, OpenApiRequest } from './openapi/serve.js';
@@ -42,14 +41,11 @@ import type { ApiService } from './service.js';
 import { buildApiService } from './service.js';
 import { statusFromError } from './status.js';
 import { GIT_VERSION, versionInfo } from './version.js';
-import { buildUiServer, type UiServer } from '../ui/server/ui-server.js';
 
 export interface ApiServer {
   readonly app: FastifyInstance;
   readonly service: ApiService;
   readonly options: ResolvedApiServerOptions;
-  /** The web UI at `/ui/` (its sessions and one-time links). */
-  readonly ui: UiServer;
   /** Closes the HTTP side (not the store, which the caller owns). */
   close(): Promise<void>;
 }
@@ -98,17 +94,15 @@ function sendError(reply: FastifyReply, e: unknown) {
 
 export function buildApiServer(opts: ApiServerOptions): ApiServer {
   const o = resolveApiServerOptions(opts);
-  const catalog = withMetricsApi(o.catalog ?? buildDefaultCatalog(), o.metricsApi);
+  const catalog = o.catalog ?? buildDefaultCatalog();
   const authorizer = o.authorizer ?? buildAuthorizer({ mode: 'AlwaysAllow' });
   const service = buildApiService({
     store: o.store, catalog, rules: buildObjectRules(o.validator), authorizer,
     admission: o.admission ?? [], now: o.now, newUid: o.newUid,
     bookmarkIntervalMs: o.bookmarkIntervalMs, logProvider: o.logProvider,
     serviceAccountTokens: o.serviceAccountTokens, componentStatuses: o.componentStatuses,
-    metricsApi: o.metricsApi,
   });
   const openapi = buildOpenApi(catalog, GIT_VERSION);
-  const ui = buildUiServer(o.ui);
   const settle = (raw: IncomingMessage, user: UserInfo | null): UserInfo => {
     if (!user) refuseRejectedCertificate(raw);
     if (!user && !o.anonymous) throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
@@ -117,9 +111,6 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   // Synchronous unless the authenticator has to read (a service-account token).
   const authenticate = (raw: IncomingMessage): UserInfo | Promise<UserInfo> => {
     if (!o.authenticator) return ADMIN_USER;
-    // The web UI's session cookie, when no Authorization header is sent (ui/server).
-    const session = ui.sessionUser(raw);
-    if (session) return session;
     const peer = peerCertificateOf(raw.socket as TLSSocket);
     const user = o.authenticator.authenticate({ headers: raw.headers, peerCertificate: peer });
     if (!(user instanceof Promise)) return settle(raw, user);
@@ -177,13 +168,7 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   app.decorateRequest('kdpUser', null);
 
   app.addHook('onRequest', async (req) => {
-    try {
-      req.kdpUser = await requestUser(req.raw);
-    } catch (e) {
-      // The UI's pages answer a missing or refused credential with their login page.
-      if (!ui.isUiPath(req.url) || !isKdpError(e, 'KDP_UNAUTHORIZED')) throw e;
-      req.kdpUser = null;
-    }
+    req.kdpUser = await requestUser(req.raw);
   });
   app.setErrorHandler((err, _req, reply) => sendError(reply, fastifyErrorToKdp(
     err as { code?: string; statusCode?: number; message: string })));
@@ -258,7 +243,5 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   };
   app.all('/api/*', resource);
   app.all('/apis/*', resource);
-  ui.register(app, { service, authorizer, authenticateToken: async (token) => (o.authenticator
-    ? o.authenticator.authenticate({ headers: { authorization: `Bearer ${token}` } }) : ADMIN_USER) });
-  return { app, service, options: o, ui, close: () => app.close() };
+  return { app, service, options: o, close: () => app.close() };
 }
