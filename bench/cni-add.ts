@@ -1,8 +1,10 @@
 // CNI ADD/DEL/CHECK side by side (cni.md §6): kdp-cni in-process (as the node agent calls it),
-// kdp-cni exec'd (bin/kdp-cni.js, as any runtime would) and the reference Debian
-// /usr/lib/cni/bridge + host-local, with the same config, each in its own throwaway node netns.
-// Wall-clock medians in ms; the ratio is kdp/reference (target ≤ 1.0). Needs root.
-// node bin/run-ts.js bench/cni-add.ts [rounds] [impl,impl]   (default 8, all three)
+// kdp-cni exec'd as the Node plugin (bin/kdp-cni.js), kdp-cni exec'd as the native plugin
+// (native/kdp-cni-shim.c handing the request to a node agent's CNI service: what a runtime
+// execs) and the reference Debian /usr/lib/cni/bridge + host-local, with the same config, each
+// in its own throwaway node netns. Wall-clock medians in ms; the ratio is kdp/reference
+// (target ≤ 1.0 for in-process and native). Needs root and a C compiler.
+// node bin/run-ts.js bench/cni-add.ts [rounds] [impl,impl]   (default 8, all four)
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { buildBridgeCache } from '../src/cni/bridge-state.js';
 import { buildIpSessionPool } from '../src/cni/ip-session.js';
 import { runCniPlugin } from '../src/cni/plugin.js';
+import { buildCniShim, cniSocketDir } from '../src/cni/shim-build.js';
+import { serveCni } from '../src/cni/shim-service.js';
 import { buildHostExec } from '../src/host/exec.js';
 import { deleteNetns, ensureNetns } from '../src/host/netns.js';
 import { percentile, seededRandom } from './lib-bench.js';
@@ -24,7 +28,7 @@ if (process.getuid?.() !== 0 || !existsSync(join(REF, 'bridge'))) {
   process.exit(0);
 }
 
-type Impl = 'in-process' | 'exec' | 'reference';
+type Impl = 'in-process' | 'exec' | 'native' | 'reference';
 interface Outcome { code: number; stdout: string }
 const exec = buildHostExec();
 const rnd = seededRandom(5);
@@ -53,7 +57,19 @@ function spawnPlugin(file: string, nodeNs: string, env: Record<string, string>, 
   });
 }
 
-function buildRunner(impl: Impl, nodeNs: string) {
+async function buildRunner(impl: Impl, nodeNs: string, dataDir: string) {
+  if (impl === 'native') {
+    // The shim and, as a node agent runs it, the CNI service for the node's namespace.
+    const built = await buildCniShim(dataDir);
+    if (!built.ok) throw new Error(`native kdp-cni: ${built.reason}`);
+    const bridgeCache = buildBridgeCache();
+    const ipSessions = buildIpSessionPool(nodeNs, { size: 2 });
+    const svc = await serveCni({ socketDir: cniSocketDir(dataDir), netnsPath: `/run/netns/${nodeNs}`,
+      run: (inv) => runCniPlugin(inv, { exec, node: { name: nodeNs }, bridgeCache, ipSessions }) });
+    closers.push(() => { void svc.close(); ipSessions.close(); });
+    return (env: Record<string, string>, c: unknown) =>
+      spawnPlugin(built.file, nodeNs, { CNI_PATH: REF, CNI_IFNAME: 'eth0', ...env }, JSON.stringify(c));
+  }
   // What the node agent keeps per node: the bridge state and running `ip -batch` sessions.
   const bridgeCache = buildBridgeCache();
   const ipSessions = impl === 'in-process' ? buildIpSessionPool(nodeNs, { warm: true }) : undefined;
@@ -99,7 +115,7 @@ async function setup(impl: Impl, idx: number): Promise<Bench> {
     netnses.push(p);
     return p;
   };
-  return { impl, run: buildRunner(impl, nodeNs), newPod, conf: conf(impl, dataDir, false, '10.250.0.0/16'), out: {} };
+  return { impl, run: await buildRunner(impl, nodeNs, dataDir), newPod, conf: conf(impl, dataDir, false, '10.250.0.0/16'), out: {} };
 }
 
 const env = (cmd: string, id: string, pod: string) =>
@@ -149,7 +165,7 @@ async function measureAll(benches: Bench[]): Promise<void> {
 }
 
 try {
-  const impls = (process.argv[3] ?? 'in-process,exec,reference').split(',') as Impl[];
+  const impls = (process.argv[3] ?? 'in-process,exec,native,reference').split(',') as Impl[];
   if (!impls.includes('reference')) impls.push('reference');
   const benches: Bench[] = [];
   for (const [i, impl] of impls.entries()) benches.push(await setup(impl, i));
@@ -159,18 +175,24 @@ try {
   const res: Record<string, Record<string, number>> = {};
   for (const b of benches) res[b.impl] = Object.fromEntries(Object.entries(b.out).map(([k, v]) => [k, med(v)]));
   console.log(`cni-add: wall-clock medians in ms over ${ROUNDS} rounds (load ${(await import('node:os')).loadavg()[0]!.toFixed(2)})`);
-  const others = impls.filter((i) => i !== 'reference').map((i) => `${i}/ref`.padStart(10)).join('');
+  const others = impls.filter((i) => i !== 'reference').map((i) => `${i}/ref`.padStart(12)).join('');
   console.log(`${'operation'.padEnd(26)}${impls.map((i) => i.padStart(12)).join('')}  ${others}`);
   for (const k of Object.keys(res.reference!)) {
     const vs = impls.map((i) => res[i]?.[k] ?? NaN);
     const r = res.reference![k]!;
-    const ratios = impls.filter((i) => i !== 'reference').map((i) => (res[i]![k]! / r).toFixed(2).padStart(10));
+    const ratios = impls.filter((i) => i !== 'reference').map((i) => (res[i]![k]! / r).toFixed(2).padStart(12));
     console.log(`${k.padEnd(26)}${vs.map((v) => v.toFixed(1).padStart(12)).join('')}  ${ratios.join('')}`);
   }
   console.log(`bench process CPU (in-process plugin + harness): ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms`);
   const ratio = (res['in-process']?.ADD ?? NaN) / res.reference!.ADD!;
   console.log(`kdp-cni in-process ADD / reference ADD: ${ratio.toFixed(2)} (target ≤ 1.0; ` +
     `${ratio <= 1 ? 'MET' : 'MISSED'})`);
+  if (res.native) {
+    for (const op of ['ADD', 'CHECK', 'DEL']) {
+      const r = res.native[op]! / res.reference![op]!;
+      console.log(`kdp-cni native (exec'd) ${op} / reference ${op}: ${r.toFixed(2)} (target ≤ 1.0; ${r <= 1 ? 'MET' : 'MISSED'})`);
+    }
+  }
 } finally {
   for (const c of closers) c();
   for (const n of netnses.reverse()) await deleteNetns(exec, n).catch(() => undefined);

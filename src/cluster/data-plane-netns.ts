@@ -19,6 +19,11 @@ import {
   buildTopology, clusterId, clusterPrefix, type Topology, type TopologyNode,
 } from '../host/topology.js';
 import { resolveEchoCommand, type EchoCommand } from '../kubelet/echo-command.js';
+import { buildBridgeCache } from '../cni/bridge-state.js';
+import { buildIpSessionPool } from '../cni/ip-session.js';
+import { runCniPlugin } from '../cni/plugin.js';
+import { buildCniShim, cniSocketDir } from '../cni/shim-build.js';
+import { serveCni } from '../cni/shim-service.js';
 import { buildHelperLauncher } from '../kubelet/launcher.js';
 import { buildNetnsRuntime, ipamDirFor, podNetnsName, type NetnsRuntimeOptions } from '../kubelet/runtime-netns.js';
 import { deleteNetns } from '../host/netns.js';
@@ -71,6 +76,20 @@ export interface CniNetworkOptions {
 
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 
+interface NodeCniService { close(): Promise<void> }
+
+/** The node's CNI service for the native plugin: the in-process plugin with its own bridge
+ *  cache and two `ip -batch` sessions in the node's namespace, started on first use. */
+async function serveNodeCni(exec: HostExec, nodeNetns: string, socketDir: string): Promise<NodeCniService> {
+  const bridgeCache = buildBridgeCache();
+  const ipSessions = buildIpSessionPool(nodeNetns, { size: 2 });
+  const service = await serveCni({
+    socketDir, netnsPath: `/run/netns/${nodeNetns}`,
+    run: (inv) => runCniPlugin(inv, { exec, node: { name: nodeNetns }, bridgeCache, ipSessions }),
+  });
+  return { close: async () => { await service.close(); ipSessions.close(); } };
+}
+
 /** The prefix `kdp down` sweeps for the cluster of a data dir. */
 export function hostPrefixFor(paths: DataDirPaths): string {
   return clusterPrefix(clusterId(paths.root));
@@ -88,6 +107,9 @@ export async function startNetnsDataPlane(
   });
   await topo.ensureUnderlay();
   const echo = await resolveEchoCommand(join(paths.root, 'bin'));
+  // The native kdp-cni for runtimes that exec plugins (bin/cni/kdp-cni), built in the
+  // background (no node waits for a compiler); each node serves its requests from the start.
+  const shim = buildCniShim(paths.root).catch((e: Error) => ({ ok: false as const, reason: e.message }));
   const started = new Set<string>();
   // One workload launcher for every node: kdp's own process never forks a pod's process.
   const launcher = buildHelperLauncher({
@@ -99,7 +121,7 @@ export async function startNetnsDataPlane(
   const sandboxNetns = buildSandboxNetns({ warm: true });
   // Per node, kept across `kdp node stop/start`: the restarted kubelet finds its pods running
   // (like a real kubelet restart) instead of wiring them a second time.
-  const planes = new Map<string, { runtime: Runtime; applier: RuleApplier }>();
+  const planes = new Map<string, { runtime: Runtime; applier: RuleApplier; cni?: NodeCniService }>();
   let chain = Promise.resolve();
   let stopped = false;
   const crashed = new Set<string>();
@@ -126,6 +148,7 @@ export async function startNetnsDataPlane(
     planes.delete(name);
     const pods = plane?.runtime.listPods() ?? [];
     await plane?.runtime.close().catch(() => undefined);
+    await plane?.cni?.close();
     for (const uid of pods) await dropNetns(podNetnsName(prefix, uid));
     rmSync(ipamDirFor(paths.root, name), { recursive: true, force: true });
     await dropNetns(topo.nodeNetns(name));
@@ -150,7 +173,8 @@ export async function startNetnsDataPlane(
         apiService: opts.apiService,
         ...(opts.dns ? { podsDir: join(paths.root, 'pods', node.name), dns: opts.dns, volumeFiles: opts.volumeFiles } : {}),
       });
-      planes.set(node.name, { runtime, applier });
+      const cniService = await serveNodeCni(exec, topo.nodeNetns(node.name), cniSocketDir(paths.root));
+      planes.set(node.name, { runtime, applier, cni: cniService });
       return { runtime, applier };
     },
     setUplink: (node, up) => topo.setUplink(node, up),
@@ -198,9 +222,13 @@ export async function startNetnsDataPlane(
       stopped = true;
       sockets.close();
       await chain;
-      for (const p of planes.values()) await p.runtime.close().catch(() => undefined);
+      for (const p of planes.values()) {
+        await p.runtime.close().catch(() => undefined);
+        await p.cni?.close();
+      }
       await launcher.close().catch(() => undefined);
       sandboxNetns.close();
+      await shim;
       await state.settled().catch(() => undefined); // cleanup reads the file
       await cleanupHost(exec, paths.hostState, prefix);
     },

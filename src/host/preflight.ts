@@ -41,7 +41,7 @@ const PROGRAMS: ReadonlyArray<{ prog: string; pkg: string; use: string; level: C
   { prog: 'ipset', pkg: 'ipset', use: 'ipvs-mode rule sets', level: 'optional' },
   { prog: 'tcpdump', pkg: 'tcpdump', use: '`kdp trace --live` captures', level: 'optional' },
   { prog: 'xtables-monitor', pkg: 'iptables', use: '`kdp trace --live` kernel traces (iptables mode)', level: 'optional' },
-  { prog: 'cc', pkg: 'gcc', use: 'the native kdp/echo workload (else the JS one, more memory per pod)', level: 'optional' },
+  { prog: 'cc', pkg: 'gcc', use: 'the native kdp/echo workload and kdp-cni plugin (else the JS ones: more memory per pod, ~100 ms per exec\'d CNI call)', level: 'optional' },
 ];
 
 const MODULES: ReadonlyArray<{ mod: string; use: string; level: CheckLevel }> = [

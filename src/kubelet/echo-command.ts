@@ -3,15 +3,8 @@
 // compiler; without one, the plain-JS echo (bin/kdp-echo.js, Node's ~40 MB floor) serves the
 // same contract. Both answer `pod=… from=… to=…` identically (test/kubelet/echo-command.test.ts).
 
-import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { ensurePrivateDirSync } from '../util/private-files.js';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { buildNative } from '../util/native-build.js';
 
 export const ECHO_SOURCE = fileURLToPath(new URL('../../native/kdp-echo.c', import.meta.url));
 export const ECHO_SCRIPT = fileURLToPath(new URL('../../bin/kdp-echo.js', import.meta.url));
@@ -31,32 +24,10 @@ export function jsEchoCommand(script = ECHO_SCRIPT, reason?: string): EchoComman
 }
 
 /**
- * The native echo under `<binDir>/kdp-echo-<hash of the source>`, built when missing (to a
- * temporary name, then renamed: concurrent callers never run a half-written binary). Falls back
- * to the JS echo when no compiler works.
+ * The native echo under `<binDir>/kdp-echo-<hash of the source>`, built when missing
+ * (src/util/native-build.ts). Falls back to the JS echo when no compiler works.
  */
 export async function resolveEchoCommand(binDir: string, compilers: readonly string[] = ['cc', 'gcc']): Promise<EchoCommand> {
-  let source: Buffer;
-  try {
-    source = readFileSync(ECHO_SOURCE);
-  } catch {
-    return jsEchoCommand(undefined, `${ECHO_SOURCE} not found`);
-  }
-  const target = join(binDir, `kdp-echo-${createHash('sha256').update(source).digest('hex').slice(0, 12)}`);
-  if (existsSync(target)) return { file: target, args: [], native: true };
-  ensurePrivateDirSync(binDir);
-  const tmp = `${target}.${process.pid}.tmp`;
-  const errors: string[] = [];
-  for (const cc of compilers) {
-    try {
-      await run(cc, ['-O2', '-o', tmp, ECHO_SOURCE], { timeout: 60_000 });
-      chmodSync(tmp, 0o700); // an executable: owner only, as every file in the data dir
-      renameSync(tmp, target);
-      return { file: target, args: [], native: true };
-    } catch (e) {
-      rmSync(tmp, { force: true });
-      errors.push(`${cc}: ${((e as Error).message.split('\n')[0] ?? '').slice(0, 200)}`);
-    }
-  }
-  return jsEchoCommand(undefined, `no working C compiler (${errors.join('; ')})`);
+  const built = await buildNative({ source: ECHO_SOURCE, binDir, name: 'kdp-echo', compilers });
+  return built.ok ? { file: built.file, args: [], native: true } : jsEchoCommand(undefined, built.reason);
 }
