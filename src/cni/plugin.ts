@@ -8,7 +8,7 @@ import type { HostExec } from '../host/exec.js';
 import { cmdAdd, cmdCheck, cmdDel, cmdGc, type BridgeDeps } from './bridge.js';
 import type { BridgeCache } from './bridge-state.js';
 import type { IpSessionPool } from './ip-session.js';
-import { parseCniArgs, parseCniEnv, type CniEnv } from './env.js';
+import { parseCniArgs, parseCniEnv, type CniCommand, type CniEnv } from './env.js';
 import { buildDiskIpamStore } from './ipam/store-disk.js';
 import type { IpamStore } from './ipam/store.js';
 import { configVersion, decodeConfig, parseBridgeConf, requireVersionFor, type BridgeConf } from './netconf.js';
@@ -54,54 +54,68 @@ export async function runCniPlugin(inv: CniInvocation, deps: PluginDeps): Promis
   }
 }
 
-async function dispatch(inv: CniInvocation, deps: PluginDeps): Promise<string> {
-  const env = parseCniEnv(inv.env);
-  if (env.command === 'VERSION') {
-    return `${goJSONCompact({ cniVersion: PLUGIN_VERSION, supportedVersions: SUPPORTED_VERSIONS })}\n`;
-  }
-  const raw = decodeConfig(inv.stdin);
-  const version = configVersion(raw);
-  if (env.command === 'CHECK' || env.command === 'GC' || env.command === 'STATUS') {
-    requireVersionFor(env.command, version);
-  }
-  const conf = parseBridgeConf(raw, version);
-  if (env.command === 'STATUS') {
-    ensureStoreWritable(join(conf.ipam?.dataDir ?? '/var/lib/cni/networks', conf.name));
-    return '';
-  }
-  const store = deps.ipamStore
-    ? deps.ipamStore(conf)
-    : buildDiskIpamStore({ dataDir: conf.ipam?.dataDir, network: conf.name });
-  const targets = buildTargets(deps.exec, deps.node, env.netns, deps.ipSessions);
+/** What a verb's handler gets: the parsed environment and config, and the plugin's deps. */
+export interface VerbContext {
+  readonly env: CniEnv;
+  readonly conf: BridgeConf;
+  readonly version: string;
+  readonly deps: PluginDeps;
+}
+
+/** One verb of the plugin, as skel.PluginMain takes its CNIFuncs (VERSION is skel's own). */
+export interface VerbHandler {
+  /** CHECK, GC and STATUS exist only from a config version on (requireVersionFor). */
+  readonly since?: 'CHECK' | 'GC' | 'STATUS';
+  run(c: VerbContext): Promise<string>;
+}
+
+/** Runs `fn` against the node's namespaces and the network's IPAM store, then lets them go. */
+async function withBridge(c: VerbContext, fn: (b: BridgeDeps) => Promise<string>): Promise<string> {
+  const store = c.deps.ipamStore
+    ? c.deps.ipamStore(c.conf)
+    : buildDiskIpamStore({ dataDir: c.conf.ipam?.dataDir, network: c.conf.name });
+  const targets = buildTargets(c.deps.exec, c.deps.node, c.env.netns, c.deps.ipSessions);
   try {
-    return await verb(env, conf, version, { targets, ipamStore: store, cache: deps.bridgeCache });
+    return await fn({ targets, ipamStore: store, cache: c.deps.bridgeCache });
   } finally {
     targets.dispose();
   }
 }
 
-async function verb(env: CniEnv, conf: BridgeConf, version: string, bridgeDeps: BridgeDeps): Promise<string> {
-  const att = { containerID: env.containerID, ifname: env.ifname, netns: env.netns };
-  switch (env.command) {
-    case 'ADD': {
-      const args = parseCniArgs(env.args, ['IP', 'K8S_POD_NAMESPACE', 'K8S_POD_NAME', 'K8S_POD_INFRA_CONTAINER_ID', 'K8S_POD_UID']);
-      const requested = [...(conf.args?.cni?.ips ?? []), ...(args.get('IP') ? [args.get('IP')!] : [])]
+const attachment = (env: CniEnv) => ({ containerID: env.containerID, ifname: env.ifname, netns: env.netns });
+
+/** The dispatch table: adding a verb is one entry here (and its REQUIRED env in env.ts). */
+export const CNI_VERBS: Readonly<Record<Exclude<CniCommand, 'VERSION'>, VerbHandler>> = {
+  ADD: {
+    run: (c) => withBridge(c, async (b) => {
+      const args = parseCniArgs(c.env.args, ['IP', 'K8S_POD_NAMESPACE', 'K8S_POD_NAME', 'K8S_POD_INFRA_CONTAINER_ID', 'K8S_POD_UID']);
+      const requested = [...(c.conf.args?.cni?.ips ?? []), ...(args.get('IP') ? [args.get('IP')!] : [])]
         .map((ip) => ip.split('/')[0]!);
-      const result = await cmdAdd(conf, att, bridgeDeps, requested);
-      return goJSON(resultForVersion(result, version));
-    }
-    case 'DEL':
-      await cmdDel(conf, att, bridgeDeps);
+      return goJSON(resultForVersion(await cmdAdd(c.conf, attachment(c.env), b, requested), c.version));
+    }),
+  },
+  DEL: { run: (c) => withBridge(c, async (b) => { await cmdDel(c.conf, attachment(c.env), b); return ''; }) },
+  CHECK: { since: 'CHECK', run: (c) => withBridge(c, async (b) => { await cmdCheck(c.conf, attachment(c.env), b); return ''; }) },
+  GC: { since: 'GC', run: (c) => withBridge(c, async (b) => { await cmdGc(c.conf, b); return ''; }) },
+  STATUS: {
+    since: 'STATUS',
+    async run(c) {
+      ensureStoreWritable(join(c.conf.ipam?.dataDir ?? '/var/lib/cni/networks', c.conf.name));
       return '';
-    case 'CHECK':
-      await cmdCheck(conf, att, bridgeDeps);
-      return '';
-    case 'GC':
-      await cmdGc(conf, bridgeDeps);
-      return '';
-    default:
-      return '';
+    },
+  },
+};
+
+async function dispatch(inv: CniInvocation, deps: PluginDeps): Promise<string> {
+  const env = parseCniEnv(inv.env);
+  if (env.command === 'VERSION') {
+    return `${goJSONCompact({ cniVersion: PLUGIN_VERSION, supportedVersions: SUPPORTED_VERSIONS })}\n`;
   }
+  const handler = CNI_VERBS[env.command];
+  const raw = decodeConfig(inv.stdin);
+  const version = configVersion(raw);
+  if (handler.since) requireVersionFor(handler.since, version);
+  return handler.run({ env, conf: parseBridgeConf(raw, version), version, deps });
 }
 
 /** STATUS: the plugin can serve ADDs when its IPAM store is writable (else code 50). */
