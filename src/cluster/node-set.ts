@@ -29,6 +29,9 @@ import { loadTopology, nodeIP, nodeIP6, type TopologySpec } from '../host/topolo
 import { buildKernelNetpolApplier, buildMemoryNetpolApplier, type NetpolApplier } from '../netpol/applier.js';
 import { buildNetpolController, type NetpolController } from '../netpol/controller.js';
 import { writeNetpolTable } from '../netpol/table-file.js';
+import { withHostComponents, type HostComponentsRuntime } from '../kubelet/host-components.js';
+import { kubeProxyComponent } from './addons/kube-proxy-runner.js';
+import { kdpCniComponent } from './addons/kdp-cni.js';
 
 export interface NodeSpec {
   readonly name: string;
@@ -62,11 +65,20 @@ export interface NodeSetOptions {
   readonly clientsFor?: NodeClientsFactory;
   /** The kubelet API's serving certificate for a node, and the CA of its clients (netns mode). */
   readonly kubeletTls?: (node: NodeSpec) => Promise<{ certPem: string; keyPem: string; caPem: string }>;
+  /**
+   * kube-proxy and the pod network's agent run as the node's pods (kubeadm's kube-proxy
+   * DaemonSet, the kdp-cni DaemonSet: `kdp up`): the kubelet starts them for their pods
+   * (host-components.ts) from the pod's own configuration; proxyMode and kubeProxyConfig are
+   * then unused. Default false: each node's kube-proxy starts with the node, from those two.
+   */
+  readonly componentsAsPods?: boolean;
 }
 
 interface Running {
   readonly agent: NodeAgent;
-  readonly proxy: KubeProxy;
+  /** The node's own kube-proxy (undefined: it runs as a pod, in `components`). */
+  readonly proxy?: KubeProxy;
+  readonly components?: HostComponentsRuntime;
   /** Stops serving kube-proxy's metrics. */
   readonly closeMetrics?: () => void;
   /** Stops the kubelet API. */
@@ -169,8 +181,9 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
     r.closeMetrics?.();
     r.closeKubelet?.();
     r.netpol.stop();
-    r.proxy.stop();
+    r.proxy?.stop();
     await r.agent.stop();
+    await r.components?.stopComponents();
   };
   return {
     async start(node) {
@@ -202,24 +215,41 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       const plane = netnsPlane
         ? { ...started, runtime: withEphemeral(started.runtime, (uid) => podNetnsName(netnsPlane.topo.prefix, uid)) }
         : started;
+      const components = o.componentsAsPods ? withHostComponents(plane.runtime, {
+        nodeIPs: nodeIPsOf(node), timeScale: o.timeScale,
+        onError: (pod, e) => o.onError(`${pod.metadata.namespace}/${pod.metadata.name} on ${node.name}`, e),
+        components: {
+          'kube-proxy': kubeProxyComponent({ nodeName: node.name, nodeIPs: nodeIPsOf(node), client: clients.kubeProxy,
+            configMap: (namespace, name) => kubeletClient.get<KubeObject & { data?: Record<string, string> }>(
+              { group: '', version: 'v1', resource: 'configmaps', namespace }, name)
+              .then((x) => x.data ?? {}, (e: { code?: string }) => {
+                if (e.code === 'KDP_NOT_FOUND') return undefined;
+                throw e;
+              }),
+            informers: o.informers, dataDir: o.dataDir, timeScale: o.timeScale, netns: o.netns,
+            onError: (e) => o.onError(`kube-proxy ${node.name}`, e), log: o.log }),
+          cni: kdpCniComponent({ nodeName: node.name, informers: o.informers, netns: o.netns,
+            onError: (e) => o.onError(`kdp-cni ${node.name}`, e) }),
+        },
+      }) : undefined;
       const agent = buildNodeAgent({
         client: clients.kubelet, nodeName: node.name,
-        runtime: plane.runtime,
+        runtime: components ?? plane.runtime,
         options: { nodeIPs: nodeIPsOf(node), timeScale: o.timeScale },
       });
       await agent.start();
       o.router.register(agent);
-      const proxy = await buildKubeProxy({
+      const proxy = components ? undefined : await buildKubeProxy({
         client: clients.kubeProxy, nodeName: node.name, nodeIPs: nodeIPsOf(node),
         mode: o.proxyMode,
         configText: o.kubeProxyConfig, applier: plane.applier,
         history: new RuleHistory(rulesDir(o.dataDir, node.name)), informers: o.informers,
         timeScale: o.timeScale, onError: (e) => o.onError(`kube-proxy ${node.name}`, e), log: o.log,
       });
-      await proxy.start();
+      await proxy?.start();
       // As a real kube-proxy: /metrics on metricsBindAddress in the node's own network.
-      const { host, port } = proxy.metricsAddress;
-      const closeMetrics = o.netns && port > 0
+      const { host, port } = proxy?.metricsAddress ?? { host: '', port: 0 };
+      const closeMetrics = o.netns && proxy && port > 0
         ? serveMetrics(await o.netns.listenInNode(node.name, host, port), proxy.metrics.registry) : undefined;
       const closeKubelet = o.netns && o.kubeletTls
         ? await serveKubeletApi(o.netns, node, agent, plane.runtime, clients.kubelet, await o.kubeletTls(node)) : undefined;
@@ -232,7 +262,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
         onError: (e) => o.onError(`netpol ${node.name}`, e),
         onApplied: (text) => writeNetpolTable(rulesDir(o.dataDir, node.name), text) });
       await netpol.start();
-      running.set(node.name, { agent, proxy, closeMetrics, closeKubelet, netpol, netpolApplier });
+      running.set(node.name, { agent, proxy, components, closeMetrics, closeKubelet, netpol, netpolApplier });
       failed.delete(node.name);
     },
     async stop(name) {

@@ -42,6 +42,12 @@ import { startNetnsDataPlane, type CniNetworkOptions, type NetnsDataPlane } from
 import { assertKernelMode } from '../host/rule-applier.js';
 import { ensureDnsAddon } from './addons/dns.js';
 import { dnsServiceIP } from '../api/service-cidr.js';
+import { buildClusterMonitoring, METRIC_RESOLUTION_MS } from '../metrics/cluster-monitoring.js';
+import { ensureKubeProxyAddon, ensureObjects, kubeProxyConfigConf } from './addons/kube-proxy.js';
+import { kdpCniAddonObjects } from './addons/kdp-cni.js';
+import { waitForDaemonSets } from './addons/wait-daemonsets.js';
+import { etcdHealth, etcdStaticPods } from './etcd-pods.js';
+import type { EtcdLayout } from './etcd-cluster.js';
 
 export interface UpOptions {
   readonly paths: DataDirPaths;
@@ -65,6 +71,13 @@ export interface UpOptions {
   readonly etcd?: number | EtcdStoreOptions;
   /** The cluster DNS addon (kube-system/coredns, kube-dns Service); default true (`--no-dns`). */
   readonly dns?: boolean;
+  /**
+   * kube-proxy and the pod network as kubeadm leaves them (`kdp up`): the kube-system DaemonSets
+   * `kube-proxy` (its ConfigMap's config.conf from proxyMode/kubeProxyConfig) and `kdp-cni`,
+   * whose pods the kubelets run (node-set.ts componentsAsPods). Default false: each node's
+   * kube-proxy and routes are started with the node, without pods.
+   */
+  readonly systemPods?: boolean;
 }
 
 export interface RunningCluster {
@@ -110,11 +123,16 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       o.progress(`netns data plane: namespaces ${plane.topo.prefix}-*`);
     }
     let etcd: EtcdStoreOptions | undefined = typeof o.etcd === 'object' ? o.etcd : undefined;
+    let etcdLayout: EtcdLayout | undefined;
     if (typeof o.etcd === 'number') {
       const local = await startLocalEtcd(o.paths.root, o.etcd, o.progress);
       closers.push(() => local.stop());
       etcd = { endpoints: [...local.endpoints], tls: local.tls };
+      etcdLayout = local.layout;
     }
+    // metrics-server's part: kubelets' resource usage, collected for metrics.k8s.io (kubectl top).
+    const monitoring = buildClusterMonitoring({ realProcesses: mode === 'netns', intervalMs: METRIC_RESOLUTION_MS * factor,
+      onError: (node, e) => o.progress(`metrics: scrape of ${node} failed: ${(e as Error).message}`) });
     o.progress(`starting API server (data dir ${o.paths.root})`);
     // The `kubernetes` Service points at the underlay gateway (of the primary service family),
     // where the host (and so the API server) sits for the nodes (DESIGN.md §4).
@@ -129,8 +147,11 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       componentStatuses: async () => [
         { name: 'scheduler', healthy: running.scheduler, ...(running.scheduler ? { message: 'ok' } : { error: 'not started' }) },
         { name: 'controller-manager', healthy: running.manager,
-          ...(running.manager ? { message: 'ok' } : { error: 'not started' }) }],
+          ...(running.manager ? { message: 'ok' } : { error: 'not started' }) },
+        // Upstream lists every etcd server of its storage config: etcd-0, etcd-1, …
+        ...(etcd ? await etcdHealth(etcd.endpoints, etcd.tls) : [])],
       backendDialer: netns && sockets ? netnsBackendDialer(sockets, netns.topo, () => nodes[0]?.name) : undefined,
+      metricsApi: monitoring.collector,
     });
     closers.push(() => api.close());
     if (netns && sockets) {
@@ -160,6 +181,15 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       o.progress(`cluster DNS: kube-system/coredns behind kube-dns ${dnsServiceIP(net.serviceCIDRs)}` +
         `${created.length ? '' : ' (kept from before)'}`);
     }
+    const advertise = (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1';
+    if (o.systemPods) {
+      // kubeadm's addon phase: kube-proxy as a DaemonSet, and the pod network's (kindnet-style).
+      const configConf = kubeProxyConfigConf(o.kubeProxyConfig ?? defaultKubeProxyConfig(net.clusterCIDRs), o.proxyMode);
+      const made = [...await ensureKubeProxyAddon(client, { configConf,
+        server: `https://${advertise.includes(':') ? `[${advertise}]` : advertise}:${api.port}` }),
+      ...await ensureObjects(client, kdpCniAddonObjects({ clusterCIDRs: net.clusterCIDRs }))];
+      o.progress(`kube-system DaemonSets kube-proxy (${o.proxyMode}) and kdp-cni${made.length ? '' : ' (kept from before)'}`);
+    }
     const nodes = nodeSpecs(o.nodes, net.families, topoSpec);
     const nodeSet = buildNodeSet({
       client, dataDir: o.paths.root, proxyMode: o.proxyMode,
@@ -169,8 +199,11 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       clientsFor: buildInProcessNodeClients(api.server.service, o.paths.root, caOf(api.pki)),
       kubeletTls: async (node) => ({ ...(await issueLeaf(caOf(api.pki), { commonName: node.name, usage: 'server',
         sans: [...nodeIPsOf(node).map((ip) => `IP:${ip}`), `DNS:${node.name}`] })), caPem: api.pki.caCertPem }),
+      monitors: monitoring.monitors,
+      componentsAsPods: o.systemPods,
     });
-    netns?.watchRoutes(informers, (e) => o.progress(`routes: ${(e as Error).message}`));
+    // With system pods, the kdp-cni pods keep the routes (as kindnet does).
+    if (!o.systemPods) netns?.watchRoutes(informers, (e) => o.progress(`routes: ${(e as Error).message}`));
     closers.push(() => nodeSet.stopAll());
     informers.start();
     for (const n of nodes) {
@@ -180,19 +213,28 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const supervisor = superviseAgents(informers, nodeSet, nodes, o.progress);
     closers.push(() => supervisor.stop());
     await waitForReady(client, nodes, net.families, o.paths.root, o.progress);
+    await monitoring.start(client);
+    closers.push(() => monitoring.stop());
+    if (o.systemPods) await waitForDaemonSets(client, 'kube-system', ['kube-proxy', 'kdp-cni'], o.progress);
     // The first node is the control-plane node, its components shown as kubeadm's static pods.
     const cp = nodes[0]!;
     await markControlPlane(client, cp.name);
-    const mirrors = buildMirrorPodKeeper({
-      client: (await buildInProcessNodeClients(api.server.service, o.paths.root, caOf(api.pki))(cp.name)).kubelet,
-      nodeName: cp.name, nodeIPs: nodeIPsOf(cp), periodMs: 10_000 * factor,
-      pods: controlPlanePods({ advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
+    // The local etcd members as static pods too (etcd-pods.ts: member i on node i).
+    const etcdPods = etcdLayout ? etcdStaticPods(o.paths.root, etcdLayout, nodes.map((n) => n.name)) : new Map();
+    const nodeClients = buildInProcessNodeClients(api.server.service, o.paths.root, caOf(api.pki));
+    for (const n of nodes) {
+      const pods = [...(n === cp ? controlPlanePods({ advertiseAddress: advertise,
         securePort: api.port, serviceCIDRs: net.serviceCIDRs, clusterCIDRs: net.clusterCIDRs,
-        etcdServers: etcd?.endpoints }),
-      onError: (e) => o.progress(`mirror pods: ${(e as Error).message}`),
-    });
-    await mirrors.start();
-    closers.push(async () => mirrors.stop());
+        etcdServers: etcd?.endpoints }) : []), ...(etcdPods.get(n.name) ?? [])];
+      if (!pods.length) continue;
+      const mirrors = buildMirrorPodKeeper({
+        client: (await nodeClients(n.name)).kubelet,
+        nodeName: n.name, nodeIPs: nodeIPsOf(n), periodMs: 10_000 * factor, pods,
+        onError: (e) => o.progress(`mirror pods: ${(e as Error).message}`),
+      });
+      await mirrors.start();
+      closers.push(async () => mirrors.stop());
+    }
     writePrivateFileSync(o.paths.kubeconfig, renderKubeconfig({ server: api.url, caPem: api.pki.caCertPem, token: api.pki.adminToken }));
     writeClusterInfo(o.paths, {
       url: api.url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,

@@ -12,7 +12,11 @@
 // | …/e2e-test-images/agnhost               | /agnhost pause             | bin/kdp-agnhost.js      |
 // | nginx, httpd, caddy, */nginx*, …        | the web server             | bin/kdp-web.js          |
 // | busybox, alpine, ubuntu, debian, …      | sh (bash for ubuntu/debian)| the host's shell        |
+// | registry.k8s.io/kube-proxy, hostNetwork | kube-proxy                 | kdp's kube-proxy (*)    |
+// | kdp/cni, hostNetwork                    | the pod network's agent    | kdp's route agent (*)   |
 // | anything else                           | unknown                    | kdp's echo + a warning  |
+// (*) not a process: the kubelet runs them in its own process (host-components.ts); elsewhere
+// (no hostNetwork) they are unknown images.
 
 import { fileURLToPath } from 'node:url';
 import type { Container } from '../api/types.js';
@@ -66,7 +70,8 @@ export function parseImage(image: string): ImageRef {
 }
 
 /** What an image is, for kdp: which program stands in for it. */
-export type ImageKind = 'echo' | 'dns' | 'pause' | 'agnhost' | 'web' | 'shell' | 'unknown';
+export type ImageKind = 'echo' | 'dns' | 'pause' | 'agnhost' | 'web' | 'shell' | 'kube-proxy' | 'cni'
+  | 'unknown';
 
 const K8S_REGISTRIES = new Set(['registry.k8s.io', 'k8s.gcr.io', 'gcr.io', 'us.gcr.io',
   'eu.gcr.io', 'asia.gcr.io']);
@@ -86,6 +91,8 @@ export function imageKind(image: string | undefined): ImageKind {
   const last = r.path.split('/').pop() ?? '';
   if (r.path === 'kdp/echo') return 'echo';
   if (r.path === 'kdp/dns') return 'dns';
+  if (r.path === 'kdp/cni') return 'cni';
+  if (K8S_REGISTRIES.has(r.registry) && /(^|\/)kube-proxy(-amd64|-arm64)?$/.test(r.path)) return 'kube-proxy';
   if (K8S_REGISTRIES.has(r.registry) && /(^|\/)pause$/.test(r.path)) return 'pause';
   if (K8S_REGISTRIES.has(r.registry) && /(^|\/)agnhost$/.test(r.path)) return 'agnhost';
   if (WEB.has(r.path) || /(^|\/)nginx[^/]*$/.test(r.path) || last === 'httpd') return 'web';

@@ -77,6 +77,7 @@ export const upCommand: Command = {
       store: { repair: args.flags.repair as boolean, log: (l) => io.err(`kdp: ${l}\n`) },
       etcd: etcdChoice(args.flags),
       dns: !args.flags['no-dns'],
+      systemPods: true,
     });
     io.out(readyMessage(readClusterInfo(paths), paths.root, { detached: false, env: io.env }));
     await io.interrupted;
