@@ -19,6 +19,9 @@ export interface Command {
   /** Positional part of the usage line, e.g. `SRC DST[:PORT]`. */
   readonly args?: string;
   readonly flags: readonly FlagSpec[];
+  /** Flag parsing stops after this many positionals: the rest are positionals as given, flags
+   *  included (`crictl exec CONTAINER sh -c …`). Default: flags anywhere. */
+  readonly flagsEndAfterPositionals?: number;
   /** Returns the process exit code. Throws KdpError for user-facing failures. */
   run(args: ParsedArgs, io: CliIO): Promise<number>;
   /**

@@ -34,7 +34,8 @@ export const COMMON_FLAGS: readonly FlagSpec[] = [
  * KubeProxyConfiguration, as upstream's `kube-proxy --config`): its spec wins, and then no flag
  * file is read.
  */
-export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]): ParsedArgs {
+export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[], endAfterPositionals?: number):
+  ParsedArgs {
   const common = COMMON_FLAGS.filter((c) => !specs.some((s) => s.name === c.name));
   const all = [...common, ...specs];
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> =
@@ -46,12 +47,14 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
       ...(s.type === 'strings' ? { multiple: true } : {}),
     };
   }
+  const { head, tail } = splitAfterPositionals(argv, options, endAfterPositionals);
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: head, options, allowPositionals: true, strict: true });
   } catch (e) {
     throw kdpError('KDP_CONFIG', (e as Error).message);
   }
+  if (tail.length) parsed = { ...parsed, positionals: [...parsed.positionals, ...tail] };
   const flagFile = common.some((c) => c.name === 'config') && typeof parsed.values.config === 'string';
   const fromFile = flagFile ? readConfigFile(parsed.values.config as string) : {};
   const flags: FlagValues = {};
@@ -65,6 +68,24 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
     }
   }
   return { flags, positionals: parsed.positionals };
+}
+
+/** argv up to its n-th positional (flags parsed), and what follows it (taken as given; a
+ *  leading `--` dropped). */
+function splitAfterPositionals(argv: readonly string[],
+  options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>, n?: number):
+  { head: string[]; tail: string[] } {
+  if (!n) return { head: [...argv], tail: [] };
+  const { tokens } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: false, tokens: true });
+  let seen = 0;
+  for (const t of tokens ?? []) {
+    if (t.kind === 'option-terminator') break;
+    if (t.kind === 'positional' && ++seen === n) {
+      const tail = argv.slice(t.index + 1);
+      return { head: argv.slice(0, t.index + 1), tail: tail[0] === '--' ? tail.slice(1) : tail };
+    }
+  }
+  return { head: [...argv], tail: [] };
 }
 
 function readConfigFile(path: string): Record<string, unknown> {

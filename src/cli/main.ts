@@ -19,7 +19,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   }
   const { command, rest } = found;
   try {
-    const parsed = parseFlags(rest, command.flags);
+    const parsed = parseFlags(rest, command.flags, command.flagsEndAfterPositionals);
     if (parsed.flags.help) {
       io.out(commandHelp(command));
       return 0;

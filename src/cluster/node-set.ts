@@ -16,6 +16,7 @@ import { kdpError } from '../errors.js';
 import { serveMetrics } from '../proxy/metrics-server.js';
 import { buildKubeletServer } from '../kubelet/server/kubelet-server.js';
 import { netnsStreaming } from '../kubelet/netns-streaming.js';
+import { serveNodeRuntimeEndpoint } from '../kubelet/runtime-endpoint/serve.js';
 import { withEphemeral, type EphemeralRuntime } from '../kubelet/ephemeral.js';
 import { podNetnsName } from '../kubelet/runtime-netns.js';
 import { volumeFiles } from '../kubelet/projected.js';
@@ -174,7 +175,12 @@ async function kubeletDns(client: KClient) {
 export function buildNodeSet(o: NodeSetOptions): NodeSet {
   const running = new Map<string, Running>();
   const failed = new Map<string, NodeFailure>();
+  /** Each running node's runtime endpoint (crictl's socket), closed with its agents. */
+  const runtimeEndpoints = new Map<string, () => Promise<void>>();
   const stopAgents = async (name: string) => {
+    const closeRuntime = runtimeEndpoints.get(name);
+    runtimeEndpoints.delete(name);
+    await closeRuntime?.();
     const r = running.get(name);
     if (!r) return;
     running.delete(name);
@@ -253,6 +259,12 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
         ? serveMetrics(await o.netns.listenInNode(node.name, host, port), proxy.metrics.registry) : undefined;
       const closeKubelet = o.netns && o.kubeletTls
         ? await serveKubeletApi(o.netns, node, agent, plane.runtime, clients.kubelet, await o.kubeletTls(node)) : undefined;
+      // The node's runtime endpoint (`kdp crictl`), as containerd's socket beside a kubelet.
+      await serveNodeRuntimeEndpoint({ dataDir: o.dataDir, nodeName: node.name, runtime: plane.runtime,
+        ...(netnsPlane ? { streaming: netnsStreaming(plane.runtime,
+          (uid) => podNetnsName(netnsPlane.topo.prefix, uid), netnsPlane.sockets) } : {}) })
+        .then((close) => { runtimeEndpoints.set(node.name, close); },
+          (e) => o.onError(`runtime endpoint ${node.name}`, e));
       // The CNI's policy agent: the node's NetworkPolicy table, in the node's namespace (netns)
       // or in memory (virtual).
       const netpolApplier = o.netns ? buildKernelNetpolApplier(o.netns.exec, o.netns.topo.nodeNetns(node.name))

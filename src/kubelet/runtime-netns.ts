@@ -34,7 +34,10 @@ import { kdpError } from '../errors.js';
 import type { HostExec } from '../host/exec.js';
 import { recordProcess } from '../host/process.js';
 import type { HostStateFile } from '../host/state.js';
-import type { NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus } from './runtime.js';
+import type {
+  NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxRecord,
+} from './runtime.js';
+import { containerIdUrl } from './runtime-endpoint/ids.js';
 import { containerLogText } from './runtime.js';
 import { buildRestartBackoff, type RestartBackoff } from './backoff.js';
 import { buildPodNetwork } from './cni-caller.js';
@@ -129,6 +132,8 @@ interface Sandbox {
   readonly pod: Pod;
   readonly netns: string;
   readonly net: NodeNetwork;
+  /** When it was made (epoch ms; the runtime endpoint's createdAt). */
+  readonly createdAtMs: number;
   podIPs: string[];
   readonly containers: Map<string, Container>;
   stopping: boolean;
@@ -157,7 +162,8 @@ export interface NetnsRuntime extends Runtime {
 export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
   const echo = o.echo ?? jsEchoCommand(o.echoScript);
   const sandboxes = new Map<string, Sandbox>();
-  const retired = new Map<string, { containers: Map<string, { log: string[]; prevLog?: string[] }> }>();
+  /** Removed sandboxes: their logs stay readable and the runtime endpoint lists them not ready. */
+  const retired = new Map<string, Sandbox>();
   const starting = new Map<string, Promise<RuntimePodStatus>>();
   let listener: (uid: string) => void = () => {};
   let eventListener: (uid: string, e: ContainerEvent) => void = () => {};
@@ -378,7 +384,9 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     // A startup probe holds readiness and liveness back until it has succeeded (upstream's
     // `started`); failureThreshold failures before that kill the container as liveness does.
     const startup = c.init ? undefined : spec?.startupProbe;
+    // Each run is a new container (its own ID), as a CRI runtime's.
     c.status = { ...c.status, state: 'running', reason: undefined, message: undefined, startedAt: iso(),
+      containerID: containerIdUrl(sb.uid, name, c.status.restartCount),
       ready: !c.init && !probe && !isEcho && !startup, started: !c.init && !startup };
     const exec = (argv: readonly string[], ms: number) => execIn(sb, c, argv, ms);
     let listening = false;
@@ -551,7 +559,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       throw e;
     }
     const sb: Sandbox = {
-      uid, pod, netns, net, podIPs: (result.ips ?? []).map((i) => i.address.split('/')[0]!),
+      uid, pod, netns, net, createdAtMs: Date.now(), podIPs: (result.ips ?? []).map((i) => i.address.split('/')[0]!),
       containers: new Map(), stopping: false,
     };
     if (o.podsDir) {
@@ -576,7 +584,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       sb.containers.set(spec.name, {
         log: [], backoff: buildRestartBackoff(scale), init, status: {
           name: spec.name, state: 'waiting', reason: inits.length ? 'PodInitializing' : 'ContainerCreating', ready: false,
-          restartCount: 0, containerID: `kdp://${uid.slice(0, 8)}-${spec.name}`, imageID: spec.image ?? '',
+          restartCount: 0, containerID: containerIdUrl(uid, spec.name, 0), imageID: spec.image ?? '',
         },
       });
     }
@@ -655,7 +663,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       const sb = sandboxes.get(uid);
       if (!sb) return;
       sandboxes.delete(uid);
-      retired.set(uid, { containers: new Map([...sb.containers].map(([n, c]) => [n, { log: c.log, prevLog: c.prevLog }])) });
+      retired.delete(uid);
+      retired.set(uid, sb);
       if (retired.size > MAX_RETIRED) retired.delete(retired.keys().next().value!);
       await stopProcesses(sb);
       await stopHolder(sb);
@@ -667,6 +676,12 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       return sb ? status(sb) : undefined;
     },
     listPods: () => [...sandboxes.keys()],
+    sandboxRecords: () => {
+      const record = (sb: Sandbox, ready: boolean): RuntimeSandboxRecord => ({ pod: sb.pod, createdAtMs: sb.createdAtMs,
+        ready, status: status(sb), netns: sb.netns });
+      return [...[...retired.values()].filter((sb) => !sandboxes.has(sb.uid)).map((sb) => record(sb, false)),
+        ...[...sandboxes.values()].map((sb) => record(sb, true))];
+    },
     podHolderPid: (uid) => sandboxes.get(uid)?.holder?.pid,
     containerEnv: (uid, name) => sandboxes.get(uid)?.containers.get(name)?.env,
     attachContainer: (uid, name, opts) => {

@@ -11,9 +11,10 @@ import { kdpError } from '../errors.js';
 import { buildHostLocalIpam, type HostLocalIpam } from '../cni/ipam/host-local.js';
 import { buildMemoryIpamStore, type IpamStore } from '../cni/ipam/store.js';
 import type {
-  NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus,
+  NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxRecord,
 } from './runtime.js';
 import { containerLogText } from './runtime.js';
+import { containerIdUrl } from './runtime-endpoint/ids.js';
 
 export interface VirtualRuntimeOptions {
   readonly startDelayMs?: number;
@@ -30,8 +31,13 @@ export interface VirtualRuntimeOptions {
 export const RUN_SECONDS_ANNOTATION = 'kdp.io/virtual-run-seconds';
 export const EXIT_CODE_ANNOTATION = 'kdp.io/virtual-exit-code';
 
+/** Removed sandboxes still listed (not ready) by the runtime endpoint; oldest dropped first. */
+const MAX_RETIRED = 256;
+
 interface Sandbox {
   uid: string;
+  pod: Pod;
+  createdAtMs: number;
   podIPs: string[];
   containers: Map<string, RuntimeContainerStatus & { log: string[] }>;
   timers: NodeJS.Timeout[];
@@ -42,6 +48,7 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
   const now = o.now ?? Date.now;
   const store = o.store ?? buildMemoryIpamStore();
   const sandboxes = new Map<string, Sandbox>();
+  const retired = new Map<string, Sandbox>();
   let ipam: { key: string; ipam: HostLocalIpam } | undefined;
   let listener: (uid: string) => void = () => {};
   const iso = () => new Date(now()).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -59,6 +66,10 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
       uid: sb.uid, podIPs: [...sb.podIPs],
       containers: [...sb.containers.values()].map(({ log: _log, ...c }) => ({ ...c })),
     };
+  }
+
+  function record(sb: Sandbox, ready: boolean): RuntimeSandboxRecord {
+    return { pod: sb.pod, createdAtMs: sb.createdAtMs, ready, status: status(sb) };
   }
 
   // With no delay a transition happens at once (and the kubelet publishes one status, not
@@ -121,11 +132,11 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
         throw kdpError('KDP_UNAVAILABLE', 'node has no podCIDR yet');
       }
       const ips = ipamFor(net).allocate(uid, 'eth0').map((c) => c.address.split('/')[0]!);
-      const sb: Sandbox = { uid, podIPs: ips, containers: new Map(), timers: [] };
+      const sb: Sandbox = { uid, pod, createdAtMs: now(), podIPs: ips, containers: new Map(), timers: [] };
       for (const spec of pod.spec?.containers ?? []) {
         sb.containers.set(spec.name, {
           name: spec.name, state: 'waiting', reason: 'ContainerCreating', ready: false,
-          restartCount: 0, containerID: `virtual://${uid.slice(0, 8)}-${spec.name}`,
+          restartCount: 0, containerID: containerIdUrl(uid, spec.name, 0),
           imageID: spec.image ?? '', log: [],
         });
       }
@@ -136,7 +147,19 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
     async killPod(uid) {
       const sb = sandboxes.get(uid);
       sandboxes.delete(uid);
-      if (sb) for (const t of sb.timers) clearTimeout(t);
+      if (sb) {
+        for (const t of sb.timers) clearTimeout(t);
+        // Its containers stop with it (listed exited until forgotten).
+        for (const [name, c] of sb.containers) {
+          if (c.state === 'running') {
+            sb.containers.set(name, { ...c, state: 'exited', ready: false, exitCode: 0, reason: 'Completed',
+              finishedAt: iso() });
+          }
+        }
+        retired.delete(uid);
+        retired.set(uid, sb);
+        if (retired.size > MAX_RETIRED) retired.delete(retired.keys().next().value!);
+      }
       if (ipam) ipam.ipam.release(uid, 'eth0');
       else store.releaseByID(uid, 'eth0');
     },
@@ -145,6 +168,9 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
       return sb ? status(sb) : undefined;
     },
     listPods: () => [...sandboxes.keys()],
+    sandboxRecords: () => [
+      ...[...retired.values()].filter((sb) => !sandboxes.has(sb.uid)).map((sb) => record(sb, false)),
+      ...[...sandboxes.values()].map((sb) => record(sb, true))],
     logs: (uid, container) => containerLogText(sandboxes.get(uid), container),
     onChange(l) { listener = l; },
     async close() {

@@ -41,6 +41,20 @@ export interface RuntimePodStatus {
   readonly initContainers?: RuntimeContainerStatus[];
 }
 
+/** A sandbox as the node's runtime endpoint lists it (`kdp crictl pods`, `ps -a`): the live ones
+ *  ready, and the last removed ones (a finished Job's pod) not ready, their containers exited,
+ *  until the runtime forgets them (it keeps a bounded number). */
+export interface RuntimeSandboxRecord {
+  /** The pod as the runtime started it (name, namespace, uid, labels, container specs). */
+  readonly pod: Pod;
+  /** When the sandbox was made (epoch ms). */
+  readonly createdAtMs: number;
+  readonly ready: boolean;
+  readonly status: RuntimePodStatus;
+  /** The pod's network namespace (netns runtime). */
+  readonly netns?: string;
+}
+
 export interface NodeNetwork {
   /** The node's `spec.podCIDRs`. */
   readonly podCIDRs: readonly string[];
@@ -72,6 +86,8 @@ export interface Runtime {
   /** Registers the listener for events the runtime itself raises (a probe failed: Unhealthy);
    *  the kubelet records them on the pod. Optional: a runtime without probes has none. */
   onEvent?(listener: (uid: string, e: ContainerEvent) => void): void;
+  /** Every sandbox held, and those recently removed (the runtime endpoint's view); optional. */
+  sandboxRecords?(): RuntimeSandboxRecord[];
   close(): Promise<void>;
 }
 

@@ -94,8 +94,12 @@ export const nodeAgentCommand: Command = {
       given, (line) => io.err(`kdp node ${name}: ${line}\n`));
     const nodeIPs = (args.flags['node-ip'] as string).split(',').map((s) => s.trim()).filter(Boolean);
     const nodeIP = nodeIPs.join(', ');
-    const agent = buildNodeAgent({ client, nodeName: name, runtime: buildVirtualRuntime({ timeScale: factor }), options: { nodeIPs, timeScale: factor } });
+    const runtime = buildVirtualRuntime({ timeScale: factor });
+    const agent = buildNodeAgent({ client, nodeName: name, runtime, options: { nodeIPs, timeScale: factor } });
     await agent.start();
+    // The node's runtime endpoint (`kdp crictl --node NAME`), in the data dir it was given.
+    const { serveNodeRuntimeEndpoint } = await import('../../kubelet/runtime-endpoint/serve.js');
+    const closeRuntime = await serveNodeRuntimeEndpoint({ dataDir, nodeName: name, runtime });
     const proxy = await buildKubeProxy({
       client: kubeProxy, nodeName: name, nodeIPs, mode, applier: buildMemoryApplier(mode),
       configText: args.flags['kube-proxy-config'] ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
@@ -108,6 +112,7 @@ export const nodeAgentCommand: Command = {
     await io.interrupted;
     proxy.stop();
     await agent.stop();
+    await closeRuntime();
     return 0;
   },
 };

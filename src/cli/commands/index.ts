@@ -3,6 +3,7 @@
 import type { Command } from '../command.js';
 import { apiserverCommand } from './apiserver.js';
 import { controllerManagerCommand, nodeAgentCommand, schedulerCommand } from './components.js';
+import { crictlCommand } from './crictl.js';
 import { diffCommand } from './diff.js';
 import { dnsLookupCommand, dnsServeCommand } from './dns.js';
 import { doctorCommand } from './doctor.js';
@@ -25,7 +26,7 @@ export const COMMANDS: readonly Command[] = [
   upCommand, downCommand, statusCommand, doctorCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
   nodePartitionCommand, nodeCrashCommand, etcdStatusCommand, etcdStopCommand, etcdStartCommand,
   etcdSnapshotSaveCommand, etcdSnapshotRestoreCommand,
-  netnsCommand, shCommand,
+  netnsCommand, shCommand, crictlCommand,
   rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand,
   dnsLookupCommand, dnsServeCommand,
   apiserverCommand, controllerManagerCommand, schedulerCommand, nodeAgentCommand, versionCommand,
