@@ -25,6 +25,7 @@ import type { LineCache } from './http/watch-stream.js';
 import { buildRefusalTracker, methodRefused } from './http-refusals.js';
 import type { ClientError } from './http-refusals.js';
 import { buildApiServerMetrics } from './metrics.js';
+import { withMetricsApi } from '../metrics/catalog.js';
 import { buildOpenApi } from './openapi.js';
 import { answerV2, answerV3Doc, answerV3Index } from './openapi/serve.js';
 import type { OpenApiAnswer, OpenApiRequest } from './openapi/serve.js';
@@ -94,13 +95,14 @@ function sendError(reply: FastifyReply, e: unknown) {
 
 export function buildApiServer(opts: ApiServerOptions): ApiServer {
   const o = resolveApiServerOptions(opts);
-  const catalog = o.catalog ?? buildDefaultCatalog();
+  const catalog = withMetricsApi(o.catalog ?? buildDefaultCatalog(), o.metricsApi);
   const authorizer = o.authorizer ?? buildAuthorizer({ mode: 'AlwaysAllow' });
   const service = buildApiService({
     store: o.store, catalog, rules: buildObjectRules(o.validator), authorizer,
     admission: o.admission ?? [], now: o.now, newUid: o.newUid,
     bookmarkIntervalMs: o.bookmarkIntervalMs, logProvider: o.logProvider,
     serviceAccountTokens: o.serviceAccountTokens, componentStatuses: o.componentStatuses,
+    metricsApi: o.metricsApi,
   });
   const openapi = buildOpenApi(catalog, GIT_VERSION);
   const settle = (raw: IncomingMessage, user: UserInfo | null): UserInfo => {

@@ -1,6 +1,7 @@
 // Options of the API server, validated and defaulted once.
 
 import type { ComponentStatusSource } from './rest/component-status.js';
+import type { MetricsApiSource } from '../metrics/api.js';
 import type { BackendDialer } from './proxy/backend-dialer.js';
 import type { ServiceAccountTokenIssuer } from './authn/service-account.js';
 import { randomUUID } from 'node:crypto';
@@ -29,6 +30,8 @@ export interface ApiServerOptions {
   readonly serviceAccountTokens?: ServiceAccountTokenIssuer;
   /** What `kubectl get componentstatuses` shows; default: probes of 10259 and 10257. */
   readonly componentStatuses?: ComponentStatusSource;
+  /** Serves metrics.k8s.io/v1beta1 (`kubectl top`) from this source; absent: not served. */
+  readonly metricsApi?: MetricsApiSource;
   /** How `pods/proxy` and `services/proxy` reach pod addresses (default: virtual, none). */
   readonly backendDialer?: BackendDialer;
   /** The API server's client certificate at kubelets (exec, attach, port-forward). */

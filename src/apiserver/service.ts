@@ -11,6 +11,7 @@ import { isReviewResource } from './resources.js';
 import {
   defaultComponentProbes, getComponentStatus, isComponentStatuses, listComponentStatuses,
 } from './rest/component-status.js';
+import { getComputed, isComputedMetrics, listComputed } from '../metrics/catalog.js';
 import { authorize } from './rest/authorize.js';
 import type { LogOptions, RequestContext, ServiceDeps } from './rest/deps.js';
 import { deleteObject } from './rest/delete.js';
@@ -130,6 +131,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       if (isComponentStatuses(r)) {
         return getComponentStatus(deps.componentStatuses ?? defaultComponentProbes(), needName(t));
       }
+      if (deps.metricsApi && isComputedMetrics(r)) return getComputed(deps, r, t.namespace, needName(t)) as never;
       const { obj, kv } = await readObject(deps, r, ns(r, t), needName(t));
       if (t.subresource === 'scale') return toScale(obj);
       return withEncoding(obj, servedJson(kv.value, obj, obj.metadata.resourceVersion!));
@@ -140,6 +142,7 @@ export function buildApiService(deps: ServiceDeps): ApiService {
       if (isComponentStatuses(r)) {
         return listComponentStatuses(deps.componentStatuses ?? defaultComponentProbes()) as never;
       }
+      if (deps.metricsApi && isComputedMetrics(r)) return listComputed(deps, r, t.namespace, opts) as never;
       return listObjects(deps, r, ns(r, t), opts);
     },
     async create(ctx, t, body, opts) {

@@ -3,6 +3,7 @@
 // which case every request runs as the admin, as the old insecure port did).
 
 import type { ComponentStatusSource } from './rest/component-status.js';
+import type { MetricsApiSource } from '../metrics/api.js';
 import type { BackendDialer } from './proxy/backend-dialer.js';
 import { apiServiceIP, parseServiceCIDRs } from '../api/service-cidr.js';
 import { buildEmbeddedStore } from '../store/index.js';
@@ -50,6 +51,8 @@ export interface StartApiServerOptions {
   readonly admission?: readonly AdmissionPlugin[];
   /** What `kubectl get componentstatuses` answers (default: probes of the components' ports). */
   readonly componentStatuses?: ComponentStatusSource;
+  /** metrics.k8s.io for `kubectl top` (kdp up's collector); absent: not served. */
+  readonly metricsApi?: MetricsApiSource;
   /** Upstream's ServiceAccount admission plugin (a pod gets `default` and its token volume);
    *  needs the controller manager's `default` ServiceAccounts. Default off. */
   readonly serviceAccountAdmission?: boolean;
@@ -104,7 +107,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
     server = await listenApiServer({
       store, catalog, authorizer, authenticator, anonymous: o.anonymous ?? !o.insecureHttp,
       admission, logProvider: o.logProvider, backendDialer: o.backendDialer,
-      serviceAccountTokens: saTokens.issuer, componentStatuses: o.componentStatuses,
+      serviceAccountTokens: saTokens.issuer, componentStatuses: o.componentStatuses, metricsApi: o.metricsApi,
       kubeletClient: { ...(await issueClientCertificate(caOf(pki), { commonName: 'kube-apiserver-kubelet-client',
         organizations: ['system:masters'] })), caPem: pki.caCertPem }, ...o.httpLimits,
     }, { host, port: o.port, insecureHttp: o.insecureHttp,

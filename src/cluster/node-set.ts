@@ -15,6 +15,7 @@ import { buildKubeProxy, type KubeProxy } from '../proxy/proxy-server.js';
 import { kdpError } from '../errors.js';
 import { serveMetrics } from '../proxy/metrics-server.js';
 import { buildKubeletServer } from '../kubelet/server/kubelet-server.js';
+import type { NodeMonitor, NodeMonitors } from '../metrics/node-monitor.js';
 import { netnsStreaming } from '../kubelet/netns-streaming.js';
 import { serveNodeRuntimeEndpoint } from '../kubelet/runtime-endpoint/serve.js';
 import { withEphemeral, type EphemeralRuntime } from '../kubelet/ephemeral.js';
@@ -66,6 +67,8 @@ export interface NodeSetOptions {
   readonly clientsFor?: NodeClientsFactory;
   /** The kubelet API's serving certificate for a node, and the CA of its clients (netns mode). */
   readonly kubeletTls?: (node: NodeSpec) => Promise<{ certPem: string; keyPem: string; caPem: string }>;
+  /** Resource usage and kubelet metrics of each node (kdp up's monitoring); default none. */
+  readonly monitors?: NodeMonitors;
   /**
    * kube-proxy and the pod network's agent run as the node's pods (kubeadm's kube-proxy
    * DaemonSet, the kdp-cni DaemonSet: `kdp up`): the kubelet starts them for their pods
@@ -137,7 +140,7 @@ export function nodeSpecs(
  *  listens on the node), authorising each request with a SubjectAccessReview. */
 async function serveKubeletApi(
   netns: NetnsDataPlane, node: NodeSpec, agent: NodeAgent, runtime: Runtime | EphemeralRuntime, client: KClient,
-  tls: { certPem: string; keyPem: string; caPem: string },
+  tls: { certPem: string; keyPem: string; caPem: string }, monitor?: NodeMonitor,
 ): Promise<() => void> {
   const server = buildKubeletServer({
     nodeName: node.name, tls,
@@ -153,6 +156,7 @@ async function serveKubeletApi(
     pods: () => agent.pods?.() ?? [],
     logs: (ns, pod, c, previous) => agent.logs(ns, pod, c, previous),
     streaming: netnsStreaming(runtime, (uid) => podNetnsName(netns.topo.prefix, uid), netns.sockets),
+    monitor,
   });
   const listener = await netns.listenInNode(node.name, node.ip, KUBELET_PORT);
   listener.on('connection', (s) => server.emit('connection', s));
@@ -186,6 +190,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
     running.delete(name);
     r.closeMetrics?.();
     r.closeKubelet?.();
+    o.monitors?.detach(name);
     r.netpol.stop();
     r.proxy?.stop();
     await r.agent.stop();
@@ -244,6 +249,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
         options: { nodeIPs: nodeIPsOf(node), timeScale: o.timeScale },
       });
       await agent.start();
+      const monitor = o.monitors?.attach(node.name, { pods: () => agent.pods?.() ?? [] }, plane.runtime);
       o.router.register(agent);
       const proxy = components ? undefined : await buildKubeProxy({
         client: clients.kubeProxy, nodeName: node.name, nodeIPs: nodeIPsOf(node),
@@ -258,7 +264,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       const closeMetrics = o.netns && proxy && port > 0
         ? serveMetrics(await o.netns.listenInNode(node.name, host, port), proxy.metrics.registry) : undefined;
       const closeKubelet = o.netns && o.kubeletTls
-        ? await serveKubeletApi(o.netns, node, agent, plane.runtime, clients.kubelet, await o.kubeletTls(node)) : undefined;
+        ? await serveKubeletApi(o.netns, node, agent, plane.runtime, clients.kubelet, await o.kubeletTls(node), monitor) : undefined;
       // The node's runtime endpoint (`kdp crictl`), as containerd's socket beside a kubelet.
       await serveNodeRuntimeEndpoint({ dataDir: o.dataDir, nodeName: node.name, runtime: plane.runtime,
         ...(netnsPlane ? { streaming: netnsStreaming(plane.runtime,

@@ -683,6 +683,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
         ...[...sandboxes.values()].map((sb) => record(sb, true))];
     },
     podHolderPid: (uid) => sandboxes.get(uid)?.holder?.pid,
+    containerPid: (uid, name) => sandboxes.get(uid)?.containers.get(name)?.child?.pid,
     containerEnv: (uid, name) => sandboxes.get(uid)?.containers.get(name)?.env,
     attachContainer: (uid, name, opts) => {
       const child = sandboxes.get(uid)?.containers.get(name)?.child as Partial<InteractiveWorkload> | undefined;

@@ -79,6 +79,8 @@ export interface Runtime {
   logs(uid: string, container: string, previous?: boolean): string;
   /** Registers the listener for container state changes (one per runtime). */
   onChange(listener: (uid: string) => void): void;
+  /** The host pid of a running container's main process (runtimes that run processes). */
+  containerPid?(uid: string, container: string): number | undefined;
   /** Starts the pod's ephemeral containers not yet started (kubectl debug); optional. */
   runEphemeral?(pod: Pod): Promise<void>;
   /** Their states, for the pod's ephemeralContainerStatuses. */

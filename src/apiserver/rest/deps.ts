@@ -2,6 +2,7 @@
 // the two transports (HTTP, in-process) share one pipeline.
 
 import type { ComponentStatusSource } from './component-status.js';
+import type { MetricsApiSource } from '../../metrics/api.js';
 import type { Cause } from '../../errors.js';
 import type { KubeObject } from '../../client/types.js';
 import type { StoreBackend } from '../../store/types.js';
@@ -52,6 +53,8 @@ export interface ServiceDeps {
   readonly serviceAccountTokens?: ServiceAccountTokenIssuer;
   /** What `componentstatuses` answers; default: probes of the components' secure ports. */
   readonly componentStatuses?: ComponentStatusSource;
+  /** metrics.k8s.io (`kubectl top`) and its APIService; absent: the group is not served. */
+  readonly metricsApi?: MetricsApiSource;
 }
 
 export interface RequestContext {

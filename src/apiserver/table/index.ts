@@ -14,6 +14,7 @@ import type { Cell, ColumnDefinition, Printer } from './types.js';
 import { networkPolicyPrinter } from '../../netpol/printer.js';
 import { AGE_COL, NAME_COL } from './types.js';
 import { componentStatusPrinter } from '../rest/component-status.js';
+import { apiServicePrinter } from '../../metrics/api-services.js';
 
 const DEFAULT_PRINTER: Printer = {
   columns: [NAME_COL, AGE_COL],
@@ -30,6 +31,7 @@ const PRINTERS: Record<string, Printer> = {
   'secrets': core.secretPrinter,
   'serviceaccounts': core.serviceAccountPrinter,
   'componentstatuses': componentStatusPrinter,
+  'apiregistration.k8s.io/apiservices': apiServicePrinter,
   'events': core.eventPrinter,
   'apps/deployments': other.deploymentPrinter,
   'apps/replicasets': other.replicaSetPrinter,

@@ -12,6 +12,8 @@ import type { Pod } from '../../api/types.js';
 import { isKdpError } from '../../errors.js';
 import { refuseUpgrade, servePortForward, serveRemoteCommand } from '../../streaming/index.js';
 import type { StreamingRuntime, StreamOptions } from '../streams.js';
+import type { NodeMonitor } from '../../metrics/node-monitor.js';
+import { serveMonitorPath } from './monitor-routes.js';
 
 export interface KubeletUser { readonly name: string; readonly groups: readonly string[] }
 
@@ -26,6 +28,8 @@ export interface KubeletServerDeps {
   /** The node's pods, for /pods and /runningpods/ (default: none). */
   pods?(): readonly Pod[];
   readonly streaming?: StreamingRuntime;
+  /** /metrics, /metrics/resource, /stats/summary (monitor-routes.ts); absent: /metrics is empty. */
+  readonly monitor?: NodeMonitor;
 }
 
 const VIRTUAL = 'virtual nodes run no processes: exec, attach and port-forward need a netns cluster (sudo kdp up)';
@@ -127,10 +131,8 @@ export function buildKubeletServer(d: KubeletServerDeps): Server {
         }));
         return send(200, JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items }), 'application/json');
       }
-      if (t.kind === 'metrics' && t.parts.length === 0) {
-        // Placeholder until the kubelet's own metrics exist (the monitoring issue).
-        return send(200, '# kdp kubelet: no metrics yet\n', 'text/plain; version=0.0.4; charset=utf-8');
-      }
+      const monitored = await serveMonitorPath(t.kind, t.parts, d.monitor);
+      if (monitored) return send(monitored.code, monitored.body, monitored.type);
       if (t.kind === 'containerLogs') {
         const [ns, name, container] = t.parts;
         try {
