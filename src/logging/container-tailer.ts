@@ -50,7 +50,7 @@ interface Tracked {
 }
 
 const POD_DIR = /^([a-z0-9.-]+)_([a-z0-9.-]+)_([A-Za-z0-9-]+)$/;
-const LOG_FILE = /^(\d+)\.log(?:\.(\d{8}-\d{6}))?$/;
+const LOG_FILE = /^(\d+)\.log(?:\.(\d{8}-\d{6}(?:-\d+)?))?$/;
 const READ = 256 * 1024;
 
 export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer {

@@ -12,6 +12,7 @@ import {
   etcdSnapshotRestoreCommand, etcdSnapshotSaveCommand, etcdStartCommand, etcdStatusCommand, etcdStopCommand,
 } from './etcd.js';
 import { kubeconfigCommand } from './kubeconfig.js';
+import { logsCommand } from './logs.js';
 import { netnsCommand, shCommand } from './netns.js';
 import { nodeCrashCommand, nodePartitionCommand, nodeStartCommand, nodeStopCommand } from './node.js';
 import { rulesCompileCommand } from './rules-compile.js';
@@ -26,7 +27,7 @@ export const COMMANDS: readonly Command[] = [
   upCommand, downCommand, statusCommand, doctorCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
   nodePartitionCommand, nodeCrashCommand, etcdStatusCommand, etcdStopCommand, etcdStartCommand,
   etcdSnapshotSaveCommand, etcdSnapshotRestoreCommand,
-  netnsCommand, shCommand, crictlCommand,
+  netnsCommand, shCommand, crictlCommand, logsCommand,
   rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand,
   dnsLookupCommand, dnsServeCommand,
   apiserverCommand, controllerManagerCommand, schedulerCommand, nodeAgentCommand, versionCommand,

@@ -1,0 +1,133 @@
+// Cluster-level logging for an in-process cluster (`kdp up`): the node-level agent and the
+// backend in one. It tails every node's pod log directory (`<data-dir>/nodes/<node>/pods`,
+// laid out as /var/log/pods) and takes the components' lines (their Events, the API server's
+// requests, the agents' warnings), and writes all of it to the cluster's log store in
+// `<data-dir>/logs`, which outlives pods, nodes and the cluster's run (`kdp logs` reads it).
+
+import type { Server } from 'node:http';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Event } from '../api/types.js';
+import type { InformerFactory } from '../client/informer.js';
+import type { KubeObject } from '../client/types.js';
+import { nodeDirOf } from '../kubelet/container-log-files.js';
+import { agentLine, eventLine, httpLine, type ComponentLine } from './component-lines.js';
+import { buildContainerTailer, type PodLogRoot } from './container-tailer.js';
+import { openLogWriter, type LogWriter } from './log-writer.js';
+import type { ComponentName, ComponentSource } from './record.js';
+
+/** The cluster's log store directory. */
+export function logStoreDir(dataDir: string): string {
+  return join(dataDir, 'logs');
+}
+
+export interface LogCollectionOptions {
+  readonly dataDir: string;
+  readonly informers: InformerFactory;
+  /** The API server's HTTP server: each finished request is one apiserver line. */
+  readonly apiServer?: Server;
+  /** The store's size bound (default 256 MiB). */
+  readonly maxBytes?: number;
+  readonly pollMs?: number;
+  readonly onError?: (e: unknown) => void;
+  readonly now?: () => number;
+}
+
+export interface LogCollection {
+  /** Writes a line of a component. */
+  line(l: ComponentLine): void;
+  /** `log` for kdp up's agents: their lines go to the store, and on to `next`. */
+  tee(next: (line: string) => void): (line: string) => void;
+  /** Reads every file to its end, writes everything and stops. */
+  stop(): void;
+}
+
+const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
+const EVENTS = { group: '', version: 'v1', resource: 'events' } as const;
+/** Labels of pods seen, kept for this many deleted pods (their logs may be read later). */
+const DELETED_KEPT = 10_000;
+
+export function startLogCollection(o: LogCollectionOptions): LogCollection {
+  const now = o.now ?? Date.now;
+  const started = now();
+  const writer: LogWriter = openLogWriter({ dir: logStoreDir(o.dataDir), maxBytes: o.maxBytes });
+  const sources = new Map<string, ComponentSource>();
+  const line = (l: ComponentLine, time = now()) => {
+    const key = `${l.component}/${l.node ?? ''}`;
+    let source = sources.get(key);
+    if (!source) {
+      source = { kind: 'component', component: l.component as ComponentName, ...(l.node ? { node: l.node } : {}) };
+      sources.set(key, source);
+    }
+    writer.append({ time, source, stream: 'stderr', message: l.message });
+  };
+
+  // Labels by pod UID, from the watch: a pod deleted before its directory is first seen keeps
+  // its labels too.
+  const labels = new Map<string, Record<string, string>>();
+  const deleted: string[] = [];
+  const pods = o.informers.informerFor<KubeObject>(PODS);
+  const remember = (p: KubeObject) => { if (p.metadata.uid) labels.set(p.metadata.uid, { ...(p.metadata.labels ?? {}) }); };
+  const offPods = pods.addEventHandler({
+    onAdd: remember, onUpdate: (_, p) => remember(p),
+    onDelete: (p) => {
+      remember(p);
+      deleted.push(p.metadata.uid ?? '');
+      if (deleted.length > DELETED_KEPT) labels.delete(deleted.shift()!);
+    },
+  });
+
+  // Events as their components log them; an Event from before this run was logged then.
+  const events = o.informers.informerFor<Event>(EVENTS);
+  const seenAt = (ev: Event) => Date.parse(ev.lastTimestamp ?? ev.eventTime ?? ev.firstTimestamp ?? '') || 0;
+  const offEvents = events.addEventHandler({
+    onAdd: (ev) => { if (seenAt(ev) >= started - 1000) line(eventLine(ev)); },
+    onUpdate: (old, ev) => { if ((ev.count ?? 1) > (old.count ?? 1)) line(eventLine(ev)); },
+  });
+
+  const tailer = buildContainerTailer({
+    roots: () => nodeRoots(o.dataDir),
+    labelsOf: (ns, name, uid) => labels.get(uid)
+      ?? (pods.cache.get(`${ns}/${name}`)?.metadata.uid === uid ? pods.cache.get(`${ns}/${name}`)!.metadata.labels : undefined),
+    sink: (r) => writer.append(r),
+    positionsFile: join(logStoreDir(o.dataDir), 'tail-positions.json'),
+    pollMs: o.pollMs, onError: o.onError,
+  });
+  tailer.start();
+
+  const onRequest = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+    const t0 = performance.now();
+    res.once('close', () => line({ component: 'apiserver', message: httpLine(req, res, performance.now() - t0) }));
+  };
+  o.apiServer?.on('request', onRequest);
+  const addr = o.apiServer?.address();
+  if (addr && typeof addr === 'object') {
+    line({ component: 'apiserver', message: `"Serving securely on ${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}"` });
+  }
+
+  let stopped = false;
+  return {
+    line: (l) => { if (!stopped) line(l); },
+    tee: (next) => (text) => {
+      const l = agentLine(text);
+      if (l && !stopped) line(l);
+      next(text);
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      o.apiServer?.off('request', onRequest);
+      offPods();
+      offEvents();
+      tailer.stop();
+      writer.close();
+    },
+  };
+}
+
+/** Every node's pod log directory in the data dir (a stopped node's too: its files stay). */
+function nodeRoots(dataDir: string): PodLogRoot[] {
+  let nodes: string[];
+  try { nodes = readdirSync(join(dataDir, 'nodes')); } catch { return []; }
+  return nodes.map((node) => ({ node, dir: join(nodeDirOf(dataDir, node), 'pods') }));
+}
