@@ -4,7 +4,7 @@
 // never reads the data.
 
 import type { ResourceCatalog } from './resource-types.js';
-import { readOpenApiData } from './openapi/data.js';
+import { sharedOpenApiData } from './openapi/unknown-fields.js';
 import type { OpenApiData } from './openapi/data.js';
 import { buildOpenApiV2 } from './openapi/v2.js';
 import { encodeOpenApiV2 } from './openapi/v2-proto.js';
@@ -24,7 +24,7 @@ function once<T>(f: () => T): () => T {
 }
 
 export function buildOpenApi(cat: ResourceCatalog, gitVersion: string,
-  load: () => OpenApiData = readOpenApiData): OpenApiDocs {
+  load: () => OpenApiData = sharedOpenApiData): OpenApiDocs {
   const data = once(load);
   const v2 = once(() => buildOpenApiV2(data(), cat, gitVersion));
   const doc = (body: Buffer): OpenApiDoc => ({ body, etag: etagOf(body) });

@@ -16,6 +16,7 @@ import { checkAccept, PATCH_TYPES, mediaType, wantsTable } from './media.js';
 import { parseFieldSelector } from '../../api/field-selectors.js';
 import { checkWatchOptions, listOptionsOf } from './list-options.js';
 import { deleteOptionsOf, patchOptionCauses, writeOptionsOf } from './write-options.js';
+import { checkUnknownFields, fieldValidationOf } from './field-validation.js';
 import { parseResourceVersion, tooLargeResourceVersion } from '../rest/resource-version.js';
 import { parsePath } from './path.js';
 import type { ParsedPath } from './path.js';
@@ -146,15 +147,19 @@ async function handleTarget<R extends JsonReply>(
       }
       const opts = writeOptionsOf(query, 'CreateOptions');
       const body = decodeBody(req.headers['content-type'], req.body, true);
+      const warning = unknownFields(svc, t, req, 'create', body);
       const out = await svc.create(ctx, t, body, { dryRun: opts.dryRun,
         fieldManager: fieldManager(req, query) });
+      if (warning) reply.header('warning', warning);
       return sendJson(reply, 201, out);
     }
     case 'PUT': {
       const opts = writeOptionsOf(query, 'UpdateOptions');
       const body = decodeBody(req.headers['content-type'], req.body, true);
+      const warning = unknownFields(svc, t, req, 'update', body);
       const out = await svc.update(ctx, t, body, { dryRun: opts.dryRun,
         fieldManager: fieldManager(req, query) });
+      if (warning) reply.header('warning', warning);
       return sendJson(reply, out.created ? 201 : 200, out.obj);
     }
     case 'PATCH': {
@@ -165,9 +170,11 @@ async function handleTarget<R extends JsonReply>(
         patchOptionCauses(query, type === 'apply'));
       const body = decodeBody(req.headers['content-type'], req.body);
       if (body === undefined) throw kdpError('KDP_BAD_REQUEST', 'the patch body is empty');
+      const warning = unknownFields(svc, t, req, type, body);
       const out = await svc.patch(ctx, t, type, body, { dryRun: opts.dryRun,
         fieldManager: type === 'apply' ? opts.fieldManager : fieldManager(req, query),
         force: qBool(query, 'force') });
+      if (warning) reply.header('warning', warning);
       return sendJson(reply, out.created ? 201 : 200, out.obj);
     }
     case 'DELETE': {
@@ -182,6 +189,16 @@ async function handleTarget<R extends JsonReply>(
     default:
       throw kdpError('KDP_METHOD_NOT_ALLOWED', `${req.method} is not supported`);
   }
+}
+
+/** The unknown-field check of a write's body (field-validation.ts): a Warning value, or throws. */
+function unknownFields(svc: ApiService, t: Target, req: ResourceRequest, op: string,
+  body: unknown): string | undefined {
+  const r = svc.catalog.find(t.group, t.version, t.resource);
+  if (!r || !body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const ct = req.headers['content-type'] ?? '';
+  return checkUnknownFields({ resource: r, subresource: t.subresource, op, body,
+    directive: fieldValidationOf(req.query as Query), yaml: /yaml/i.test(ct) });
 }
 
 async function handleGet<R extends JsonReply>(
