@@ -18,10 +18,11 @@ export interface KubeletMetrics {
 export function buildKubeletMetrics(o: { startTime: number; pods(): readonly Pod[] }): KubeletMetrics {
   const registry = new Registry();
   const recorded = new Set<string>();
-  const sli = new Histogram({ name: 'kubelet_pod_start_sli_duration_seconds',
+  // Registered first, so its collect (which records new start-ups) runs before it is rendered.
+  const sli: Histogram = new Histogram({ name: 'kubelet_pod_start_sli_duration_seconds',
     help: '[ALPHA] Duration in seconds to start a pod, excluding time to pull images and run init containers, '
       + 'measured from pod creation timestamp to when all its containers are reported as started and observed via watch',
-    buckets: SLI_BUCKETS, registers: [registry] });
+    buckets: SLI_BUCKETS, registers: [registry], collect: () => update() });
   const update = () => {
     const live = new Set<string>();
     for (const p of o.pods()) {
@@ -43,7 +44,6 @@ export function buildKubeletMetrics(o: { startTime: number; pods(): readonly Pod
   new Gauge({ name: 'kubelet_running_pods', help: '[ALPHA] Number of pods that have a running pod sandbox',
     registers: [registry],
     collect() {
-      update();
       this.set(o.pods().filter((p) => p.status?.phase === 'Running'
         || (p.status?.phase === 'Pending' && !!p.status.podIP)).length);
     } });
