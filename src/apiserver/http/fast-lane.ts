@@ -70,12 +70,25 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
   });
 }
 
+function wellEscaped(url: string): boolean {
+  if (!url.includes('%')) return true;
+  try {
+    decodeURIComponent(url.split('?')[0]!);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function buildFastLane(o: FastLaneOptions): FastLane {
   const { service } = o;
   return (raw, res) => {
     const url = raw.url ?? '';
     if (!LANE_METHODS.has(raw.method ?? '') ||
       !(url.startsWith('/api/') || url.startsWith('/apis/'))) return false;
+    // A malformed percent-escape is Fastify's 400 (as Go's server refuses such a request line);
+    // the lenient path parser here would read it as a name and answer 404.
+    if (!wellEscaped(url)) return false;
     const parsed = parsePath(service.catalog, url);
     if (parsed.kind === 'invalid') return false;
     // Proxied (not one JSON document): the Fastify route streams them.

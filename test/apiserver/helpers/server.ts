@@ -1,12 +1,14 @@
-// An API server over a memory store, for inject() tests; JSON helpers for requests.
+// An API server over a memory store, listening on loopback: `req` sends real HTTP requests, so
+// they take the path production requests take (JSON requests through the fast lane, the rest
+// through Fastify's routes), not inject()'s shortcut past the HTTP server. JSON helpers too.
 
-import { buildApiServer } from '../../../src/apiserver/app.js';
-import type { ApiServer } from '../../../src/apiserver/app.js';
+import { request } from 'node:http';
 import type { ApiServerOptions } from '../../../src/apiserver/options.js';
+import { listenApiServer, type ListeningServer } from '../../../src/apiserver/serve.js';
 import { buildMemoryStore } from '../../../src/store/index.js';
 import type { StoreBackend } from '../../../src/store/types.js';
 
-export interface TestServer extends ApiServer {
+export interface TestServer extends ListeningServer {
   readonly store: StoreBackend;
   /** Sends a request; objects are sent as JSON unless a string or Buffer is given. */
   req(method: string, url: string, body?: unknown, headers?: Record<string, string>):
@@ -16,19 +18,30 @@ export interface TestServer extends ApiServer {
 
 export async function buildTestServer(opts: Partial<ApiServerOptions> = {}): Promise<TestServer> {
   const store = opts.store ?? buildMemoryStore();
-  const srv = buildApiServer({ ...opts, store });
-  const req: TestServer['req'] = async (method, url, body, headers = {}) => {
+  const srv = await listenApiServer({ ...opts, store }, { port: 0, insecureHttp: true });
+  const req: TestServer['req'] = (method, url, body, headers = {}) => new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined :
       typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-    const h = { ...headers };
+    // Every real client names itself (the field manager of its writes comes from it).
+    const h: Record<string, string | number> = { 'user-agent': 'kdp-test/1.0', ...headers };
     if (payload !== undefined && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) {
       h['content-type'] = 'application/json';
     }
-    const res = await srv.app.inject({ method: method as 'GET', url, payload, headers: h });
-    let parsed: unknown;
-    try { parsed = JSON.parse(res.body); } catch { parsed = undefined; }
-    return { status: res.statusCode, body: parsed, headers: res.headers, text: res.body };
-  };
+    if (payload !== undefined) h['content-length'] = Buffer.byteLength(payload);
+    const r = request(`${srv.url}${url}`, { method, headers: h, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown;
+        try { parsed = JSON.parse(text); } catch { parsed = undefined; }
+        resolve({ status: res.statusCode!, body: parsed, headers: res.headers, text });
+      });
+      res.on('error', reject);
+    });
+    r.on('error', reject);
+    r.end(payload);
+  });
   await req('POST', '/api/v1/namespaces', { metadata: { name: 'default' } });
   return { ...srv, store, req, async done() { await srv.close(); await store.close(); } };
 }
