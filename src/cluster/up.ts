@@ -42,6 +42,7 @@ import { startNetnsDataPlane, type CniNetworkOptions, type NetnsDataPlane } from
 import { assertKernelMode } from '../host/rule-applier.js';
 import { ensureDnsAddon } from './addons/dns.js';
 import { dnsServiceIP } from '../api/service-cidr.js';
+import { startLogCollection } from '../logging/collector.js';
 import { buildClusterMonitoring, METRIC_RESOLUTION_MS } from '../metrics/cluster-monitoring.js';
 import { ensureKubeProxyAddon, ensureObjects, kubeProxyConfigConf } from './addons/kube-proxy.js';
 import { kdpCniAddonObjects } from './addons/kdp-cni.js';
@@ -163,6 +164,11 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const client = buildInProcessClient(api.server.service, ADMIN_USER);
     const informers = buildInformerFactory(client);
     closers.push(() => informers.stop());
+    // Cluster-level logging: pods' and components' lines into <data-dir>/logs (`kdp logs`).
+    const logs = startLogCollection({ dataDir: o.paths.root, informers, apiServer: api.server.app.server,
+      onError: (e) => o.progress(`logs: ${(e as Error).message}`) });
+    closers.push(() => logs.stop());
+    const agentLog = logs.tee(o.progress);
     const manager: ControllerManager = buildControllerManager({ client, informers, options: {
       timeScale: factor, clusterCIDR: net.clusterCIDRs.join(','),
       serviceCIDR: net.serviceCIDRs.join(','), ...nodeMaskOptions(net),
@@ -195,7 +201,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       client, dataDir: o.paths.root, proxyMode: o.proxyMode,
       kubeProxyConfig: o.kubeProxyConfig ?? defaultKubeProxyConfig(net.clusterCIDRs),
       timeScale: factor, router, informers,
-      onError: (where, e) => o.progress(`${where}: ${(e as Error).message}`), log: o.progress, netns,
+      onError: (where, e) => agentLog(`${where}: ${(e as Error).message}`), log: agentLog, netns,
       clientsFor: buildInProcessNodeClients(api.server.service, o.paths.root, caOf(api.pki)),
       kubeletTls: async (node) => ({ ...(await issueLeaf(caOf(api.pki), { commonName: node.name, usage: 'server',
         sans: [...nodeIPsOf(node).map((ip) => `IP:${ip}`), `DNS:${node.name}`] })), caPem: api.pki.caCertPem }),
