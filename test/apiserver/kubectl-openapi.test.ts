@@ -51,6 +51,17 @@ const SECOND = deployment(`      - name: logger
         - {name: C, value: "3"}
 `);
 
+function netpol(ports: string): string {
+  return `apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: np}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  ingress:
+  - ports:
+${ports}`;
+}
+
 const UNKNOWN_FIELD = `apiVersion: v1
 kind: Pod
 metadata: {name: bogus}
@@ -134,6 +145,19 @@ describe.skipIf(MINORS.length === 0)('kubectl with upstream OpenAPI schemas', ()
       expect(again.containers[0].ports.map((p: any) => p.containerPort)).toEqual([80, 443]);
       expect(again.containers[0].env.map((e: any) => `${e.name}=${e.value}`))
         .toEqual(['A=1', 'B=2', 'C=3']);
+    });
+
+    it(`kubectl 1.${minor} apply twice replaces NetworkPolicy ports, an atomic list upstream`, async () => {
+      const ns = `np-${minor}`;
+      expect((await h.kubectl(['create', 'namespace', ns], { minor })).code).toBe(0);
+      const one = await h.file(`np1-${minor}.yaml`, netpol('    - {port: 80}\n    - {port: 443}\n'));
+      const two = await h.file(`np2-${minor}.yaml`, netpol('    - {port: 8080}\n'));
+      expect((await h.kubectl(['apply', '-n', ns, '-f', one], { minor })).code).toBe(0);
+      const r = await h.kubectl(['apply', '-n', ns, '-f', two], { minor });
+      expect(r.stdout.trim()).toBe('networkpolicy.networking.k8s.io/np configured');
+      const got = JSON.parse((await h.kubectl(['get', 'netpol', 'np', '-n', ns, '-o', 'json'],
+        { minor })).stdout);
+      expect(got.spec.ingress[0].ports.map((p: any) => p.port)).toEqual([8080]);
     });
   }
 });

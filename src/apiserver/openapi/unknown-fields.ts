@@ -5,6 +5,8 @@
 
 import { readOpenApiData } from './data.js';
 import type { JsonObject, OpenApiData } from './data.js';
+import { buildPatchMetaSource } from './patch-meta.js';
+import type { PatchMetaSource } from './patch-meta.js';
 import { SCHEMA_REF } from './v3.js';
 
 const isObj = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -94,7 +96,7 @@ export function strictDecodingMessage(fields: readonly string[]): string {
   return `strict decoding error: ${fields.map((f) => `unknown field "${f}"`).join(', ')}`;
 }
 
-let shared: { data: OpenApiData; checker?: FieldChecker } | undefined;
+let shared: { data: OpenApiData; checker?: FieldChecker; patchMeta?: PatchMetaSource } | undefined;
 
 /**
  * The upstream data file, read once per process and shared by every server in it (read-only;
@@ -108,4 +110,10 @@ export function sharedOpenApiData(): OpenApiData {
 export function sharedFieldChecker(): FieldChecker {
   const s = shared ?? (shared = { data: readOpenApiData() });
   return (s.checker ??= buildFieldChecker(s.data));
+}
+
+/** Strategic-merge-patch metadata from the same shared data. */
+export function sharedPatchMeta(): PatchMetaSource {
+  const s = shared ?? (shared = { data: readOpenApiData() });
+  return (s.patchMeta ??= buildPatchMetaSource(s.data));
 }

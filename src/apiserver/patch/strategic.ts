@@ -5,9 +5,14 @@
 // directive answers 400 with upstream's message (mergepatch errors); other `$` keys are ignored
 // (upstream keeps them as fields that typed decoding drops). Keys are request data: read and
 // written as own properties (own.ts).
+// With the kind's patch metadata (from its upstream schema, `SmpOptions.meta`), a list merges
+// only where the schema says `x-kubernetes-patch-strategy: merge`, by its
+// `x-kubernetes-patch-merge-key`, exactly as kubectl computed the patch; without it (a kind
+// with no schema) merge keys are guessed by field name (merge-keys.ts).
 
 import { isDeepStrictEqual } from 'node:util';
 import { kdpError } from '../../errors.js';
+import type { PatchMeta } from '../openapi/patch-meta.js';
 import { isSetList, mergeKeyFor } from './merge-keys.js';
 import { getOwn, setOwn } from './own.js';
 
@@ -38,12 +43,14 @@ function strip(v: unknown): unknown {
 export interface SmpOptions {
   /** Server-side apply: a null in the patch is a value to keep absent, not a deletion marker. */
   readonly ignoreNull?: boolean;
+  /** The patched kind's metadata from its schema; field-name guesses without it. */
+  readonly meta?: PatchMeta;
 }
 
 export function applyStrategicMergePatch(original: unknown, patch: unknown, opts: SmpOptions = {}):
   unknown {
   if (!isObj(patch)) throw kdpError('KDP_BAD_REQUEST', 'strategic merge patch must be an object');
-  return mergeMap(isObj(original) ? original : {}, patch, opts);
+  return mergeMap(isObj(original) ? original : {}, patch, opts, opts.meta);
 }
 
 function bad(msg: string) {
@@ -79,7 +86,8 @@ function checkRetainKeys(patch: Obj): unknown[] | undefined {
   return retain;
 }
 
-function mergeMap(orig: Obj, patch: Obj, opts: SmpOptions): Obj | undefined {
+function mergeMap(orig: Obj, patch: Obj, opts: SmpOptions, meta: PatchMeta | undefined):
+  Obj | undefined {
   if (Object.hasOwn(patch, '$patch')) {
     const directive = patch.$patch;
     if (directive === 'delete') return undefined;
@@ -99,10 +107,10 @@ function mergeMap(orig: Obj, patch: Obj, opts: SmpOptions): Obj | undefined {
     if (v === null) { if (!opts.ignoreNull) delete out[k]; continue; }
     const cur = getOwn(out, k);
     if (isObj(v)) {
-      const merged = mergeMap(isObj(cur) ? cur : {}, v, opts);
+      const merged = mergeMap(isObj(cur) ? cur : {}, v, opts, meta?.field(k));
       if (merged === undefined) delete out[k]; else setOwn(out, k, merged);
     } else if (Array.isArray(v)) {
-      setOwn(out, k, mergeList(k, Array.isArray(cur) ? cur : [], v, opts));
+      setOwn(out, k, mergeList(k, Array.isArray(cur) ? cur : [], v, opts, meta?.field(k)));
     } else {
       setOwn(out, k, v);
     }
@@ -118,7 +126,7 @@ function mergeMap(orig: Obj, patch: Obj, opts: SmpOptions): Obj | undefined {
     if (k.startsWith(ORDER) && Array.isArray(v)) {
       const f = k.slice(ORDER.length);
       const cur = getOwn(out, f);
-      if (Array.isArray(cur)) setOwn(out, f, reorder(f, cur, v));
+      if (Array.isArray(cur)) setOwn(out, f, reorder(f, cur, v, meta?.field(f)));
     }
   }
   if (retain) {
@@ -144,16 +152,30 @@ function checkListDirectives(patch: unknown[], key: string): void {
   }
 }
 
-function mergeList(field: string, orig: unknown[], patch: unknown[], opts: SmpOptions): unknown[] {
+/** Whether a list merges, and by which key: from the schema, else guessed by field name. */
+function listStrategy(field: string, orig: unknown[], patch: unknown[],
+  meta: PatchMeta | undefined): { set: boolean; key?: string } {
+  if (!meta) {
+    return { set: isSetList(field) && patch.every((e) => !isObj(e)),
+      key: mergeKeyFor(field, orig, patch) };
+  }
+  if (!meta.strategy.split(',').includes('merge')) return { set: false };
+  const maps = [...orig, ...patch].some(isObj);
+  return maps ? { set: false, key: meta.mergeKey } : { set: true };
+}
+
+function mergeList(field: string, orig: unknown[], patch: unknown[], opts: SmpOptions,
+  meta: PatchMeta | undefined): unknown[] {
   if (patch.some((e) => isObj(e) && e.$patch === 'replace')) {
     return strip(patch.filter((e) => !(isObj(e) && e.$patch === 'replace'))) as unknown[];
   }
-  if (isSetList(field) && patch.every((e) => !isObj(e))) {
+  const how = listStrategy(field, orig, patch, meta);
+  if (how.set) {
     const out = [...orig];
     for (const e of patch) if (!out.some((x) => isDeepStrictEqual(x, e))) out.push(e);
     return out;
   }
-  const key = mergeKeyFor(field, orig, patch);
+  const key = how.key;
   if (!key) return strip(patch) as unknown[];
   checkListDirectives(patch, key);
   const out = [...orig];
@@ -165,7 +187,7 @@ function mergeList(field: string, orig: unknown[], patch: unknown[], opts: SmpOp
       continue;
     }
     if (i >= 0) {
-      const merged = mergeMap(out[i] as Obj, el, opts);
+      const merged = mergeMap(out[i] as Obj, el, opts, meta?.items);
       if (merged === undefined) out.splice(i, 1); else out[i] = merged;
     } else {
       out.push(strip(el));
@@ -175,8 +197,9 @@ function mergeList(field: string, orig: unknown[], patch: unknown[], opts: SmpOp
 }
 
 /** `$setElementOrder`: listed elements first in the given order, the rest after. */
-function reorder(field: string, list: unknown[], order: unknown[]): unknown[] {
-  const key = mergeKeyFor(field, list);
+function reorder(field: string, list: unknown[], order: unknown[], meta: PatchMeta | undefined):
+  unknown[] {
+  const key = meta ? meta.mergeKey : mergeKeyFor(field, list);
   const pos = (e: unknown) => order.findIndex((o) =>
     key && isObj(o) && isObj(e) ? isDeepStrictEqual(o[key], e[key]) : isDeepStrictEqual(o, e));
   const withPos = list.map((e, i) => ({ e, p: pos(e), i }));

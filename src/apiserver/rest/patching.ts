@@ -5,6 +5,7 @@ import type { KubeObject, PatchType } from '../../client/types.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic.js';
+import { sharedPatchMeta } from '../openapi/unknown-fields.js';
 import { badRequest } from './errors.js';
 
 export function applyPatch(cur: KubeObject, type: Exclude<PatchType, 'apply'>, patch: unknown):
@@ -13,7 +14,11 @@ export function applyPatch(cur: KubeObject, type: Exclude<PatchType, 'apply'>, p
   let out: unknown;
   if (type === 'json') out = applyJsonPatch(cur, patch);
   else if (type === 'merge') out = applyMergePatch(cur, patch);
-  else out = applyStrategicMergePatch(cur, patch);
+  else {
+    // Lists merge as the kind's upstream schema says, as kubectl computed the patch.
+    const meta = sharedPatchMeta().forKind(cur.apiVersion ?? '', cur.kind ?? '');
+    out = applyStrategicMergePatch(cur, patch, { meta });
+  }
   if (!out || typeof out !== 'object' || Array.isArray(out)) {
     throw badRequest('the patch turned the object into a non-object');
   }
