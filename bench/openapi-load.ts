@@ -34,6 +34,7 @@ report('API server build + ready (OpenAPI untouched)', performance.now() - start
 await plain.close();
 
 const h0 = heap();
+const rss0 = process.memoryUsage().rss;
 const [data, tRead] = time(() => readOpenApiData());
 report('read + gunzip + parse the data', tRead, 'ms');
 const h1 = heap();
@@ -52,6 +53,8 @@ report('encode v2 as gnostic protobuf', tPb, 'ms');
 report('v2 protobuf', pb.length / 1024, 'KiB');
 const h2 = heap();
 report('heap kept with data + v3 + v2 (JSON and protobuf) built', mib(h2 - h0), 'MiB');
+report('RSS growth meanwhile (includes the documents\' Buffers)',
+  mib(process.memoryUsage().rss - rss0), 'MiB');
 
 const [checker, tChk] = time(() => buildFieldChecker(data));
 report('build the field checker', tChk, 'ms');
