@@ -25,9 +25,9 @@ export interface LogFilters {
   readonly grep?: string;
 }
 
-/** The DNS addon's pods (kubeadm's CoreDNS labels): `--component dns` includes their output. */
-const DNS_POD = (s: LogSource) => s.kind === 'container' && s.namespace === 'kube-system'
-  && s.labels['k8s-app'] === 'kube-dns';
+/** Components that run as kube-system pods (kubeadm's labels): `--component` includes their
+ *  containers' output — the DNS addon's CoreDNS pods, and kube-proxy's DaemonSet pods. */
+const COMPONENT_PODS: Partial<Record<ComponentName, string>> = { dns: 'kube-dns', 'kube-proxy': 'kube-proxy' };
 
 /** Parses a Go duration (`300ms`, `1.5h`, `2h45m`) into milliseconds; NaN when it is not one. */
 export function parseDuration(s: string): number {
@@ -69,7 +69,8 @@ export function buildLogQuery(f: LogFilters, now: number = Date.now()): LogQuery
     return { sinceMs, grep, source: (s) => {
       if (node !== undefined && s.node !== node) return false;
       if (s.kind === 'component') return wanted.has(s.component);
-      return wanted.has('dns') && DNS_POD(s);
+      const app = s.namespace === 'kube-system' ? s.labels['k8s-app'] : undefined;
+      return app !== undefined && [...wanted].some((c) => COMPONENT_PODS[c] === app);
     } };
   }
   let selector: LabelMatcher | undefined;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { logStoreDir } from '../../src/logging/collector.js';
 import { openLogWriter, type LogWriter } from '../../src/logging/log-writer.js';
-import type { LogSource } from '../../src/logging/record.js';
+import type { ContainerSource, LogSource } from '../../src/logging/record.js';
 import { captureIO, kdp } from '../helpers/cli.js';
 
 const dirs: string[] = [];
@@ -66,11 +66,12 @@ describe('kdp logs', () => {
     expect(await q('--component', 'kubelet', '--node', 'n1')).toMatch(/^\S+ n1 kubelet: kubelet n1 says hi\n$/);
     expect(messages(await q('--component', 'kubelet'))).toEqual(['kubelet n1 says hi', 'kubelet n2 says hi']);
     expect(messages(await q('--component', 'scheduler'))).toEqual([]);
-    const dnsPod = pod('kube-system', 'coredns-1', 'coredns');
+    const dnsPod = pod('kube-system', 'coredns-1', 'coredns') as ContainerSource;
     const { writer } = { writer: openLogWriter({ dir: logStoreDir(dataDir), flushMs: 0 }) };
     writer.append({ time: Date.now(), source: { ...dnsPod, labels: { 'k8s-app': 'kube-dns' } }, stream: 'stdout', message: 'dns answer' });
     writer.close();
     expect(messages(await q('--component', 'dns'))).toEqual(['dns answer']);
+    expect(messages(await q('--component', 'kube-proxy,dns'))).toEqual(['dns answer']);
   });
 
   it('-o json prints one record per line with its source and stream', async () => {
