@@ -17,7 +17,10 @@ import {
 import { aggregatedVersion } from './http/media.js';
 import { buildFastLane } from './http/fast-lane.js';
 import { handleResourceRequest, sendJson } from './http/resource-handler.js';
-import { refusingDialer, VIRTUAL_NODES_RUN_NO_PROCESSES } from './proxy/backend-dialer.js';
+import { loopbackKubeletDialer, VIRTUAL_NODES_RUN_NO_PROCESSES } from './proxy/backend-dialer.js';
+import { kubeletLogProvider } from './proxy/kubelet-logs.js';
+import { readObject } from './rest/read.js';
+import type { Node } from '../api/types.js';
 import { handleProxy, matchProxyPath } from './proxy/route.js';
 import { podStreamUpgrade } from './proxy/pod-stream.js';
 import type { Duplex } from 'node:stream';
@@ -97,10 +100,16 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   const o = resolveApiServerOptions(opts);
   const catalog = withMetricsApi(o.catalog ?? buildDefaultCatalog(), o.metricsApi);
   const authorizer = o.authorizer ?? buildAuthorizer({ mode: 'AlwaysAllow' });
+  // The one way to the nodes' kubelets and pods (backend-dialer.ts): by default virtual nodes'
+  // kubelets on loopback; kdp up's netns mode passes a dialer into the node namespaces.
+  const dialer = o.backendDialer ?? loopbackKubeletDialer(VIRTUAL_NODES_RUN_NO_PROCESSES);
+  let nodeOf: (name: string) => Promise<Node> = () => Promise.reject(new Error('API server not built'));
+  // pods/log: the pod's node's kubelet's /containerLogs (the same path for every node agent).
+  const kubeletLogs = kubeletLogProvider({ dialer, tls: o.kubeletClient, node: (n) => nodeOf(n) });
   const service = buildApiService({
     store: o.store, catalog, rules: buildObjectRules(o.validator), authorizer,
     admission: o.admission ?? [], now: o.now, newUid: o.newUid,
-    bookmarkIntervalMs: o.bookmarkIntervalMs, logProvider: o.logProvider,
+    bookmarkIntervalMs: o.bookmarkIntervalMs, logProvider: o.logProvider ?? kubeletLogs,
     serviceAccountTokens: o.serviceAccountTokens, componentStatuses: o.componentStatuses,
     metricsApi: o.metricsApi,
   });
@@ -232,12 +241,12 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     return sendOpenApi(reply, answerV3Doc(req.raw as OpenApiRequest, key, doc));
   });
   // exec / attach / portforward arrive as HTTP upgrades, which Fastify does not route.
-  const podStream = podStreamUpgrade({ service, authenticate: requestUser, dialer: o.backendDialer
-    ?? refusingDialer(VIRTUAL_NODES_RUN_NO_PROCESSES), kubeletClient: o.kubeletClient });
+  nodeOf = async (n) => (await readObject(service.deps, service.resolve({ group: '', version: 'v1', resource: 'nodes' }),
+    undefined, n)).obj as Node;
+  const podStream = podStreamUpgrade({ service, authenticate: requestUser, dialer, kubeletClient: o.kubeletClient });
   (app.server as { on?: (ev: string, fn: (...a: never[]) => void) => void }).on?.('upgrade',
     (req: IncomingMessage, socket: Duplex, head: Buffer) => { if (!podStream(req, socket, head)) socket.destroy(); });
   const lines: LineCache = new WeakMap();
-  const dialer = o.backendDialer ?? refusingDialer(VIRTUAL_NODES_RUN_NO_PROCESSES);
   const resource = async (req: FastifyRequest, reply: FastifyReply) => {
     const proxy = matchProxyPath(req.url);
     if (proxy) return handleProxy(service, ctxOf(req), req, reply, proxy, dialer, o.kubeletClient);

@@ -80,7 +80,7 @@ export interface ApiService {
     Promise<KubeList>;
   watch(ctx: RequestContext, t: Target, opts: ServiceWatchOptions, sink: WatchSink):
     Promise<WatchHandle>;
-  logs(ctx: RequestContext, t: Target, opts: LogOptions): Promise<string | AsyncIterable<string>>;
+  logs(ctx: RequestContext, t: Target, opts: LogOptions): Promise<string | AsyncIterable<string | Uint8Array>>;
 }
 
 /** Resources whose PUT creates a missing object (upstream AllowCreateOnUpdate). */

@@ -43,7 +43,9 @@ export interface NetnsDataPlane {
     lookup?: NetnsRuntimeOptions['lookup'];
     /** Per-pod files and namespaces (pod-mounts.ts): the kubelet's DNS settings and volumes. */
     dns?: NetnsRuntimeOptions['dns']; volumeFiles?: NetnsRuntimeOptions['volumeFiles'];
-    apiService?: NetnsRuntimeOptions['apiService'] }):
+    apiService?: NetnsRuntimeOptions['apiService'];
+    /** Where the node's containers' output goes (its CRI log files). */
+    logStore?: NetnsRuntimeOptions['logStore'] }):
     Promise<{ runtime: Runtime; applier: RuleApplier }>;
   /** The node's underlay link down (a partition, or part of a crash) or up again. */
   setUplink(node: string, up: boolean): Promise<void>;
@@ -170,7 +172,7 @@ export async function startNetnsDataPlane(
         cniConfDir: cni.confDir, cniBinDirs: cni.binDirs, echo, launcher, sandboxNetns,
         timeScale: opts.timeScale, nodeName: node.name,
         nodeIPs: node.ip6 ? [node.ip, node.ip6] : [node.ip], lookup: opts.lookup,
-        apiService: opts.apiService,
+        apiService: opts.apiService, ...(opts.logStore ? { logStore: opts.logStore } : {}),
         ...(opts.dns ? { podsDir: join(paths.root, 'pods', node.name), dns: opts.dns, volumeFiles: opts.volumeFiles } : {}),
       });
       const cniService = await serveNodeCni(exec, topo.nodeNetns(node.name), cniSocketDir(paths.root));

@@ -6,7 +6,8 @@
 import type { Client } from '../client/types.js';
 import type { InformerFactory } from '../client/informer.js';
 import { buildNodeAgent, type NodeAgent } from '../kubelet/node-agent.js';
-import type { NodeLogRouter } from '../kubelet/log-router.js';
+import { buildNodeKubeletServer, listenOnLoopback } from '../kubelet/server/serve.js';
+import { fileLogStore, nodeDirOf } from '../kubelet/container-log-files.js';
 import { buildVirtualRuntime } from '../kubelet/runtime-virtual.js';
 import type { ProxyMode } from '../proxy/backend.js';
 import { buildMemoryApplier } from '../proxy/applier.js';
@@ -14,7 +15,6 @@ import { RuleHistory, rulesDir } from '../proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../proxy/proxy-server.js';
 import { kdpError } from '../errors.js';
 import { serveMetrics } from '../proxy/metrics-server.js';
-import { buildKubeletServer } from '../kubelet/server/kubelet-server.js';
 import type { NodeMonitor, NodeMonitors } from '../metrics/node-monitor.js';
 import { netnsStreaming } from '../kubelet/netns-streaming.js';
 import { serveNodeRuntimeEndpoint } from '../kubelet/runtime-endpoint/serve.js';
@@ -56,7 +56,6 @@ export interface NodeSetOptions {
   readonly proxyMode: ProxyMode;
   readonly kubeProxyConfig?: string;
   readonly timeScale: number;
-  readonly router: NodeLogRouter;
   readonly informers: InformerFactory;
   readonly onError: (where: string, err: unknown) => void;
   /** Warnings of the agents (kube-proxy rule drift), one line each. */
@@ -65,7 +64,8 @@ export interface NodeSetOptions {
   readonly netns?: NetnsDataPlane;
   /** Each node's own identities (kubelet, kube-proxy); default: both use `client`. */
   readonly clientsFor?: NodeClientsFactory;
-  /** The kubelet API's serving certificate for a node, and the CA of its clients (netns mode). */
+  /** The kubelet API's serving certificate for a node, and the CA of its clients: served on the
+   *  node's InternalIP:10250 in netns mode, on a loopback port by virtual nodes. */
   readonly kubeletTls?: (node: NodeSpec) => Promise<{ certPem: string; keyPem: string; caPem: string }>;
   /** Resource usage and kubelet metrics of each node (kdp up's monitoring); default none. */
   readonly monitors?: NodeMonitors;
@@ -142,22 +142,9 @@ async function serveKubeletApi(
   netns: NetnsDataPlane, node: NodeSpec, agent: NodeAgent, runtime: Runtime | EphemeralRuntime, client: KClient,
   tls: { certPem: string; keyPem: string; caPem: string }, monitor?: NodeMonitor,
 ): Promise<() => void> {
-  const server = buildKubeletServer({
-    nodeName: node.name, tls,
-    async authorize(user, verb, subresource) {
-      const r = await client.create<KubeObject & { status?: { allowed?: boolean } }>(
-        { group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews' },
-        { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {},
-          spec: { user: user.name, groups: [...user.groups],
-            resourceAttributes: { verb, resource: 'nodes', subresource, name: node.name } } } as unknown as KubeObject);
-      return r.status?.allowed === true;
-    },
-    pod: (ns, name) => agent.pod(ns, name),
-    pods: () => agent.pods?.() ?? [],
-    logs: (ns, pod, c, previous) => agent.logs(ns, pod, c, previous),
+  const server = buildNodeKubeletServer({ nodeName: node.name, tls, client, agent: () => agent, runtime,
     streaming: netnsStreaming(runtime, (uid) => podNetnsName(netns.topo.prefix, uid), netns.sockets),
-    monitor,
-  });
+    monitor: () => monitor });
   const listener = await netns.listenInNode(node.name, node.ip, KUBELET_PORT);
   listener.on('connection', (s) => server.emit('connection', s));
   return () => { listener.close(); server.close(); };
@@ -206,6 +193,8 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       const clients = o.clientsFor ? await o.clientsFor(node.name)
         : { kubelet: o.client, kubeProxy: o.client };
       const kubeletClient = clients.kubelet;
+      // The node's containers' output as CRI log files under <dataDir>/nodes/<node>/pods/.
+      const logStore = fileLogStore(nodeDirOf(o.dataDir, node.name));
       const started = o.netns
         ? await o.netns.startNode(node, o.proxyMode, { timeScale: o.timeScale,
           lookup: (namespace, resource, name) => kubeletClient.get<KubeObject & { data?: Record<string, string> }>(
@@ -219,8 +208,8 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
             { group: '', version: 'v1', resource: 'services', namespace: 'default' }, 'kubernetes')
             .then((svc) => svc.spec?.clusterIP ? { host: svc.spec.clusterIP,
               port: (svc.spec.ports?.find((p) => p.name === 'https') ?? svc.spec.ports?.[0])?.port ?? 443 } : undefined),
-          volumeFiles: (pod, volume) => volumeFiles({ client: kubeletClient }, pod, volume) })
-        : { runtime: buildVirtualRuntime({ timeScale: o.timeScale }), applier: buildMemoryApplier(o.proxyMode) };
+          volumeFiles: (pod, volume) => volumeFiles({ client: kubeletClient }, pod, volume), logStore })
+        : { runtime: buildVirtualRuntime({ timeScale: o.timeScale, logStore }), applier: buildMemoryApplier(o.proxyMode) };
       const netnsPlane = o.netns;
       // Where pods run processes, kubectl debug's ephemeral containers run too.
       const plane = netnsPlane
@@ -243,14 +232,22 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
             onError: (e) => o.onError(`kdp-cni ${node.name}`, e) }),
         },
       }) : undefined;
+      // A virtual node's kubelet API: a free loopback port, published when the node registers.
+      let agentRef: NodeAgent | undefined;
+      let monitorRef: NodeMonitor | undefined;
+      const loopKubelet = !o.netns && o.kubeletTls ? await listenOnLoopback(buildNodeKubeletServer({
+        nodeName: node.name, tls: await o.kubeletTls(node), client: clients.kubelet, agent: () => agentRef,
+        runtime: components ?? plane.runtime, monitor: () => monitorRef })) : undefined;
       const agent = buildNodeAgent({
         client: clients.kubelet, nodeName: node.name,
         runtime: components ?? plane.runtime,
-        options: { nodeIPs: nodeIPsOf(node), timeScale: o.timeScale },
+        options: { nodeIPs: nodeIPsOf(node), timeScale: o.timeScale,
+          ...(loopKubelet ? { kubeletPort: loopKubelet.port } : {}) },
       });
-      await agent.start();
+      agentRef = agent;
+      await agent.start().catch((e) => { loopKubelet?.close(); throw e; });
       const monitor = o.monitors?.attach(node.name, { pods: () => agent.pods?.() ?? [] }, plane.runtime);
-      o.router.register(agent);
+      monitorRef = monitor;
       const proxy = components ? undefined : await buildKubeProxy({
         client: clients.kubeProxy, nodeName: node.name, nodeIPs: nodeIPsOf(node),
         mode: o.proxyMode,
@@ -264,7 +261,8 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       const closeMetrics = o.netns && proxy && port > 0
         ? serveMetrics(await o.netns.listenInNode(node.name, host, port), proxy.metrics.registry) : undefined;
       const closeKubelet = o.netns && o.kubeletTls
-        ? await serveKubeletApi(o.netns, node, agent, plane.runtime, clients.kubelet, await o.kubeletTls(node), monitor) : undefined;
+        ? await serveKubeletApi(o.netns, node, agent, plane.runtime, clients.kubelet, await o.kubeletTls(node), monitor)
+        : loopKubelet?.close;
       // The node's runtime endpoint (`kdp crictl`), as containerd's socket beside a kubelet.
       await serveNodeRuntimeEndpoint({ dataDir: o.dataDir, nodeName: node.name, runtime: plane.runtime,
         ...(netnsPlane ? { streaming: netnsStreaming(plane.runtime,

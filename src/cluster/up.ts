@@ -14,7 +14,7 @@ import { buildInProcessClient } from '../client/in-process.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import type { Client } from '../client/types.js';
 import { buildControllerManager, type ControllerManager } from '../controllers/manager.js';
-import { buildNodeLogRouter } from '../kubelet/log-router.js';
+import { issueKubeletServing } from '../kubelet/server/serve.js';
 import type { Node } from '../api/types.js';
 import type { ProxyMode } from '../proxy/backend.js';
 import { readApplyStatus, rulesDir } from '../proxy/history.js';
@@ -25,7 +25,7 @@ import { ensureDataDir, type DataDirPaths } from './data-dir.js';
 import type { StoreStartOptions } from '../store/options.js';
 import { writePidFile } from './daemon.js';
 import { buildInProcessNodeClients } from './node-identity.js';
-import { caOf, issueLeaf } from '../apiserver/pki/index.js';
+import { caOf } from '../apiserver/pki/index.js';
 import { buildNodeSet, nodeIPsOf, nodeSpecs, type NodeSet, type NodeSpec } from './node-set.js';
 import { resolveClusterNetwork, type ClusterNetwork } from './network.js';
 import type { ControllerOptions } from '../controllers/options.js';
@@ -94,7 +94,6 @@ const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 export async function startCluster(o: UpOptions): Promise<RunningCluster> {
   await ensureDataDir(o.paths.root, o.progress);
   writePidFile(o.paths.pidFile);
-  const router = buildNodeLogRouter();
   const closers: Array<() => Promise<void> | void> = [];
   const running = { scheduler: false, manager: false };
   const close = async () => {
@@ -140,7 +139,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const under = topoSpec.underlay;
     const v6Primary = ipFamilyOf(net.serviceCIDRs[0]!) === 'IPv6';
     const api: RunningApiServer = await startApiServer({
-      dataDir: o.paths.root, port: o.port, logProvider: router, store: o.store, etcd,
+      dataDir: o.paths.root, port: o.port, store: o.store, etcd,
       serviceCIDR: net.serviceCIDRs.join(','),
       advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
       admission: netns ? [buildNetnsAnnotationPlugin(netns.topo.prefix)] : [], serviceAccountAdmission: true,
@@ -200,11 +199,11 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const nodeSet = buildNodeSet({
       client, dataDir: o.paths.root, proxyMode: o.proxyMode,
       kubeProxyConfig: o.kubeProxyConfig ?? defaultKubeProxyConfig(net.clusterCIDRs),
-      timeScale: factor, router, informers,
+      timeScale: factor, informers,
       onError: (where, e) => agentLog(`${where}: ${(e as Error).message}`), log: agentLog, netns,
       clientsFor: buildInProcessNodeClients(api.server.service, o.paths.root, caOf(api.pki)),
-      kubeletTls: async (node) => ({ ...(await issueLeaf(caOf(api.pki), { commonName: node.name, usage: 'server',
-        sans: [...nodeIPsOf(node).map((ip) => `IP:${ip}`), `DNS:${node.name}`] })), caPem: api.pki.caCertPem }),
+      // Every node's kubelet API: netns nodes on InternalIP:10250, virtual ones on loopback.
+      kubeletTls: (node) => issueKubeletServing(caOf(api.pki), node.name, nodeIPsOf(node)),
       monitors: monitoring.monitors,
       componentsAsPods: o.systemPods,
     });

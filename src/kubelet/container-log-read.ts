@@ -108,3 +108,22 @@ export async function* readContainerLog(
     file.close();
   }
 }
+
+/** A run's whole output as `kubectl logs` prints it (no options), read at once. */
+export function readContainerLogSync(store: ContainerLogStore, uid: string, container: string, run: number): string {
+  const file = store.openRun(uid, container, run);
+  if (!file) return '';
+  try {
+    const buf = file.read(0);
+    const parts: Buffer[] = [];
+    let start = 0;
+    for (let nl = buf.indexOf(0x0a); nl >= 0; nl = buf.indexOf(0x0a, start)) {
+      const r = parseCriRecord(buf.subarray(start, nl));
+      if (r) parts.push(r.partial ? r.content : Buffer.concat([r.content, Buffer.from('\n')]));
+      start = nl + 1;
+    }
+    return Buffer.concat(parts).toString();
+  } finally {
+    file.close();
+  }
+}

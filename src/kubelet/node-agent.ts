@@ -32,6 +32,8 @@ export interface NodeAgentOptions {
   readonly labels?: Record<string, string>;
   readonly taints?: Taint[];
   readonly kubeletVersion?: string;
+  /** Where this kubelet serves its API (published in status.daemonEndpoints); default 10250. */
+  readonly kubeletPort?: number;
   /** Multiplies every interval below. Default 1. */
   readonly timeScale?: number;
   readonly leaseRenewIntervalMs?: number;
@@ -108,7 +110,7 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
     const obj = buildNodeObject({
       nodeName, nodeIP, nodeIPs, cpu: o.cpu ?? capacity.cpu, memory: o.memory ?? capacity.memory,
       pods: o.maxPods ?? 110,
-      labels: o.labels, taints: o.taints, kubeletVersion: o.kubeletVersion ?? 'v1.33.0',
+      labels: o.labels, taints: o.taints, kubeletVersion: o.kubeletVersion ?? 'v1.33.0', kubeletPort: o.kubeletPort,
       ...(runtime.nodeInfo ? { nodeInfo: runtime.nodeInfo } : {}),
     }, iso());
     try {
@@ -138,7 +140,9 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
     }
     lastReport = now();
     node = await client.patch<Node>(NODES, nodeName, 'merge', {
-      status: { conditions: nodeConditions(iso(), cur?.status?.conditions) },
+      status: { conditions: nodeConditions(iso(), cur?.status?.conditions),
+        // A restarted kubelet may serve on another port (virtual nodes: any free loopback port).
+        ...(o.kubeletPort ? { daemonEndpoints: { kubeletEndpoint: { Port: o.kubeletPort } } } : {}) },
     }, { subresource: 'status' });
   }
 
@@ -220,7 +224,8 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
     terminating.delete(uid);
     uidToKey.delete(uid);
     marks.delete(uid);
-    void runtime.killPod(uid);
+    // The pod is gone from the API server: its containers' log files go too (upstream's GC).
+    void runtime.killPod(uid).catch(() => undefined).then(() => runtime.logStore?.removePod(uid));
   }
 
   runtime.onChange((uid) => { const k = uidToKey.get(uid); if (k) queue.add(k); });

@@ -15,6 +15,8 @@ export interface NodeShape {
   readonly taints?: Taint[];
   readonly kubeletVersion: string;
   readonly nodeInfo?: { readonly osImage: string; readonly kernelVersion: string };
+  /** The kubelet API's port (status.daemonEndpoints); default 10250. */
+  readonly kubeletPort?: number;
 }
 
 export function nodeConditions(now: string, prev: readonly NodeCondition[] = []): NodeCondition[] {
@@ -56,7 +58,7 @@ export function buildNodeObject(s: NodeShape, now: string): Node {
       conditions: nodeConditions(now),
       addresses: [...(s.nodeIPs ?? [s.nodeIP]).map((address) => ({ type: 'InternalIP' as const, address })),
         { type: 'Hostname', address: s.nodeName }],
-      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      daemonEndpoints: { kubeletEndpoint: { Port: s.kubeletPort ?? 10250 } },
       nodeInfo: {
         machineID: '', systemUUID: '', bootID: '',
         kernelVersion: s.nodeInfo?.kernelVersion ?? '', osImage: s.nodeInfo?.osImage ?? 'kdp virtual node',

@@ -38,8 +38,9 @@ import type {
   NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxRecord,
 } from './runtime.js';
 import { containerIdUrl } from './runtime-endpoint/ids.js';
-import { containerLogText } from './runtime.js';
+import { storedLogText } from './runtime.js';
 import { buildRestartBackoff, type RestartBackoff } from './backoff.js';
+import { memoryLogStore, type ContainerLogStore, type ContainerLogWriter } from './container-log-files.js';
 import { buildPodNetwork } from './cni-caller.js';
 import { buildHelperProber, type ProbeOutcome, type Prober } from './prober.js';
 import { buildHelperLauncher, type Launcher, type Workload } from './launcher.js';
@@ -98,6 +99,8 @@ export interface NetnsRuntimeOptions {
   readonly apiService?: () => Promise<{ host: string; port: number } | undefined>;
   /** The Python that runs the namespace holder; default /usr/bin/python3, else python3. */
   readonly python?: string;
+  /** Where containers' output goes (the node's CRI log files); default in memory. */
+  readonly logStore?: ContainerLogStore;
 }
 
 const MAX_LOG_LINES = 1000;
@@ -109,6 +112,8 @@ interface Container {
   status: RuntimeContainerStatus;
   child?: Workload;
   log: string[];
+  /** The current run's log file (container-log-files.ts). */
+  logWriter?: ContainerLogWriter;
   /** The Warning about the image's program has been recorded (once per container). */
   warned?: boolean;
   /** The env of its last start: exec runs with it, as CRI runtimes do. */
@@ -161,6 +166,7 @@ export interface NetnsRuntime extends Runtime {
 
 export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
   const echo = o.echo ?? jsEchoCommand(o.echoScript);
+  const logStore = o.logStore ?? memoryLogStore();
   const sandboxes = new Map<string, Sandbox>();
   /** Removed sandboxes: their logs stay readable and the runtime endpoint lists them not ready. */
   const retired = new Map<string, Sandbox>();
@@ -366,6 +372,14 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       c.log = [];
     }
     c.ran = true;
+    // Each run writes its own file (named by its restart count); the kubelet keeps this run and
+    // the previous one, as upstream's container GC keeps one dead container.
+    c.logWriter?.close();
+    const run = c.status.restartCount;
+    const meta = sb.pod.metadata;
+    const writer = c.logWriter = logStore.open({ namespace: meta.namespace ?? 'default', name: meta.name!, uid: sb.uid },
+      name, run);
+    for (const old of logStore.runs(sb.uid, name)) if (old < run - 1) logStore.removeRun(sb.uid, name, old);
     const isEcho = imageKind(spec?.image) === 'echo' && !(spec?.command?.length);
     // nsenter, not `ip netns exec`: the workload needs no /sys of its own, and skipping the mount
     // namespace and sysfs remount halves the launch time.
@@ -472,6 +486,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       if (c.log.length > MAX_LOG_LINES) c.log.shift();
     };
     child.on('data', (chunk: string) => {
+      writer.write('stdout', chunk);
       const lines = (partial + chunk).split('\n');
       partial = lines.pop() ?? '';
       for (const l of lines) {
@@ -489,6 +504,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
       if (partial) keep(partial);
       partial = '';
+      writer.close();
       if (child.pid) o.state.removeProcess(child.pid);
       if (c.child !== child) return;
       c.child = undefined;
@@ -689,7 +705,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       const child = sandboxes.get(uid)?.containers.get(name)?.child as Partial<InteractiveWorkload> | undefined;
       return child?.attach?.(opts);
     },
-    logs: (uid, container, previous) => containerLogText(sandboxes.get(uid) ?? retired.get(uid), container, previous),
+    logStore,
+    logs: (uid, container, previous) => storedLogText(logStore, uid, container, previous),
     onChange(l) { listener = l; },
     onEvent(l) { eventListener = l; },
     async close() {

@@ -13,7 +13,8 @@ import { buildMemoryIpamStore, type IpamStore } from '../cni/ipam/store.js';
 import type {
   NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxRecord,
 } from './runtime.js';
-import { containerLogText } from './runtime.js';
+import { storedLogText } from './runtime.js';
+import { memoryLogStore, type ContainerLogStore } from './container-log-files.js';
 import { containerIdUrl } from './runtime-endpoint/ids.js';
 
 export interface VirtualRuntimeOptions {
@@ -26,6 +27,8 @@ export interface VirtualRuntimeOptions {
   /** IPAM store; default in memory. */
   readonly store?: IpamStore;
   readonly now?: () => number;
+  /** Where the synthetic log lines go (the node's CRI log files); default in memory. */
+  readonly logStore?: ContainerLogStore;
 }
 
 export const RUN_SECONDS_ANNOTATION = 'kdp.io/virtual-run-seconds';
@@ -48,6 +51,14 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
   const now = o.now ?? Date.now;
   const store = o.store ?? buildMemoryIpamStore();
   const sandboxes = new Map<string, Sandbox>();
+  const logStore = o.logStore ?? memoryLogStore();
+  /** Synthetic lines of a container's one run, through the same log files as real output. */
+  const say = (pod: Pod, container: string, lines: readonly string[]) => {
+    const w = logStore.open({ namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name!,
+      uid: pod.metadata.uid! }, container, 0);
+    for (const l of lines) w.write('stdout', `${l}\n`);
+    w.close();
+  };
   const retired = new Map<string, Sandbox>();
   let ipam: { key: string; ipam: HostLocalIpam } | undefined;
   let listener: (uid: string) => void = () => {};
@@ -93,6 +104,8 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
       for (const spec of pod.spec?.containers ?? []) {
         const c = sb.containers.get(spec.name)!;
         const probe = spec.readinessProbe;
+        say(pod, spec.name, [`[kdp-virtual] started container ${spec.name} (image ${spec.image ?? ''})`,
+          `[kdp-virtual] listening on ports ${(spec.ports ?? []).map((p) => p.containerPort).join(',') || 'none'}`]);
         sb.containers.set(spec.name, {
           ...c, state: 'running', reason: undefined, startedAt: iso(),
           ready: !probe && !o.readyDelayMs,
@@ -112,6 +125,7 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
       if (runFor !== undefined && completes) {
         later(sb, Number(runFor) * 1000 * scale, () => {
           for (const [name, c] of sb.containers) {
+            say(pod, name, [`[kdp-virtual] exited with code ${exitCode}`]);
             sb.containers.set(name, {
               ...c, state: 'exited', ready: false, exitCode, finishedAt: iso(),
               reason: exitCode === 0 ? 'Completed' : 'Error',
@@ -171,7 +185,8 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
     sandboxRecords: () => [
       ...[...retired.values()].filter((sb) => !sandboxes.has(sb.uid)).map((sb) => record(sb, false)),
       ...[...sandboxes.values()].map((sb) => record(sb, true))],
-    logs: (uid, container) => containerLogText(sandboxes.get(uid), container),
+    logStore,
+    logs: (uid, container, previous) => storedLogText(logStore, uid, container, previous),
     onChange(l) { listener = l; },
     async close() {
       for (const sb of sandboxes.values()) for (const t of sb.timers) clearTimeout(t);

@@ -7,6 +7,8 @@
 import { kdpError } from '../errors.js';
 import type { Pod } from '../api/types.js';
 import type { ContainerEvent } from './container-events.js';
+import type { ContainerLogStore } from './container-log-files.js';
+import { readContainerLogSync } from './container-log-read.js';
 
 export type ContainerRunState = 'waiting' | 'running' | 'exited';
 
@@ -77,6 +79,10 @@ export interface Runtime {
   /** The container's log text so far (with `previous`, its previous run's, as `kubectl logs
    *  --previous`). Throws KDP_NOT_FOUND when unknown. */
   logs(uid: string, container: string, previous?: boolean): string;
+  /** Where the containers' output goes (CRI log files, container-log-files.ts): one file per
+   *  run, the current and the previous run kept until the pod is removed. The kubelet API's
+   *  /containerLogs reads them; optional (a runtime without it serves no logs). */
+  readonly logStore?: ContainerLogStore;
   /** Registers the listener for container state changes (one per runtime). */
   onChange(listener: (uid: string) => void): void;
   /** The host pid of a running container's main process (runtimes that run processes). */
@@ -91,6 +97,17 @@ export interface Runtime {
   /** Every sandbox held, and those recently removed (the runtime endpoint's view); optional. */
   sandboxRecords?(): RuntimeSandboxRecord[];
   close(): Promise<void>;
+}
+
+/** A container's output from its log files as `kubectl logs [--previous]` prints it (its latest
+ *  run, or the one before); KDP_NOT_FOUND when it has none, KDP_BAD_REQUEST without a previous run. */
+export function storedLogText(store: ContainerLogStore, uid: string, container: string, previous = false): string {
+  const runs = store.runs(uid, container);
+  if (!runs.length) throw kdpError('KDP_NOT_FOUND', `container ${container} not found`);
+  if (previous && runs.length < 2) {
+    throw kdpError('KDP_BAD_REQUEST', `previous terminated container "${container}" not found`);
+  }
+  return readContainerLogSync(store, uid, container, runs[runs.length - (previous ? 2 : 1)]!);
 }
 
 /** A container's kept output as `kubectl logs` prints it; KDP_NOT_FOUND for an unknown one.

@@ -43,7 +43,6 @@ for (const MINOR of [27, 33]) {
         nodeName: 'n1', tls: { ...serving, caPem: h.server.pki.caCertPem },
         async authorize(user) { users.push(user.name); return user.groups.includes('system:masters'); },
         pod: (ns, name) => pod ?? { metadata: { name, namespace: ns, uid: 'u1' } } as Pod,
-        logs: () => '',
         pods: () => [{ metadata: { name: 'web', namespace: 'default', uid: 'u1' } } as Pod],
         streaming,
       });

@@ -12,7 +12,9 @@ import type { ControllerOptions } from '../../src/controllers/options.js';
 import {
   buildNodeAgent, type NodeAgent, type NodeAgentOptions,
 } from '../../src/kubelet/node-agent.js';
-import { buildNodeLogRouter } from '../../src/kubelet/log-router.js';
+import { runtimeContainerLogs } from '../../src/kubelet/server/container-logs.js';
+import type { Runtime } from '../../src/kubelet/runtime.js';
+import type { LogProvider } from '../../src/apiserver/rest/deps.js';
 import {
   buildVirtualRuntime, type VirtualRuntimeOptions,
 } from '../../src/kubelet/runtime-virtual.js';
@@ -44,14 +46,23 @@ export interface TestCluster {
 
 /** The API service plus an admin client over it. */
 export async function startApi(): Promise<{ client: Client; service: ApiService;
-  store: StoreBackend; router: ReturnType<typeof buildNodeLogRouter>; close(): Promise<void> }> {
+  store: StoreBackend; runtimes: Map<string, Runtime>; close(): Promise<void> }> {
   const store = buildMemoryStore();
-  const router = buildNodeLogRouter();
-  const api = buildApiServer({ store, logProvider: router,
+  // A test double of the kubelet's /containerLogs (the same reading, without HTTPS): these
+  // in-process nodes serve no kubelet API. Real clusters fetch from the kubelet (kubelet-logs.ts).
+  const runtimes = new Map<string, Runtime>();
+  const logProvider: LogProvider = {
+    async logs(pod, container, opts) {
+      const rt = runtimes.get((pod.spec as { nodeName?: string }).nodeName ?? '');
+      if (!rt) throw new Error(`node of pod ${pod.metadata.name} is not running here`);
+      return runtimeContainerLogs(rt)(pod as never, container, opts, opts.signal ?? new AbortController().signal);
+    },
+  };
+  const api = buildApiServer({ store, logProvider,
     admission: [buildDefaultTolerationSecondsPlugin()] });
   const client = buildInProcessClient(api.service, ADMIN_USER);
   return {
-    client, service: api.service, store, router,
+    client, service: api.service, store, runtimes,
     async close() { await api.close(); await store.close(); },
   };
 }
@@ -77,14 +88,14 @@ export async function startTestCluster(o: ClusterOptions = {}): Promise<TestClus
   const cluster: TestCluster = {
     client: api.client, service: api.service, store: api.store, manager, scheduler, agents,
     async addNode(name, options) {
+      const runtime = buildVirtualRuntime({ timeScale, ...(o.runtime ?? {}) });
       const agent = buildNodeAgent({
-        client: api.client, nodeName: name,
-        runtime: buildVirtualRuntime({ timeScale, ...(o.runtime ?? {}) }),
+        client: api.client, nodeName: name, runtime,
         options: { timeScale, nodeIP: `172.18.0.${2 + nodeIndex++}`, ...(options ?? {}) },
       });
       await agent.start();
       agents.set(name, agent);
-      api.router.register(agent);
+      api.runtimes.set(name, runtime);
       return agent;
     },
     async close() {

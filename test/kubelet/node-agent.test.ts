@@ -108,7 +108,9 @@ describe('node agent', () => {
     expect(p.status?.startTime).toBeDefined();
     const text = await c.service.logs({ user: { name: 'admin', groups: ['system:masters'] } },
       { group: '', version: 'v1', resource: 'pods', namespace: 'default', name: 'solo', subresource: 'log' }, {});
-    expect(String(text)).toContain('started container app (image nginx:1.27)');
+    let all = '';
+    for await (const chunk of typeof text === 'string' ? [text] : text) all += Buffer.from(chunk).toString();
+    expect(all).toContain('started container app (image nginx:1.27)');
   });
 
   it('deletes a pod gracefully: it stays terminating for the grace period, then goes and frees its IP', async () => {

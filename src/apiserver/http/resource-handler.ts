@@ -258,20 +258,32 @@ async function handleWatch(
   return reply;
 }
 
+/** sinceTime as metav1.Time decodes it (RFC3339); 400 otherwise. */
+function sinceTimeOf(v: string | undefined): string | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(v) || Number.isNaN(Date.parse(v))) {
+    throw kdpError('KDP_BAD_REQUEST', `parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(v)} as "2006"`);
+  }
+  return v;
+}
+
 async function handleLog(
   svc: ApiService, ctx: RequestContext, t: Target, query: Query, reply: FastifyReply,
 ): Promise<unknown> {
+  const gone = new AbortController();
   const out = await svc.logs(ctx, t, { container: q(query, 'container'),
     follow: qBool(query, 'follow'), tailLines: qInt(query, 'tailLines'),
     previous: qBool(query, 'previous'), sinceSeconds: qInt(query, 'sinceSeconds'),
-    timestamps: qBool(query, 'timestamps') });
+    sinceTime: sinceTimeOf(q(query, 'sinceTime')), limitBytes: qInt(query, 'limitBytes'),
+    timestamps: qBool(query, 'timestamps'), signal: gone.signal });
   if (typeof out === 'string') {
     return reply.code(200).header('content-type', 'text/plain').send(out);
   }
   reply.hijack();
   reply.raw.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
+  reply.raw.flushHeaders();
   let closed = false;
-  reply.raw.on('close', () => { closed = true; });
+  reply.raw.on('close', () => { closed = true; gone.abort(); });
   try {
     for await (const chunk of out) {
       if (closed) break;

@@ -63,7 +63,8 @@ export async function proxyHttp(c: ProxyCall): Promise<void> {
   const port = c.loc.port ?? (c.loc.scheme === 'https' ? 443 : 80);
   let raw: Duplex;
   try {
-    raw = await c.dialer.dial({ node: c.loc.node, ip: c.loc.ip, port });
+    raw = await c.dialer.dial({ node: c.loc.node, ip: c.loc.ip, port,
+      kubelet: (c.loc as { kubelet?: boolean }).kubelet });
   } catch (e) {
     throw unreachable(dialError({ ip: c.loc.ip, port }, e));
   }

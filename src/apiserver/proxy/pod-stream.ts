@@ -89,7 +89,7 @@ export function podStreamUpgrade(d: PodStreamDeps) {
       if (!ip) throw kdpError('KDP_UNAVAILABLE', `node ${nodeName} has no InternalIP`);
       let raw: Duplex;
       try {
-        raw = await d.dialer.dial({ node: nodeName, ip, port });
+        raw = await d.dialer.dial({ node: nodeName, ip, port, kubelet: true });
       } catch (e) {
         throw kdpError('KDP_UNAVAILABLE', `error dialing backend: ${dialError({ ip, port }, e)}`);
       }

@@ -28,14 +28,19 @@ export interface LogOptions {
   readonly tailLines?: number;
   readonly previous?: boolean;
   readonly sinceSeconds?: number;
+  /** RFC3339 (kubectl --since-time). */
+  readonly sinceTime?: string;
   readonly timestamps?: boolean;
+  readonly limitBytes?: number;
+  /** Aborted when the client has gone (a follow stops reading the kubelet). */
+  readonly signal?: AbortSignal;
 }
 
-/** Serves pods/log. Nodes register one later; without one, logs answer 400 (no container). */
+/** Serves pods/log: the pod's node's kubelet's answer (proxy/kubelet-logs.ts). */
 export interface LogProvider {
-  /** Text, or a stream of chunks when following. Throws KdpError (400 when not running). */
+  /** Text, or a stream of chunks. Throws KdpError (the kubelet's refusal, an unreachable node). */
   logs(pod: KubeObject, container: string, opts: LogOptions):
-    Promise<string | AsyncIterable<string>>;
+    Promise<string | AsyncIterable<string | Uint8Array>>;
 }
 
 export interface ServiceDeps {

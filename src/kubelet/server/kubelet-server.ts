@@ -2,16 +2,19 @@
 // cluster CA authenticate (anything else: 401), each request is authorised by asking the API
 // server with a SubjectAccessReview for `nodes/<subresource>` of this node (403 with upstream's
 // text), then exec / attach / portForward are served over the streaming protocols
-// (src/streaming) from the runtime, and /containerLogs, /pods, /healthz as upstream's paths.
+// (src/streaming) from the runtime, and /containerLogs (container-logs.ts), /pods, /healthz as
+// upstream's paths. Served in netns mode on the node's InternalIP:10250 inside its namespace; by
+// virtual nodes and `kdp node` processes on a loopback port (serve.ts).
 
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { Pod } from '../../api/types.js';
-import { isKdpError } from '../../errors.js';
+import { isKdpError, type KdpError } from '../../errors.js';
 import { refuseUpgrade, servePortForward, serveRemoteCommand } from '../../streaming/index.js';
 import type { StreamingRuntime, StreamOptions } from '../streams.js';
+import { parseContainerLogQuery, type ContainerLogSource } from './container-logs.js';
 import type { NodeMonitor } from '../../metrics/node-monitor.js';
 import { serveMonitorPath } from './monitor-routes.js';
 
@@ -24,7 +27,8 @@ export interface KubeletServerDeps {
   /** SubjectAccessReview for `verb` on nodes/<subresource> of this node. */
   authorize(user: KubeletUser, verb: string, subresource: string): Promise<boolean>;
   pod(namespace: string, name: string): Pod | undefined;
-  logs(namespace: string, pod: string, container: string, previous?: boolean): string;
+  /** Container output for /containerLogs (default: none kept, every container's log empty). */
+  readonly containerLogs?: ContainerLogSource;
   /** The node's pods, for /pods and /runningpods/ (default: none). */
   pods?(): readonly Pod[];
   readonly streaming?: StreamingRuntime;
@@ -32,7 +36,8 @@ export interface KubeletServerDeps {
   readonly monitor?: NodeMonitor;
 }
 
-const VIRTUAL = 'virtual nodes run no processes: exec, attach and port-forward need a netns cluster (sudo kdp up)';
+export const VIRTUAL_KUBELET_REFUSAL =
+  'virtual nodes run no processes: exec, attach and port-forward need a netns cluster (sudo kdp up)';
 
 function userOf(socket: TLSSocket): KubeletUser | undefined {
   if (!socket.authorized) return undefined;
@@ -90,7 +95,7 @@ export function buildKubeletServer(d: KubeletServerDeps): Server {
       const pod = ns && name ? d.pod(ns, name) : undefined;
       if (!pod) { refuse(404, `pod ${ns}/${name} not found`); return; }
       const uid = pod.metadata.uid!;
-      if (!d.streaming) { refuse(400, VIRTUAL); return; }
+      if (!d.streaming) { refuse(400, VIRTUAL_KUBELET_REFUSAL); return; }
       const streaming = d.streaming;
       if (t.kind === 'exec' || t.kind === 'attach') {
         const container = t.parts[t.parts.length - 1]!;
@@ -133,26 +138,54 @@ export function buildKubeletServer(d: KubeletServerDeps): Server {
       }
       const monitored = await serveMonitorPath(t.kind, t.parts, d.monitor);
       if (monitored) return send(monitored.code, monitored.body, monitored.type);
-      if (t.kind === 'containerLogs') {
-        const [ns, name, container] = t.parts;
-        try {
-          let text = d.logs(ns!, name!, container!, t.query.get('previous') === 'true');
-          const tail = Number(t.query.get('tailLines') ?? NaN);
-          if (Number.isInteger(tail) && tail >= 0) text = text.split('\n').filter(Boolean).slice(-tail).map((l) => `${l}\n`).join('');
-          const limit = Number(t.query.get('limitBytes') ?? NaN);
-          if (Number.isInteger(limit) && limit > 0) text = text.slice(0, limit);
-          return send(200, text);
-        } catch (e) {
-          // No previous run to show is the client's error (400), as upstream's kubelet answers.
-          return send(isKdpError(e, 'KDP_NOT_FOUND') ? 404 : isKdpError(e, 'KDP_BAD_REQUEST') ? 400 : 500,
-            (e as Error).message);
-        }
-      }
+      if (t.kind === 'containerLogs') return await containerLogs(t, res, send);
       if (t.kind === 'exec' || t.kind === 'attach' || t.kind === 'portForward') {
         return send(400, 'Upgrade request required');
       }
       return send(404, '404 page not found');
     })();
   });
+  /** /containerLogs/{ns}/{pod}/{container}: errors as go-restful's WriteError (status + text). */
+  async function containerLogs(t: { parts: string[]; query: URLSearchParams }, res: ServerResponse,
+    send: (code: number, body: string, type?: string) => void): Promise<void> {
+    const [ns, name, container] = t.parts;
+    const fail = (e: unknown) => send(isKdpError(e) ? (e as KdpError).status : 500, (e as Error).message,
+      'text/plain; charset=utf-8');
+    if (!name) return send(400, '{"message": "Missing podID."}');
+    if (!container) return send(400, '{"message": "Missing container name."}');
+    if (!ns) return send(400, '{"message": "Missing podNamespace."}');
+    let opts;
+    try { opts = parseContainerLogQuery(t.query); } catch (e) { return fail(e); }
+    const pod = d.pod(ns, name);
+    if (!pod) return send(404, `pod "${name}" does not exist`, 'text/plain; charset=utf-8');
+    const specs = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []),
+      ...((pod.spec as { ephemeralContainers?: Array<{ name: string }> })?.ephemeralContainers ?? [])];
+    if (!specs.some((c) => c.name === container)) {
+      return send(404, `container "${container}" not found in pod "${name}"`, 'text/plain; charset=utf-8');
+    }
+    const aborted = new AbortController();
+    res.on('close', () => aborted.abort());
+    let out: AsyncIterator<Buffer>;
+    let first: IteratorResult<Buffer>;
+    try {
+      out = (d.containerLogs ?? (async function* () { /* none kept */ }))(pod, container, opts, aborted.signal)
+        [Symbol.asyncIterator]();
+      first = await out.next();
+    } catch (e) { return fail(e); }
+    // Headers go at once (upstream's zero-byte write through its flush writer): a follower sees
+    // the answer start before the first line.
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    try {
+      for (let r = first; !r.done; r = await out.next()) {
+        if (res.destroyed) { await out.return?.(undefined); break; }
+        res.write(r.value);
+      }
+      res.end();
+    } catch {
+      res.destroy();
+    }
+  }
+
   return server;
 }

@@ -48,7 +48,7 @@ beforeAll(async () => {
     },
     pod: (ns, name) => (ns === 'default' && name === 'web' ? pod : undefined),
     pods: () => [pod],
-    logs: () => 'one\ntwo\nthree\n',
+    containerLogs: async function* () { yield Buffer.from('one\ntwo\nthree\n'); },
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;
@@ -93,9 +93,9 @@ describe('kubelet API authentication and authorisation', () => {
     expect(asked).toContain('kube-apiserver-kubelet-client get proxy');
   });
 
-  it('serves container logs with tailLines and limitBytes', async () => {
-    expect((await get('/containerLogs/default/web/c?tailLines=2', admin)).body).toBe('two\nthree\n');
-    expect((await get('/containerLogs/default/web/c?limitBytes=5', admin)).body).toBe('one\nt');
+  it('serves container logs to an allowed user (options: kubelet-container-logs.test.ts)', async () => {
+    expect(await get('/containerLogs/default/web/c?tailLines=2', admin)).toMatchObject({ code: 200,
+      body: 'one\ntwo\nthree\n' });
   });
 
   it('answers exec on a node without processes with a Status saying so', async () => {
