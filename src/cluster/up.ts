@@ -43,7 +43,7 @@ import { assertKernelMode } from '../host/rule-applier.js';
 import { ensureDnsAddon } from './addons/dns.js';
 import { dnsServiceIP } from '../api/service-cidr.js';
 import { startLogCollection } from '../logging/collector.js';
-import { buildClusterMonitoring, METRIC_RESOLUTION_MS } from '../metrics/cluster-monitoring.js';
+import { buildClusterMonitoring, METRIC_RESOLUTION_MS, startClusterPrometheus } from '../metrics/cluster-monitoring.js';
 import { ensureKubeProxyAddon, ensureObjects, kubeProxyConfigConf } from './addons/kube-proxy.js';
 import { kdpCniAddonObjects } from './addons/kdp-cni.js';
 import { waitForDaemonSets } from './addons/wait-daemonsets.js';
@@ -72,6 +72,8 @@ export interface UpOptions {
   readonly etcd?: number | EtcdStoreOptions;
   /** The cluster DNS addon (kube-system/coredns, kube-dns Service); default true (`--no-dns`). */
   readonly dns?: boolean;
+  /** `--prometheus`: write a scrape config and run Debian's prometheus on 127.0.0.1:port. */
+  readonly prometheus?: { readonly port: number };
   /**
    * kube-proxy and the pod network as kubeadm leaves them (`kdp up`): the kube-system DaemonSets
    * `kube-proxy` (its ConfigMap's config.conf from proxyMode/kubeProxyConfig) and `kdp-cni`,
@@ -246,6 +248,11 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       startedAt: new Date().toISOString(), timeScale: o.timeScale,
       ipFamily: net.ipFamily, clusterCIDRs: net.clusterCIDRs, serviceCIDRs: net.serviceCIDRs,
     });
+    if (o.prometheus) {
+      closers.push(startClusterPrometheus({ dataDir: o.paths.root, apiServer: api.url, caPem: api.pki.caCertPem,
+        token: api.pki.adminToken, nodes: nodes.map((n) => n.name), timeScale: factor, port: o.prometheus.port, client,
+        progress: o.progress }));
+    }
     return { url: api.url, client, nodes, nodeSet, close };
   } catch (e) {
     await close();

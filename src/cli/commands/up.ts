@@ -45,6 +45,8 @@ export const upCommand: Command = {
     { name: 'cni-bin-dir', type: 'string', help: 'netns mode: CNI plugin dirs, comma-separated (default /usr/lib/cni)' },
     ...NETWORK_FLAGS,
     { name: 'no-dns', type: 'boolean', default: false, help: 'leave out the cluster DNS addon (kube-system/coredns behind the kube-dns Service)' },
+    { name: 'prometheus', type: 'boolean', default: false, help: 'write a Prometheus scrape config (data dir/prometheus) and run Debian\'s prometheus on 127.0.0.1' },
+    { name: 'prometheus-port', type: 'number', default: 9090, help: 'with --prometheus: its port on 127.0.0.1' },
     { name: 'etcd', type: 'number', help: 'keep objects in a local etcd cluster of 1, 3 or 5 members (TLS), not the embedded store' },
     ...ETCD_FLAGS,
     DATA_DIR_FLAG,
@@ -77,6 +79,7 @@ export const upCommand: Command = {
       store: { repair: args.flags.repair as boolean, log: (l) => io.err(`kdp: ${l}\n`) },
       etcd: etcdChoice(args.flags),
       dns: !args.flags['no-dns'],
+      prometheus: args.flags.prometheus ? { port: args.flags['prometheus-port'] as number } : undefined,
       systemPods: true,
     });
     io.out(readyMessage(readClusterInfo(paths), paths.root, { detached: false, env: io.env }));
