@@ -31,6 +31,9 @@ export const diffCommand: Command = {
       help: 'the node\'s addresses (NodePort probes; default for snapshots: the cluster\'s node)' },
     { name: 'pod-cidr', type: 'strings',
       help: 'pod CIDRs of the node (probe sources; default 10.244.0.0/24)' },
+    { name: 'netpol', type: 'boolean',
+      help: 'NetworkPolicy tables (inet kdp-netpol; detected in files): which pod pairs and ports ' +
+        'opened or closed, and by which policy; @N names the node\'s kept policy tables' },
     { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' },
     DATA_DIR_FLAG,
   ],
@@ -48,6 +51,11 @@ export const diffCommand: Command = {
 
 async function diff(flags: FlagValues, positionals: readonly string[], io: CliIO): Promise<number> {
   if (positionals.length !== 2) throw kdpError('KDP_DIFF', 'usage: kdp diff A B');
+  const netpol = await netpolInputs(flags, positionals);
+  if (netpol) {
+    const { diffNetpol } = await import('./diff-netpol.js');
+    return diffNetpol(flags, positionals, io, netpol.texts);
+  }
   if (flags.rules && flags.behaviour) {
     throw kdpError('KDP_DIFF', '--rules and --behaviour: pick one view');
   }
@@ -63,6 +71,15 @@ async function diff(flags: FlagValues, positionals: readonly string[], io: CliIO
   });
   io.out(out.text);
   return out.status;
+}
+
+/** `--netpol`, or two files that are both kdp-netpol tables (read once here, handed on). */
+async function netpolInputs(flags: FlagValues, refs: readonly string[]):
+  Promise<{ texts: (string | undefined)[] } | undefined> {
+  if (flags.netpol) return { texts: [] };
+  if (refs.some((r) => r === '-' || r.startsWith('@'))) return undefined;
+  const texts = await Promise.all(refs.map((r) => readInput(r, 'input').catch(() => '')));
+  return texts.every((t) => t.includes('add table inet kdp-netpol')) ? { texts } : undefined;
 }
 
 function parseFormats(text: string | undefined): [DiffFormat | undefined, DiffFormat | undefined] {
