@@ -13,7 +13,8 @@
 import type { Pod } from '../api/types.js';
 import { imageKind, type ImageKind } from './images.js';
 import type { Runtime, RuntimeContainerStatus, RuntimePodStatus } from './runtime.js';
-import { containerLogText } from './runtime.js';
+import { containerLogText, storedLogText } from './runtime.js';
+import type { ContainerLogWriter } from './container-log-files.js';
 
 /** A component as the kubelet runs it for one pod. */
 export interface HostComponentRun {
@@ -47,6 +48,8 @@ interface HostSandbox {
   status: RuntimeContainerStatus;
   log: string[];
   prevLog?: string[];
+  /** The run's CRI log file, when the wrapped runtime keeps them (what `kubectl logs` reads). */
+  writer?: ContainerLogWriter;
   run?: HostComponentRun;
   stopped: boolean;
   timer?: NodeJS.Timeout;
@@ -94,7 +97,20 @@ export function withHostComponents(inner: Runtime, o: HostComponentsOptions): Ho
   }
 
   function start(sb: HostSandbox): void {
-    const line = (l: string) => { sb.log.push(`${iso()} ${l}`); if (sb.log.length > 1000) sb.log.shift(); };
+    const store = inner.logStore;
+    sb.writer?.close();
+    sb.writer = store?.open({ namespace: sb.pod.metadata.namespace ?? 'default', name: sb.pod.metadata.name!, uid: sb.uid },
+      sb.status.name, sb.status.restartCount);
+    // As the kubelet keeps them: the current and the previous run.
+    for (const old of store?.runs(sb.uid, sb.status.name) ?? []) {
+      if (old < sb.status.restartCount - 1) store!.removeRun(sb.uid, sb.status.name, old);
+    }
+    // The components log as klog does: to stderr.
+    const line = (l: string) => {
+      sb.log.push(`${iso()} ${l}`);
+      if (sb.log.length > 1000) sb.log.shift();
+      sb.writer?.write('stderr', `${l}\n`);
+    };
     const startedAt = iso();
     o.components[sb.kind]!.start(sb.pod, line).then((run) => {
       if (sb.stopped) { void run.stop(); return; }
@@ -132,6 +148,7 @@ export function withHostComponents(inner: Runtime, o: HostComponentsOptions): Ho
     const run = sb.run;
     sb.run = undefined;
     await run?.stop();
+    sb.writer?.close();
     // The component exits on SIGTERM at once, with code 0 (kube-proxy's does).
     if (sb.status.state === 'running') {
       set(sb, { state: 'exited', reason: 'Completed', exitCode: 0, ready: false, finishedAt: iso() });
@@ -181,6 +198,7 @@ export function withHostComponents(inner: Runtime, o: HostComponentsOptions): Ho
     logs(uid, container, previous) {
       const sb = sandboxes.get(uid);
       if (!sb) return inner.logs(uid, container, previous);
+      if (inner.logStore) return storedLogText(inner.logStore, uid, container, previous);
       return containerLogText({ containers: new Map([[sb.status.name, { log: sb.log, prevLog: sb.prevLog }]]) },
         container, previous);
     },

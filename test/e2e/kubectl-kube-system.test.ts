@@ -1,6 +1,7 @@
 // kube-system as kubeadm leaves it, seen with the real kubectl (1.27 and 1.33) on a virtual
-// `kdp up` with a 3-member local etcd: mirror pods of the control plane and of each etcd member,
-// a kube-proxy pod and a kdp-cni pod per node, the DNS pods; componentstatuses with etcd-0…;
+// `kdp up`: mirror pods of the control plane, a kube-proxy pod and a kdp-cni pod per node, the
+// DNS pods; with a 3-member local etcd (a cluster of its own), a mirror pod per etcd member and
+// componentstatuses with etcd-0…;
 // a deleted kube-proxy pod comes back and its node's kube-proxy syncs anew; editing the
 // kube-proxy ConfigMap (kubectl edit) and restarting the DaemonSet switches every node to
 // nftables; a node added later gets its pods.
@@ -19,7 +20,7 @@ import { waitFor } from '../helpers/cluster.js';
 
 const HAVE_ETCD = existsSync('/usr/bin/etcd');
 if (!HAVE_ETCD && process.env.CI === 'true') throw new Error('CI=true but /usr/bin/etcd is missing');
-const skip = !HAVE_ETCD || kubectlMissing(27) || kubectlMissing(33);
+const skip = kubectlMissing(27) || kubectlMissing(33);
 
 interface PodJson {
   metadata: { name: string; namespace: string; uid: string; annotations?: Record<string, string> };
@@ -44,7 +45,7 @@ describe.skipIf(skip)('kube-system of a kdp up cluster with the real kubectl', (
     && p.metadata.name.startsWith(prefix));
 
   beforeAll(async () => {
-    cluster = await startCluster({ paths, nodes: 3, port: 0, proxyMode: 'iptables', timeScale: 20, etcd: 3,
+    cluster = await startCluster({ paths, nodes: 3, port: 0, proxyMode: 'iptables', timeScale: 20,
       systemPods: true, progress: () => {} });
   }, 120_000);
   afterAll(async () => { await cluster?.close(); }, 60_000);
@@ -54,7 +55,7 @@ describe.skipIf(skip)('kube-system of a kdp up cluster with the real kubectl', (
     expect(r.code).toBe(0);
     const rows = r.out.trim().split('\n').slice(1).map((l) => l.split(/\s+/));
     const names = rows.filter((c) => c[0] === 'kube-system').map((c) => c[1]!);
-    for (const n of ['kube-apiserver-n1', 'kube-controller-manager-n1', 'kube-scheduler-n1', 'etcd-n1', 'etcd-n2', 'etcd-n3']) {
+    for (const n of ['kube-apiserver-n1', 'kube-controller-manager-n1', 'kube-scheduler-n1']) {
       expect(names).toContain(n);
     }
     for (const prefix of ['kube-proxy-', 'kdp-cni-']) {
@@ -86,28 +87,6 @@ describe.skipIf(skip)('kube-system of a kdp up cluster with the real kubectl', (
     const crb = JSON.parse((await kubectl(['get', 'clusterrolebinding', 'kubeadm:node-proxier', '-o', 'json'])).out);
     expect(crb.subjects).toContainEqual(expect.objectContaining({ kind: 'ServiceAccount', name: 'kube-proxy', namespace: 'kube-system' }));
     expect((await kubectl(['get', 'sa', 'kube-proxy', '-n', 'kube-system'])).code).toBe(0);
-  });
-
-  it.each([27, 33])('kubectl 1.%i get componentstatuses lists etcd-0, etcd-1, etcd-2 Healthy', async (minor) => {
-    const r = await kubectl(['get', 'componentstatuses'], { minor });
-    expect(r.code).toBe(0);
-    for (const n of ['etcd-0', 'etcd-1', 'etcd-2', 'scheduler', 'controller-manager']) {
-      expect(r.out).toMatch(new RegExp(`^${n}\\s+Healthy`, 'm'));
-    }
-    expect(r.out).toContain('{"health":"true"');
-  });
-
-  it('each etcd mirror pod shows its member\'s real PID and client port', async () => {
-    const etcd = (await systemPods('etcd-')).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-    expect(etcd.map((p) => [p.metadata.name, p.spec.nodeName])).toEqual([['etcd-n1', 'n1'], ['etcd-n2', 'n2'], ['etcd-n3', 'n3']]);
-    const layout = JSON.parse(readFileSync(join(dataDir, 'etcd', 'cluster.json'), 'utf8')).members;
-    etcd.forEach((p, i) => {
-      const pid = Number(readFileSync(join(dataDir, 'etcd', `etcd-${i}.pid`), 'utf8'));
-      expect(p.status?.containerStatuses?.[0]?.containerID).toBe(`kdp://${pid}`);
-      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('etcd');
-      expect(p.metadata.annotations?.['kubeadm.kubernetes.io/etcd.advertise-client-urls'])
-        .toBe(`https://127.0.0.1:${layout[i].clientPort}`);
-    });
   });
 
   it('deleting a kube-proxy pod brings a new one on that node, whose kube-proxy syncs the node anew', async () => {
@@ -169,5 +148,45 @@ describe.skipIf(skip)('kube-system of a kdp up cluster with the real kubectl', (
       return list.every((d: { status: { numberReady: number } }) => d.status.numberReady === 4);
     }, 30_000, 'both DaemonSets at 4 Ready');
     expect(ds.map((d: { metadata: { name: string } }) => d.metadata.name).sort()).toEqual(['kdp-cni', 'kube-proxy']);
+  });
+});
+
+describe.skipIf(skip || !HAVE_ETCD)('the local etcd members of kdp up --etcd 3 with the real kubectl', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kdp-kse-'));
+  const paths = dataDirPaths(dataDir);
+  let cluster: RunningCluster;
+  const kubectl = kubectlFor(paths.kubeconfig, { minor: 33 });
+  const systemPods = async (prefix: string): Promise<PodJson[]> => {
+    const r = await kubectl(['get', 'pods', '-n', 'kube-system', '-o', 'json']);
+    expect(r.err).toBe('');
+    return JSON.parse(r.out).items.filter((p: PodJson) => p.metadata.name.startsWith(prefix));
+  };
+
+  beforeAll(async () => {
+    cluster = await startCluster({ paths, nodes: 3, port: 0, proxyMode: 'iptables', timeScale: 20, etcd: 3,
+      dns: false, progress: () => {} });
+  }, 120_000);
+  afterAll(async () => { await cluster?.close(); }, 60_000);
+
+  it.each([27, 33])('kubectl 1.%i get componentstatuses lists etcd-0, etcd-1, etcd-2 Healthy', async (minor) => {
+    const r = await kubectl(['get', 'componentstatuses'], { minor });
+    expect(r.code).toBe(0);
+    for (const n of ['etcd-0', 'etcd-1', 'etcd-2', 'scheduler', 'controller-manager']) {
+      expect(r.out).toMatch(new RegExp(`^${n}\\s+Healthy`, 'm'));
+    }
+    expect(r.out).toContain('{"health":"true"');
+  });
+
+  it('each etcd mirror pod shows its member\'s real PID and client port', async () => {
+    const etcd = (await systemPods('etcd-')).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    expect(etcd.map((p) => [p.metadata.name, p.spec.nodeName])).toEqual([['etcd-n1', 'n1'], ['etcd-n2', 'n2'], ['etcd-n3', 'n3']]);
+    const layout = JSON.parse(readFileSync(join(dataDir, 'etcd', 'cluster.json'), 'utf8')).members;
+    etcd.forEach((p, i) => {
+      const pid = Number(readFileSync(join(dataDir, 'etcd', `etcd-${i}.pid`), 'utf8'));
+      expect(p.status?.containerStatuses?.[0]?.containerID).toBe(`kdp://${pid}`);
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('etcd');
+      expect(p.metadata.annotations?.['kubeadm.kubernetes.io/etcd.advertise-client-urls'])
+        .toBe(`https://127.0.0.1:${layout[i].clientPort}`);
+    });
   });
 });
