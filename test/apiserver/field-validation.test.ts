@@ -24,13 +24,17 @@ describe('server-side field validation of unknown fields (fieldValidation)', () 
     expect((await s.req('GET', `${PODS}/a`)).status).toBe(404);
   });
 
-  it('Warn, the default, creates and answers each unknown field as a Warning', async () => {
+  it('Warn, the default, creates without the unknown fields and warns of each', async () => {
     for (const q of ['?fieldValidation=Warn', '']) {
       const name = `w${q.length}`;
       const r = await s.req('POST', `${PODS}${q}`, pod(name));
       expect(r.status).toBe(201);
       expect(r.headers.warning).toBe('299 - "unknown field \\"metadata.unknownMeta\\"", ' +
         '299 - "unknown field \\"spec.bogusSpec\\""');
+      const got = (await s.req('GET', `${PODS}/${name}`)).body;
+      expect(got.metadata.unknownMeta).toBeUndefined();
+      expect(got.spec.bogusSpec).toBeUndefined();
+      expect(got.spec.containers[0].name).toBe('c');
     }
   });
 
@@ -38,6 +42,7 @@ describe('server-side field validation of unknown fields (fieldValidation)', () 
     const r = await s.req('POST', `${PODS}?fieldValidation=Ignore`, pod('i'));
     expect(r.status).toBe(201);
     expect(r.headers.warning).toBeUndefined();
+    expect(r.body.spec.bogusSpec).toBeUndefined();
     const ok = await s.req('POST', '/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict',
       { ...deployment('d1'), metadata: { name: 'd1', labels: { 'any/key': 'v' },
         annotations: { a: 'b' } } });
@@ -66,6 +71,16 @@ describe('server-side field validation of unknown fields (fieldValidation)', () 
       { 'content-type': 'application/merge-patch+json' });
     expect(merge.status).toBe(200);
     expect(merge.headers.warning).toBe('299 - "unknown field \\"metadata.nope\\""');
+    expect(merge.body.metadata).toMatchObject({ labels: { a: 'b' } });
+    expect(merge.body.metadata.nope).toBeUndefined();
+    const smpWarn = await s.req('PATCH', `${PODS}/p`, { spec: { containers: [{ name: 'c',
+      extra: 1 }], '$setElementOrder/containers': [{ name: 'c' }] } },
+    { 'content-type': 'application/strategic-merge-patch+json' });
+    expect(smpWarn.status).toBe(200);
+    expect(smpWarn.body.spec.containers[0].extra).toBeUndefined();
+    const deleting = await s.req('PATCH', `${PODS}/p?fieldValidation=Strict`,
+      { metadata: { gone: null } }, { 'content-type': 'application/merge-patch+json' });
+    expect(deleting.status).toBe(200);
   });
 
   it('a status update is checked against its kind; other subresources are not', async () => {

@@ -1,10 +1,11 @@
 // Server-side field validation of unknown fields (the `fieldValidation` query parameter), as
 // upstream's handlers apply it: Strict refuses a body with fields its kind's schema does not
 // declare (400 "strict decoding error: unknown field …"), Warn (the default) answers them as
-// `Warning` headers, Ignore skips the check. A body whose values have the wrong type is left to
-// the type decoding, which upstream reports first. Covers create, update and merge/strategic
-// patches of a resource or its status; other subresources' bodies and JSON / apply patches are
-// not checked.
+// `Warning` headers, Ignore skips the check; under Warn and Ignore the unknown fields are dropped
+// from the body, as upstream's decoder drops them. A body whose values have the wrong type is
+// left to the type decoding, which upstream reports first. Covers create, update and
+// merge/strategic patches of a resource or its status; other subresources' bodies and JSON /
+// apply patches are not checked.
 
 import { decodeTypes } from '../../api/schema/index.js';
 import type { FieldChecker } from '../openapi/unknown-fields.js';
@@ -22,18 +23,6 @@ export function fieldValidationOf(query: Query): FieldValidation {
   return v === 'Ignore' || v === 'Strict' ? v : 'Warn';
 }
 
-/** Patch bodies' directives (`$patch`, `$setElementOrder/…`, `$retainKeys`) are not fields. */
-function withoutDirectives(v: unknown, depth = 0): unknown {
-  if (depth > 200) return v;
-  if (Array.isArray(v)) return v.map((x) => withoutDirectives(x, depth + 1));
-  if (!v || typeof v !== 'object') return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    if (!k.startsWith('$')) out[k] = withoutDirectives(x, depth + 1);
-  }
-  return out;
-}
-
 export interface BodyCheck {
   readonly resource: ServedResource;
   readonly subresource?: string;
@@ -45,23 +34,24 @@ export interface BodyCheck {
 }
 
 /**
- * The `Warning` header value for the body's unknown fields (undefined when none); throws the
- * upstream 400 under Strict.
+ * The `Warning` header value for the body's unknown fields (undefined when none), which are
+ * removed from `c.body`; throws the upstream 400 under Strict.
  */
 export function checkUnknownFields(c: BodyCheck, checker: FieldChecker = sharedFieldChecker()):
   string | undefined {
   const r = c.resource;
-  if (c.directive === 'Ignore' || (c.subresource && c.subresource !== 'status')) return undefined;
+  if (c.subresource && c.subresource !== 'status') return undefined;
   const patch = c.op !== 'create' && c.op !== 'update';
   if (patch && c.op !== 'merge' && c.op !== 'strategic') return undefined;
-  const body = patch ? withoutDirectives(c.body) : c.body;
-  const fields = checker.unknownFields(r.group, r.version, r.kind, body);
-  if (fields.length === 0) return undefined;
+  const strict = c.directive === 'Strict';
+  const fields = checker.unknownFields(r.group, r.version, r.kind, c.body,
+    { patch, prune: !strict });
+  if (fields.length === 0 || c.directive === 'Ignore') return undefined;
   if (patch || c.yaml) fields.sort();
-  if (c.directive === 'Strict') {
+  if (strict) {
     const gv = r.group ? `${r.group}/${r.version}` : r.version;
     // A value of the wrong type is what upstream's decoder reports instead.
-    if (!patch && decodeTypes(gv, r.kind, structuredClone(body))) return undefined;
+    if (!patch && decodeTypes(gv, r.kind, structuredClone(c.body))) return undefined;
     const msg = strictDecodingMessage(fields);
     throw badRequest(patch ? msg
       : `${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ${msg}`);

@@ -17,9 +17,17 @@ interface Node {
   readonly items?: JsonObject;
 }
 
+export interface CheckOptions {
+  /** Delete the unknown fields found (upstream's decoder drops them). */
+  readonly prune?: boolean;
+  /** `obj` is a merge or strategic patch: `$` directives and nulls (deletions) are not fields. */
+  readonly patch?: boolean;
+}
+
 export interface FieldChecker {
   /** Unknown field paths of `obj` as kind group/version/kind; [] when the kind has no schema. */
-  unknownFields(group: string, version: string, kind: string, obj: unknown): string[];
+  unknownFields(group: string, version: string, kind: string, obj: unknown,
+    opts?: CheckOptions): string[];
 }
 
 export function buildFieldChecker(data: OpenApiData): FieldChecker {
@@ -63,11 +71,13 @@ export function buildFieldChecker(data: OpenApiData): FieldChecker {
     compiled.set(schema, n);
     return n;
   };
-  const walk = (schema: JsonObject, v: unknown, path: string, out: string[], depth: number) => {
+  const walk = (schema: JsonObject, v: unknown, path: string, out: string[], depth: number,
+    o: CheckOptions) => {
     if (depth > 100 || v === null || typeof v !== 'object') return;
     const n = node(schema);
     if (Array.isArray(v)) {
-      if (n.items) for (let i = 0; i < v.length; i++) walk(n.items, v[i], `${path}[${i}]`, out, depth + 1);
+      if (!n.items) return;
+      for (let i = 0; i < v.length; i++) walk(n.items, v[i], `${path}[${i}]`, out, depth + 1, o);
       return;
     }
     if (!n.props && !n.extra) return;
@@ -75,17 +85,20 @@ export function buildFieldChecker(data: OpenApiData): FieldChecker {
       const x = (v as JsonObject)[k];
       const p = n.props?.get(k) ?? n.extra;
       if (p) {
-        if (x !== null && typeof x === 'object') walk(p, x, path ? `${path}.${k}` : k, out, depth + 1);
-      } else {
+        if (x !== null && typeof x === 'object') {
+          walk(p, x, path ? `${path}.${k}` : k, out, depth + 1, o);
+        }
+      } else if (!o.patch || (!k.startsWith('$') && x !== null)) {
         out.push(path ? `${path}.${k}` : k);
+        if (o.prune) delete (v as JsonObject)[k];
       }
     }
   };
   return {
-    unknownFields(group, version, kind, obj) {
+    unknownFields(group, version, kind, obj, opts = {}) {
       const s = byGvk.get(`${group}/${version}/${kind}`);
       const out: string[] = [];
-      if (s) walk(s, obj, '', out, 0);
+      if (s) walk(s, obj, '', out, 0, opts);
       return out;
     },
   };
