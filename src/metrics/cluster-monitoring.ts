@@ -5,7 +5,7 @@ import type { Node, Pod } from '../api/types.js';
 import type { Client } from '../client/types.js';
 import { buildMetricsCollector, type MetricsCollector } from './collector.js';
 import { buildNodeMonitors, type NodeMonitors } from './node-monitor.js';
-import { buildProcSource } from './proc-stats.js';
+import { buildProcSource, sharedProcSource } from './proc-stats.js';
 import { startPrometheus } from './prometheus-run.js';
 
 /** metrics-server's default --metric-resolution. */
@@ -20,7 +20,7 @@ export interface ClusterMonitoring {
 
 export function buildClusterMonitoring(o: { realProcesses: boolean; intervalMs: number;
   onError: (node: string, e: unknown) => void }): ClusterMonitoring {
-  const monitors = buildNodeMonitors(o.realProcesses ? { proc: buildProcSource() } : {});
+  const monitors = buildNodeMonitors(o.realProcesses ? { proc: sharedProcSource(buildProcSource()) } : {});
   let client: Client | undefined;
   const list = async <T>(resource: string): Promise<T[]> => (client
     ? (await client.list<T & { metadata: object }>({ group: '', version: 'v1', resource })).items as T[] : []);

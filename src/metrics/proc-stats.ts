@@ -92,3 +92,16 @@ export function treeUsage(snap: Map<number, ProcInfo>, roots: readonly number[],
   }
   return out;
 }
+
+/** One /proc pass shared by the nodes scraped within `ttlMs` of it (a collector round scrapes
+ *  every node at once; each would otherwise read every process again). */
+export function sharedProcSource(inner: ProcSource, ttlMs = 500, now: () => number = Date.now): ProcSource {
+  let last: { at: number; snap: Map<number, ProcInfo> } | undefined;
+  return {
+    snapshot() {
+      const t = now();
+      if (!last || t - last.at > ttlMs) last = { at: t, snap: inner.snapshot() };
+      return last.snap;
+    },
+  };
+}

@@ -84,6 +84,19 @@ describe.each([27, 33])('kubectl 1.%i top on a virtual cluster', (minor) => {
     expect(one.containers).toContainEqual({ name: 'app', usage: { cpu: '250m', memory: '64Mi' } });
   });
 
+  it.skipIf(skip)('the kubelet\'s /metrics and /metrics/resource through the node proxy', async () => {
+    const own = await kubectl(['get', '--raw', '/api/v1/nodes/n1/proxy/metrics']);
+    expect(own.code, own.err).toBe(0);
+    expect(own.out).toMatch(/^kubelet_running_pods [1-9]\d*$/m);
+    const res = await kubectl(['get', '--raw', '/api/v1/nodes/n1/proxy/metrics/resource']);
+    expect(res.out).toMatch(/^container_cpu_usage_seconds_total\{container="app",namespace="default",pod="big"\} /m);
+  });
+
+  it.skipIf(skip)('top pods --sort-by=cpu', async () => {
+    const sorted = await kubectl(['top', 'pods', '-l', 'app=web', '--sort-by=cpu']);
+    expect(sorted.out.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0])).toEqual(['big', 'small']);
+  });
+
   it.skipIf(skip)('pods without metrics: "metrics not available yet"; no pods: "No resources found"', async () => {
     // Bound to a node that does not run: the pod exists, nothing measures it.
     await cluster!.client.create(PODS, pod('nowhere', 'n9', '1m', '1Mi', { app: 'ghost' }));

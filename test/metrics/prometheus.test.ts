@@ -47,13 +47,17 @@ describe.runIf(haveProm)('kdp up --prometheus', () => {
       && JSON.parse(readFileSync(join(dir, 'coredns-targets.json'), 'utf8')).length > 0, 20_000, 'DNS targets');
   });
 
-  it('runs Prometheus on 127.0.0.1, scraping the API server with the cluster\'s credentials', async () => {
-    const up = async () => {
-      const r = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=up%7Bjob%3D%22apiserver%22%7D`)
+  it('runs Prometheus on 127.0.0.1, scraping the API server and the kubelets with the cluster\'s credentials', async () => {
+    const up = async (job: string) => {
+      const q = encodeURIComponent(`up{job="${job}"}`);
+      const r = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${q}`)
         .then((x) => x.json() as Promise<{ data: { result: Array<{ value: [number, string] }> } }>, () => undefined);
-      return r?.data.result[0]?.value[1];
+      return r?.data.result.map((x) => x.value[1]).join(',');
     };
-    await waitFor(async () => (await up()) === '1', 60_000, 'the apiserver target up');
+    await waitFor(async () => (await up('apiserver')) === '1', 60_000, 'the apiserver target up');
+    // Virtual nodes' kubelets too (their API on loopback, reached by the node proxy).
+    await waitFor(async () => (await up('kubelet')) === '1,1', 60_000, 'both kubelet targets up');
+    await waitFor(async () => (await up('kubelet-resource')) === '1,1', 60_000, 'both kubelet resource targets up');
     const listening = execFileSync('ss', ['-Hltnp']).toString().split('\n').filter((l) => l.includes(`:${port} `));
     expect(listening.length).toBeGreaterThan(0);
     for (const l of listening) expect(l).toContain(`127.0.0.1:${port}`);
