@@ -99,6 +99,10 @@ describe('OpenAPI v3 and v2 with upstream schemas', () => {
     expect(paths).toContain('/api/v1/namespaces/{name}');
     expect(paths.some((p) => p.includes('replicationcontrollers'))).toBe(false);
     expect(paths.some((p) => p.includes('limitranges'))).toBe(false);
+    // Subresources only where served: pods/resize is upstream's, not kdp's.
+    expect(paths).toContain('/api/v1/namespaces/{namespace}/pods/{name}/eviction');
+    expect(paths).toContain('/api/v1/namespaces/{name}/finalize');
+    expect(paths.some((p) => p.endsWith('/pods/{name}/resize'))).toBe(false);
     expect(core.body.components.schemas['io.k8s.api.core.v1.ReplicationController']).toBeUndefined();
   });
 

@@ -27,7 +27,8 @@ export function gvKey(group: string, version: string): string {
 
 /**
  * Whether an upstream path belongs to a served resource of group version `key`: the group
- * version's root, or `[watch/][namespaces/{namespace}/]<resource>[/...]` for a served resource.
+ * version's root, or `[watch/][namespaces/{namespace}/]<resource>[/{name}[/<subresource>...]]`
+ * for a served resource and, if named, a subresource it serves.
  */
 export function isServedPath(cat: ResourceCatalog, key: string, path: string): boolean {
   const prefix = `/${key}/`;
@@ -37,7 +38,10 @@ export function isServedPath(cat: ResourceCatalog, key: string, path: string): b
   if (segs[0] === 'watch') segs = segs.slice(1);
   if (segs[0] === 'namespaces' && segs[1] === '{namespace}' && segs.length > 2) segs = segs.slice(2);
   const [group, version] = key.startsWith('apis/') ? key.slice(5).split('/') : ['', key.slice(4)];
-  return segs[0] !== undefined && cat.find(group!, version!, segs[0]) !== undefined;
+  const r = segs[0] === undefined ? undefined : cat.find(group!, version!, segs[0]);
+  if (!r) return false;
+  const sub = segs[1] === '{name}' ? segs[2] : undefined;
+  return sub === undefined || r.subresources.some((x) => x.name === sub);
 }
 
 /** The paths of `key` kdp serves, and the schema names they reach (transitively). */
