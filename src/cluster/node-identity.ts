@@ -53,3 +53,17 @@ export async function nodeProcessClients(
     ...(base.caPem ? { caPem: base.caPem } : {}), certPem: pair.certPem, keyPem: pair.keyPem });
   return { kubelet: via(creds.kubelet), kubeProxy: via(creds.kubeProxy) };
 }
+
+/**
+ * The kubelet serving certificate of a `kdp node` process, got the way its client identity is
+ * (kdp has no CertificateSigningRequest API for upstream's kubelet-serving CSR): issued from the
+ * data dir's cluster CA for the node's name, InternalIPs and 127.0.0.1. Undefined without the
+ * CA key (a node on another machine): that node serves no kubelet API.
+ */
+export async function nodeProcessKubeletTls(dataDir: string, nodeName: string, nodeIPs: readonly string[]):
+  Promise<{ certPem: string; keyPem: string; caPem: string } | undefined> {
+  const ca = await readClusterCa(dataDir);
+  if (!ca) return undefined;
+  const { issueKubeletServing } = await import('../kubelet/server/serve.js');
+  return issueKubeletServing(ca, nodeName, nodeIPs);
+}

@@ -7,6 +7,7 @@ import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import type { Client } from '../../client/types.js';
+import type { Pod } from '../../api/types.js';
 import { kdpError } from '../../errors.js';
 import type { FlagSpec, FlagValues } from '../flags.js';
 import type { Command } from '../command.js';
@@ -81,11 +82,12 @@ export const nodeAgentCommand: Command = {
     ...COMMON,
   ],
   async run(args, io) {
-    const [{ nodeProcessClients }, { buildNodeAgent }, { buildVirtualRuntime }, { buildMemoryApplier },
-      { RuleHistory, rulesDir }, { buildKubeProxy }] = await Promise.all([
+    const [{ nodeProcessClients, nodeProcessKubeletTls }, { buildNodeAgent }, { buildVirtualRuntime },
+      { buildMemoryApplier }, { RuleHistory, rulesDir }, { buildKubeProxy }, serve, logFiles] = await Promise.all([
       import('../../cluster/node-identity.js'), import('../../kubelet/node-agent.js'),
       import('../../kubelet/runtime-virtual.js'), import('../../proxy/applier.js'),
-      import('../../proxy/history.js'), import('../../proxy/proxy-server.js')]);
+      import('../../proxy/history.js'), import('../../proxy/proxy-server.js'),
+      import('../../kubelet/server/serve.js'), import('../../kubelet/container-log-files.js')]);
     const name = args.flags.name as string | undefined;
     if (!name) throw kdpError('KDP_CONFIG', '--name: the node name is required');
     const mode = parseMode(args.flags.mode)!;
@@ -94,8 +96,18 @@ export const nodeAgentCommand: Command = {
       given, (line) => io.err(`kdp node ${name}: ${line}\n`));
     const nodeIPs = (args.flags['node-ip'] as string).split(',').map((s) => s.trim()).filter(Boolean);
     const nodeIP = nodeIPs.join(', ');
-    const runtime = buildVirtualRuntime({ timeScale: factor });
-    const agent = buildNodeAgent({ client, nodeName: name, runtime, options: { nodeIPs, timeScale: factor } });
+    const runtime = buildVirtualRuntime({ timeScale: factor,
+      logStore: logFiles.fileLogStore(logFiles.nodeDirOf(dataDir, name)) });
+    // The kubelet API on a free loopback port, published in the Node's daemonEndpoints: the API
+    // server reaches it there for logs and nodes/proxy (as for kdp up's virtual nodes).
+    const tls = await nodeProcessKubeletTls(dataDir, name, nodeIPs);
+    let agentRef: { pod(ns: string, n: string): Pod | undefined; pods?(): readonly Pod[] } | undefined;
+    const kubeletApi = tls ? await serve.listenOnLoopback(serve.buildNodeKubeletServer({
+      nodeName: name, tls, client, agent: () => agentRef, runtime })) : undefined;
+    if (!tls) io.err(`kdp node ${name}: no cluster CA key in ${dataDir}/pki: serving no kubelet API (no logs)\n`);
+    const agent = buildNodeAgent({ client, nodeName: name, runtime,
+      options: { nodeIPs, timeScale: factor, ...(kubeletApi ? { kubeletPort: kubeletApi.port } : {}) } });
+    agentRef = agent;
     await agent.start();
     // The node's runtime endpoint (`kdp crictl --node NAME`), in the data dir it was given.
     const { serveNodeRuntimeEndpoint } = await import('../../kubelet/runtime-endpoint/serve.js');
@@ -108,10 +120,12 @@ export const nodeAgentCommand: Command = {
       log: (line) => io.err(`${line}\n`),
     });
     await proxy.start();
-    io.err(`kdp node ${name} (${nodeIP}) running: kubelet (virtual runtime) + kube-proxy (${mode})\n`);
+    io.err(`kdp node ${name} (${nodeIP}) running: kubelet (virtual runtime${kubeletApi
+      ? `, API on 127.0.0.1:${kubeletApi.port}` : ''}) + kube-proxy (${mode})\n`);
     await io.interrupted;
     proxy.stop();
     await agent.stop();
+    kubeletApi?.close();
     await closeRuntime();
     return 0;
   },
