@@ -100,9 +100,10 @@ function kdpTablesOf(dataDir: string): (f: NodeFilter, snapshot: string) => Node
  *  (src/proxy/sysctls.ts), and then also writes KUBE-FIREWALL's "block incoming localnet
  *  connections" rule: its IPv4 table says which. */
 function routeLocalnetOf(mode: TraceMode, dir: string): boolean {
-  if (mode !== 'iptables') return false;
   try {
-    return readSnapshot(dir, '@latest', 'IPv4').text.includes('block incoming localnet connections');
+    // The snapshot's own mode: a node switched by its kube-proxy ConfigMap keeps the other's record.
+    const snap = readSnapshot(dir, '@latest', 'IPv4');
+    return (snap.mode ?? mode) === 'iptables' && snap.text.includes('block incoming localnet connections');
   } catch {
     return false;
   }
@@ -121,7 +122,9 @@ function familyFilter(
       if (optional && isKdpError(e, 'KDP_NOT_FOUND')) return undefined;
       throw e;
     }
-    return kdpTables(buildFilter(mode, snap.text, new Map(Object.entries(snap.origins))), snap.text);
+    // Each node's rules are read in the mode they were written in (kube-proxy's ConfigMap may
+    // have switched it since the cluster started).
+    return kdpTables(buildFilter(snap.mode ?? mode, snap.text, new Map(Object.entries(snap.origins))), snap.text);
   };
   // IPv4 is required only when there is no IPv6: a node without either fails as before.
   const v6 = load('IPv6', true);

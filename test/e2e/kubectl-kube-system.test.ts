@@ -128,6 +128,10 @@ describe.skipIf(skip)('kube-system of a kdp up cluster with the real kubectl', (
       expect(rules.out).toContain('table ip kube-proxy');
       expect(rules.out).not.toContain('KUBE-SERVICES -m comment');
     }
+    // kdp trace reads each node's rules in the mode they are now in.
+    const t = await kdp('trace', '--data-dir', dataDir, '-o', 'json', 'n2', 'svc/kube-system/kube-dns:53');
+    expect(t.code).toBe(0);
+    expect(JSON.parse(t.out).destinations.length).toBe(2);
     const proxies = await systemPods('kube-proxy-');
     expect(proxies.filter(ready)).toHaveLength(3);
     for (const p of proxies) {
