@@ -92,6 +92,17 @@ describe.each([27, 33])('kubectl 1.%i top on a virtual cluster', (minor) => {
     expect(res.out).toMatch(/^container_cpu_usage_seconds_total\{container="app",namespace="default",pod="big"\} /m);
   });
 
+  it.skipIf(skip)('top of one node and of one pod', async () => {
+    const node = await kubectl(['top', 'node', 'n2']);
+    expect(node.code, node.err).toBe(0);
+    expect(node.out.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0])).toEqual(['n2']);
+    const one = await kubectl(['top', 'pod', 'small', '--containers']);
+    expect(one.out).toMatch(/\nsmall\s+app\s+100m\s+16Mi/);
+    const missing = await kubectl(['top', 'pod', 'nope']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.err).toMatch(/not found/);
+  });
+
   it.skipIf(skip)('top pods --sort-by=cpu', async () => {
     const sorted = await kubectl(['top', 'pods', '-l', 'app=web', '--sort-by=cpu']);
     expect(sorted.out.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0])).toEqual(['big', 'small']);
