@@ -8,29 +8,45 @@ import type { JsonObject } from './data.js';
 
 const isObj = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
 
-/** A protobuf message under construction (proto3: default values are left out). */
+/**
+ * A protobuf message under construction (proto3: default values are left out). Nested messages
+ * are kept by reference with their sizes and written once, into one buffer, by `done()`.
+ */
 class Msg {
-  private readonly parts: Buffer[] = [];
+  private readonly parts: (number[] | Buffer | Msg)[] = [];
+  private pending: number[] = [];
+  private size = 0;
+
+  get length(): number {
+    return this.size;
+  }
+
+  private varint(n: number): void {
+    let v = n;
+    while (v >= 0x80) {
+      this.pending.push((v % 0x80) | 0x80);
+      v = Math.floor(v / 0x80);
+    }
+    this.pending.push(v);
+  }
 
   private key(field: number, wire: number): void {
     this.varint(field * 8 + wire);
   }
 
-  private varint(n: number): void {
-    const bytes: number[] = [];
-    let v = n;
-    while (v >= 0x80) {
-      bytes.push((v % 0x80) | 0x80);
-      v = Math.floor(v / 0x80);
-    }
-    bytes.push(v);
-    this.parts.push(Buffer.from(bytes));
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    this.parts.push(this.pending);
+    this.size += this.pending.length;
+    this.pending = [];
   }
 
   bytes(field: number, b: Buffer): this {
     this.key(field, 2);
     this.varint(b.length);
+    this.flush();
     this.parts.push(b);
+    this.size += b.length;
     return this;
   }
 
@@ -65,18 +81,37 @@ class Msg {
       this.key(field, 1);
       const b = Buffer.alloc(8);
       b.writeDoubleLE(v);
-      this.parts.push(b);
+      this.pending.push(...b);
     }
     return this;
   }
 
   msg(field: number, m: Msg | undefined): this {
-    if (m) this.bytes(field, m.done());
+    if (!m) return this;
+    m.flush();
+    this.key(field, 2);
+    this.varint(m.size);
+    this.flush();
+    this.parts.push(m);
+    this.size += m.size;
     return this;
   }
 
   done(): Buffer {
-    return Buffer.concat(this.parts);
+    this.flush();
+    const out = Buffer.allocUnsafe(this.size);
+    const end = this.writeTo(out, 0);
+    return end === out.length ? out : out.subarray(0, end);
+  }
+
+  private writeTo(out: Buffer, at: number): number {
+    let pos = at;
+    for (const p of this.parts) {
+      if (p instanceof Msg) pos = p.writeTo(out, pos);
+      else if (Buffer.isBuffer(p)) pos += p.copy(out, pos);
+      else for (const b of p) out[pos++] = b;
+    }
+    return pos;
   }
 }
 
