@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { kdpError } from '../errors.js';
+import { isKdpError, kdpError } from '../errors.js';
 import { peerCertificateOf, peerCertificateRejection } from './authn/index.js';
 import {
   distinctHeaders, hasImpersonationHeaders, impersonatedUser,
@@ -45,11 +45,14 @@ import type { ApiService } from './service.js';
 import { buildApiService } from './service.js';
 import { statusFromError } from './status.js';
 import { GIT_VERSION, versionInfo } from './version.js';
+import { buildUiServer, type UiServer } from '../ui/server/ui-server.js';
 
 export interface ApiServer {
   readonly app: FastifyInstance;
   readonly service: ApiService;
   readonly options: ResolvedApiServerOptions;
+  /** The web UI at `/ui/` (its sessions and one-time links). */
+  readonly ui: UiServer;
   /** Closes the HTTP side (not the store, which the caller owns). */
   close(): Promise<void>;
 }
@@ -114,6 +117,7 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
     metricsApi: o.metricsApi,
   });
   const openapi = buildOpenApi(catalog, GIT_VERSION);
+  const ui = buildUiServer(o.ui);
   const settle = (raw: IncomingMessage, user: UserInfo | null): UserInfo => {
     if (!user) refuseRejectedCertificate(raw);
     if (!user && !o.anonymous) throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
@@ -122,6 +126,9 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   // Synchronous unless the authenticator has to read (a service-account token).
   const authenticate = (raw: IncomingMessage): UserInfo | Promise<UserInfo> => {
     if (!o.authenticator) return ADMIN_USER;
+    // The web UI's session cookie, when no Authorization header is sent (ui/server).
+    const session = ui.sessionUser(raw);
+    if (session) return session;
     const peer = peerCertificateOf(raw.socket as TLSSocket);
     const user = o.authenticator.authenticate({ headers: raw.headers, peerCertificate: peer });
     if (!(user instanceof Promise)) return settle(raw, user);
@@ -179,7 +186,13 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   app.decorateRequest('kdpUser', null);
 
   app.addHook('onRequest', async (req) => {
-    req.kdpUser = await requestUser(req.raw);
+    try {
+      req.kdpUser = await requestUser(req.raw);
+    } catch (e) {
+      // The UI's pages answer a missing or refused credential with their login page.
+      if (!ui.isUiPath(req.url) || !isKdpError(e, 'KDP_UNAUTHORIZED')) throw e;
+      req.kdpUser = null;
+    }
   });
   app.setErrorHandler((err, _req, reply) => sendError(reply, fastifyErrorToKdp(
     err as { code?: string; statusCode?: number; message: string })));
@@ -254,5 +267,7 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   };
   app.all('/api/*', resource);
   app.all('/apis/*', resource);
-  return { app, service, options: o, close: () => app.close() };
+  ui.register(app, { service, authorizer, authenticateToken: async (token) => (o.authenticator
+    ? o.authenticator.authenticate({ headers: { authorization: `Bearer ${token}` } }) : ADMIN_USER) });
+  return { app, service, options: o, ui, close: () => app.close() };
 }

@@ -12,6 +12,7 @@ import type { AdmissionPlugin, Authenticator, Authorizer } from './pipeline-type
 import type { LogProvider } from './rest/deps.js';
 import type { ResourceCatalog } from './resource-types.js';
 import type { Validator } from './rules.js';
+import type { UiServerOptions } from '../ui/server/ui-server.js';
 
 export interface ApiServerOptions {
   readonly store: StoreBackend;
@@ -54,6 +55,8 @@ export interface ApiServerOptions {
   readonly maxHeaderBytes?: number;
   /** Interval of watch bookmarks (default 60 s). */
   readonly bookmarkIntervalMs?: number;
+  /** The web UI at `/ui/`: the data directory it reads rule history from, its sessions. */
+  readonly ui?: UiServerOptions;
   /** Fastify/pino logging (default off). */
   readonly logger?: boolean;
   readonly now?: () => Date;

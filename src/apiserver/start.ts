@@ -106,6 +106,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
       catalog, getDeps: () => deps, serviceAccounts: o.serviceAccountAdmission }), ...(o.admission ?? [])];
     server = await listenApiServer({
       store, catalog, authorizer, authenticator, anonymous: o.anonymous ?? !o.insecureHttp,
+      ui: { dataDir: o.dataDir },
       admission, logProvider: o.logProvider, backendDialer: o.backendDialer,
       serviceAccountTokens: saTokens.issuer, componentStatuses: o.componentStatuses, metricsApi: o.metricsApi,
       kubeletClient: { ...(await issueClientCertificate(caOf(pki), { commonName: 'kube-apiserver-kubelet-client',

@@ -19,6 +19,7 @@ import { rulesCompileCommand } from './rules-compile.js';
 import { rulesHistoryCommand, rulesShowCommand } from './rules.js';
 import { statusCommand } from './status.js';
 import { traceCommand } from './trace.js';
+import { uiCommand } from './ui.js';
 import { upCommand } from './up.js';
 import { verifyCommand } from './verify.js';
 import { versionCommand } from './version.js';
@@ -29,6 +30,6 @@ export const COMMANDS: readonly Command[] = [
   etcdSnapshotSaveCommand, etcdSnapshotRestoreCommand,
   netnsCommand, shCommand, crictlCommand, logsCommand,
   rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand,
-  dnsLookupCommand, dnsServeCommand,
+  dnsLookupCommand, dnsServeCommand, uiCommand,
   apiserverCommand, controllerManagerCommand, schedulerCommand, nodeAgentCommand, versionCommand,
 ];

@@ -7,9 +7,9 @@ import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import type { Client } from '../../client/types.js';
 import {
-  loadTopology, resolveDestination, resolveSource, traceResolved, type ClusterTrace, type ResolvedDestination,
-  type ResolvedSource,
+  traceResolved, type ResolvedDestination, type ResolvedSource,
 } from '../../trace/cluster.js';
+import { clusterTraceJson, resolveClusterTrace, traceJson } from '../../trace/cluster-json.js';
 import { liveTrace } from '../../trace/live/live-trace.js';
 import { assertLiveCapable, buildLiveCluster } from '../../trace/live/live-trace-cluster.js';
 import type { Topology } from '../../trace/topology.js';
@@ -79,11 +79,8 @@ async function traceCluster(
   const info = readClusterInfo(paths);
   if (flags.live) assertLiveCapable('kdp trace', info, paths);
   const client = buildHttpClient(loadKubeconfig(info.kubeconfig));
-  const topo = await loadTopology(client, paths.root, info.proxyMode);
   // A name resolves through the search list of the source pod's namespace.
-  const srcPod = topo.pods.find((p) => p.ip === srcText || p.name === srcText || p.name === `default/${srcText}`);
-  const dst = await resolveDestination(client, topo, dstText, srcPod?.name.split('/')[0] ?? 'default');
-  const src = resolveSource(topo, srcText, dst.node, dst.ip);
+  const { topo, src, dst } = await resolveClusterTrace(client, paths.root, info.proxyMode, srcText, dstText);
   if (flags.live) return traceLive({ paths, info, client, topo, src, dst, proto, flags, io });
   const t = traceResolved(topo, src, dst, proto, flags.sport as number | undefined);
   if (flags.output === 'json') {
@@ -93,12 +90,6 @@ async function traceCluster(
     if (t.natFree !== undefined) io.out(`NAT-free: ${t.natFree ? 'yes' : 'no'}\n`);
   }
   return t.result.verdict === 'ACCEPT' ? 0 : 1;
-}
-
-function clusterTraceJson(t: ClusterTrace): Record<string, unknown> {
-  return { source: t.source.label, target: t.destination.label,
-    ...(t.destination.dns ? { dns: t.destination.dns } : {}), ...traceJson(t.result),
-    ...(t.natFree === undefined ? {} : { natFree: t.natFree }) };
 }
 
 /** Exit 0 when the kernel agrees with the simulation and the packet was delivered; 1 when it
@@ -126,19 +117,4 @@ async function traceLive(o: {
   return l.simulated.result.verdict === 'ACCEPT' ? 0 : 1;
 }
 
-export function traceJson(r: TraceResult): Record<string, unknown> {
-  return {
-    packet: r.packet,
-    verdict: r.verdict,
-    destinations: r.destinations.map((d) => ({
-      destination: d.destination, probability: round(d.probability), masquerade: d.masquerade,
-      sourceSeen: d.sourceSeen, verdict: d.verdict, reached: d.reached, hops: d.hops,
-    })),
-    masquerade: r.masquerade,
-    hops: r.hops,
-  };
-}
-
-function round(p: number): number {
-  return Math.round(p * 1e10) / 1e10;
-}
+export { traceJson };

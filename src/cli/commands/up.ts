@@ -82,7 +82,9 @@ export const upCommand: Command = {
       prometheus: args.flags.prometheus ? { port: args.flags['prometheus-port'] as number } : undefined,
       systemPods: true,
     });
-    io.out(readyMessage(readClusterInfo(paths), paths.root, { detached: false, env: io.env }));
+    const ready = readClusterInfo(paths);
+    io.out(readyMessage(ready, paths.root, { detached: false, env: io.env }));
+    io.out(await uiLines(ready, paths.root, io.env));
     await io.interrupted;
     io.err('kdp: shutting down\n');
     // Shutdown waits on helper processes that do not hold the event loop open (they are unref'd
@@ -179,6 +181,14 @@ export function readyMessage(info: ReadyInfo, dataDir: string, o: {
   ].join('\n');
 }
 
+/** The web UI's one-time login link (src/ui), asked of the API server with the kubeconfig. */
+async function uiLines(info: ReadyInfo, dataDir: string,
+  env: Readonly<Record<string, string | undefined>>): Promise<string> {
+  const { uiLinkLines } = await import('../../ui/server/link-client.js');
+  const dd = resolve(dataDir) === resolve(join(homedir(), '.kdp')) ? '' : ` --data-dir ${dataDir}`;
+  return uiLinkLines(info.kubeconfig, `${onPath('kdp', env.PATH) ? 'kdp' : 'npx kdp'} ui${dd}`);
+}
+
 /** Whether an executable `name` is in one of PATH's directories. */
 function onPath(name: string, path: string | undefined): boolean {
   for (const dir of (path ?? '').split(delimiter)) {
@@ -203,6 +213,7 @@ async function detach(paths: DataDirPaths, io: CliIO): Promise<number> {
     try {
       const info = readClusterInfo(paths);
       io.out(readyMessage(info, paths.root, { detached: true, env: io.env }));
+      io.out(await uiLines(info, paths.root, io.env));
       return 0;
     } catch {
       // not up yet
