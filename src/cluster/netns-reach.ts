@@ -10,7 +10,7 @@ import type { Topology } from '../host/topology.js';
 
 /** Dials from the pod's node's namespace (any node's for an address without one: every node
  *  has host-gw routes to every pod CIDR). */
-export function netnsBackendDialer(sockets: NetnsSockets, topo: Topology, anyNode: () => string | undefined): BackendDialer {
+export function netnsBackendDialer(sockets: NetnsSockets, topo: Pick<Topology, 'nodeNetns'>, anyNode: () => string | undefined): BackendDialer {
   return {
     dial({ node, ip, port }) {
       const from = node ?? anyNode();

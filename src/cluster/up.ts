@@ -32,6 +32,8 @@ import type { ControllerOptions } from '../controllers/options.js';
 import { loadTopology } from '../host/topology.js';
 import { superviseAgents } from './agent-supervisor.js';
 import { startLocalEtcd } from './etcd-cluster.js';
+import { startReplica, type Replica } from './apiserver-replicas.js';
+import { startTcpBalancer } from './tcp-balancer.js';
 import { controlPlanePods, markControlPlane } from './control-plane-pods.js';
 import { buildMirrorPodKeeper } from '../kubelet/static-pods.js';
 import type { EtcdStoreOptions } from '../store/etcd-store.js';
@@ -81,6 +83,9 @@ export interface UpOptions {
    * kube-proxy and routes are started with the node, without pods.
    */
   readonly systemPods?: boolean;
+  /** API servers behind one address (`--apiservers N`, needs `etcd` as a number): this
+   *  process's and N-1 `kdp apiserver` replicas, with kdp's TCP balancer on `port`. */
+  readonly apiservers?: number;
 }
 
 export interface RunningCluster {
@@ -124,6 +129,13 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       closers.push(() => socks.close());
       o.progress(`netns data plane: namespaces ${plane.topo.prefix}-*`);
     }
+    const apiservers = o.apiservers ?? 1;
+    if (!Number.isInteger(apiservers) || apiservers < 1 || apiservers > 7) {
+      throw kdpError('KDP_CONFIG', `--apiservers: ${o.apiservers} is not between 1 and 7`);
+    }
+    if (apiservers > 1 && typeof o.etcd !== 'number') {
+      throw kdpError('KDP_CONFIG', '--apiservers: several API servers need a store they share: add --etcd 1, 3 or 5');
+    }
     let etcd: EtcdStoreOptions | undefined = typeof o.etcd === 'object' ? o.etcd : undefined;
     let etcdLayout: EtcdLayout | undefined;
     if (typeof o.etcd === 'number') {
@@ -141,7 +153,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const under = topoSpec.underlay;
     const v6Primary = ipFamilyOf(net.serviceCIDRs[0]!) === 'IPv6';
     const api: RunningApiServer = await startApiServer({
-      dataDir: o.paths.root, port: o.port, store: o.store, etcd,
+      dataDir: o.paths.root, port: apiservers > 1 ? 0 : o.port, store: o.store, etcd,
       serviceCIDR: net.serviceCIDRs.join(','),
       advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
       admission: netns ? [buildNetnsAnnotationPlugin(netns.topo.prefix)] : [], serviceAccountAdmission: true,
@@ -156,6 +168,22 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       metricsApi: monitoring.collector,
     });
     closers.push(() => api.close());
+    // HA: the other API servers on the same etcd, and one address in front of them all.
+    let url = api.url;
+    if (apiservers > 1) {
+      const replicas: Replica[] = [];
+      closers.push(async () => { await Promise.all(replicas.map((r) => r.stop())); });
+      for (let i = 2; i <= apiservers; i++) {
+        replicas.push(await startReplica(`apiserver-${i}`, { dataDir: o.paths.root, etcdEndpoints: etcd!.endpoints,
+          serviceCIDR: net.serviceCIDRs.join(','), admissionPlugins: ['ServiceAccount', ...(netns ? ['KdpPodNetns'] : [])],
+          netns: !!netns, log: o.progress }));
+      }
+      const backends = [{ host: '127.0.0.1', port: api.port }, ...replicas.map((r) => ({ host: '127.0.0.1', port: r.port }))];
+      const lb = await startTcpBalancer({ port: o.port, backends: () => backends });
+      closers.push(() => lb.close());
+      url = `https://127.0.0.1:${lb.port}`;
+      o.progress(`${apiservers} API servers (ports ${backends.map((b) => b.port).join(', ')}) behind ${url}`);
+    }
     if (netns && sockets) {
       // Pods reach the API server as the `kubernetes` Service, whose endpoint is this address.
       const gw = (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1';
@@ -242,9 +270,9 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       await mirrors.start();
       closers.push(async () => mirrors.stop());
     }
-    writePrivateFileSync(o.paths.kubeconfig, renderKubeconfig({ server: api.url, caPem: api.pki.caCertPem, token: api.pki.adminToken }));
+    writePrivateFileSync(o.paths.kubeconfig, renderKubeconfig({ server: url, caPem: api.pki.caCertPem, token: api.pki.adminToken }));
     writeClusterInfo(o.paths, {
-      url: api.url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
+      url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
       startedAt: new Date().toISOString(), timeScale: o.timeScale,
       ipFamily: net.ipFamily, clusterCIDRs: net.clusterCIDRs, serviceCIDRs: net.serviceCIDRs,
     });
@@ -253,7 +281,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
         token: api.pki.adminToken, nodes: nodes.map((n) => n.name), timeScale: factor, port: o.prometheus.port, client,
         progress: o.progress }));
     }
-    return { url: api.url, client, nodes, nodeSet, close };
+    return { url, client, nodes, nodeSet, close };
   } catch (e) {
     await close();
     throw e;

@@ -5,6 +5,26 @@ import { dataDirPaths, ensureDataDir, resolveDataDir } from '../../cluster/data-
 import { writePrivateFileSync } from '../../util/private-files.js';
 import { renderKubeconfig } from '../../client/kubeconfig.js';
 import type { Command } from '../command.js';
+import { kdpError } from '../../errors.js';
+import type { DataDirPaths } from '../../cluster/data-dir.js';
+
+const ADMISSION_PLUGINS = ['ServiceAccount', 'KdpPodNetns'];
+
+async function netnsAnnotation(paths: DataDirPaths) {
+  const [{ buildNetnsAnnotationPlugin }, { hostPrefixFor }] = await Promise.all([
+    import('../../cluster/netns-annotation.js'), import('../../cluster/data-plane-netns.js')]);
+  return buildNetnsAnnotationPlugin(hostPrefixFor(paths));
+}
+
+/** The netns cluster of the data dir, as `kdp up`'s API server reaches it: dials from inside the
+ *  pod's node namespace (any node's, n1, for an address without one). */
+async function netnsReach(paths: DataDirPaths) {
+  const [{ netnsSockets }, { netnsBackendDialer }, { hostPrefixFor }] = await Promise.all([
+    import('../../host/netns-socket.js'), import('../../cluster/netns-reach.js'), import('../../cluster/data-plane-netns.js')]);
+  const prefix = hostPrefixFor(paths);
+  const sockets = netnsSockets();
+  return { dialer: netnsBackendDialer(sockets, { nodeNetns: (n) => `${prefix}-${n}` }, () => 'n1'), close: () => sockets.close() };
+}
 import { DATA_DIR_FLAG, ETCD_FLAGS, etcdOptions, REPAIR_FLAG } from '../shared-flags.js';
 
 export const apiserverCommand: Command = {
@@ -19,6 +39,9 @@ export const apiserverCommand: Command = {
     { name: 'authorization-mode', type: 'string', default: 'Node,RBAC', help: 'comma-separated, in order: Node, RBAC, AlwaysAllow' },
     { name: 'anonymous-auth', type: 'boolean', default: true, help: 'allow unauthenticated requests (as system:anonymous)' },
     { name: 'token-auth-file', type: 'string', help: 'bearer tokens, upstream CSV format (default: the generated one)' },
+    { name: 'enable-admission-plugins', type: 'string', help: 'admission plugins beyond the defaults, comma-separated: ServiceAccount, KdpPodNetns' },
+    { name: 'netns-cluster', type: 'boolean', default: false, help: 'reach pods and kubelets inside the netns cluster of --data-dir (its node namespaces)' },
+    { name: 'supervised', type: 'boolean', default: false, help: 'run under kdp up (--apiservers): exit when stdin closes, write no kubeconfig' },
     ...ETCD_FLAGS,
     DATA_DIR_FLAG,
     REPAIR_FLAG,
@@ -30,19 +53,38 @@ export const apiserverCommand: Command = {
     const log = (line: string) => io.err(`kdp: ${line}\n`);
     await ensureDataDir(paths.root, log);
     const { startApiServer } = await import('../../apiserver/start.js');
+    const plugins = String(args.flags['enable-admission-plugins'] ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    for (const p of plugins) {
+      if (!ADMISSION_PLUGINS.includes(p)) {
+        throw kdpError('KDP_CONFIG', `--enable-admission-plugins: ${p} is not one of ${ADMISSION_PLUGINS.join(', ')}`);
+      }
+    }
+    const reach = args.flags['netns-cluster'] ? await netnsReach(paths) : undefined;
     const server = await startApiServer({
       dataDir: paths.root, port: args.flags.port as number, host: args.flags['bind-address'] as string,
       insecureHttp: args.flags['insecure-http'] as boolean, serviceCIDR: args.flags['service-cluster-ip-range'] as string,
       nodePortRange: args.flags['service-node-port-range'] as string, authorizationMode: mode,
       anonymous: args.flags['anonymous-auth'] as boolean, tokenFile: args.flags['token-auth-file'] as string | undefined,
       store: { repair: args.flags.repair as boolean, log }, etcd: etcdOptions(args.flags),
+      serviceAccountAdmission: plugins.includes('ServiceAccount'),
+      admission: plugins.includes('KdpPodNetns') ? [await netnsAnnotation(paths)] : [],
+      backendDialer: reach?.dialer,
     });
-    writePrivateFileSync(paths.kubeconfig, renderKubeconfig({
-      server: server.url, ...(args.flags['insecure-http'] ? {} : { caPem: server.pki.caCertPem, token: server.pki.adminToken }),
-    }));
-    io.out(`kdp apiserver listening on ${server.url}\n  export KUBECONFIG=${paths.kubeconfig}\n`);
-    await io.interrupted;
+    const supervised = args.flags.supervised as boolean;
+    if (!supervised) {
+      writePrivateFileSync(paths.kubeconfig, renderKubeconfig({
+        server: server.url, ...(args.flags['insecure-http'] ? {} : { caPem: server.pki.caCertPem, token: server.pki.adminToken }),
+      }));
+    }
+    io.out(`kdp apiserver listening on ${server.url}\n${supervised ? '' : `  export KUBECONFIG=${paths.kubeconfig}\n`}`);
+    // Supervised: the supervisor holds our stdin; its end (the supervisor is gone) ends us too.
+    const orphaned = supervised ? new Promise<void>((resolve) => {
+      process.stdin.on('end', resolve).on('close', resolve).on('error', () => resolve());
+      process.stdin.resume();
+    }) : new Promise<void>(() => undefined);
+    await Promise.race([io.interrupted, orphaned]);
     await server.close();
+    reach?.close();
     return 0;
   },
 };
