@@ -52,6 +52,8 @@ interface Tracked {
 const POD_DIR = /^([a-z0-9.-]+)_([a-z0-9.-]+)_([A-Za-z0-9-]+)$/;
 const LOG_FILE = /^(\d+)\.log(?:\.(\d{8}-\d{6}(?:-\d+)?))?$/;
 const READ = 256 * 1024;
+/** An idle pod's files are read at least every this many polls (+1). */
+const MAX_IDLE_SKIP = 7;
 
 export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer {
   const now = o.now ?? Date.now;
@@ -62,6 +64,24 @@ export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer
   let timer: NodeJS.Timeout | undefined;
   let dirty = false;
   const buf = Buffer.allocUnsafe(READ);
+  const byPath = new Map<string, string>(); // path → dev:ino, as last seen
+  // Directory listings, kept while the directory's mtime stays (and is not recent: two changes
+  // within the file system's timestamp granularity would share one mtime).
+  const listings = new Map<string, { mtimeMs: number; ino: number; names: string[] }>();
+  const listed = new Set<string>();
+  // Per pod directory: polls in a row with nothing new, polls still to skip, its files.
+  const idle = new Map<string, { polls: number; skip: number; ids: string[]; dirs: string[] }>();
+  const visiting = new Set<string>();
+  function listCached(dir: string): [string[], boolean] {
+    listed.add(dir);
+    let st;
+    try { st = statSync(dir); } catch { listings.delete(dir); return [[], false]; }
+    const had = listings.get(dir);
+    if (had && had.mtimeMs === st.mtimeMs && had.ino === st.ino && now() - st.mtimeMs > 2000) return [had.names, true];
+    const names = list(dir);
+    listings.set(dir, { mtimeMs: st.mtimeMs, ino: st.ino, names });
+    return [names, false];
+  }
 
   function sourceFor(node: string, ns: string, pod: string, uid: string, container: string): ContainerSource {
     const key = `${uid}/${container}`;
@@ -75,14 +95,14 @@ export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer
     return s;
   }
 
-  /** Reads whole lines from t.offset to the end of the file. */
-  function drain(t: Tracked): void {
-    for (;;) {
+  /** Reads whole lines from t.offset to the end of the file; whether there were any. */
+  function drain(t: Tracked): boolean {
+    for (let any = false; ; any = true) {
       const n = readSync(t.fd, buf, 0, READ, t.offset);
-      if (n <= 0) return;
+      if (n <= 0) return any;
       let whole = buf.subarray(0, n).lastIndexOf(10) + 1;
       if (whole === 0) {
-        if (n < READ) return;
+        if (n < READ) return any;
         whole = n; // a full buffer without a newline is no CRI log: taken as one line
       }
       const lines = buf.toString('utf8', 0, whole).split('\n');
@@ -94,7 +114,7 @@ export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer
       }
       t.offset += whole;
       dirty = true;
-      if (n < READ) return;
+      if (n < READ) return true;
     }
   }
 
@@ -112,12 +132,23 @@ export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer
     dirty = true;
   }
 
-  function visitContainer(node: string, ns: string, pod: string, uid: string, container: string, dir: string) {
-    const logs = list(dir).map((n) => ({ n, m: LOG_FILE.exec(n) })).filter((x) => x.m)
+  /** Reads a container's files; whether there was anything new (or a new file). */
+  function visitContainer(node: string, ns: string, pod: string, uid: string, container: string, dir: string,
+    ids: string[]): boolean {
+    const [names, cached] = listCached(dir);
+    let fresh = !cached;
+    const logs = names.map((n) => ({ n, m: LOG_FILE.exec(n) })).filter((x) => x.m)
       // Oldest first: by restart count, then a rotated file (by stamp) before the live one.
       .sort((a, b) => Number(a.m![1]) - Number(b.m![1]) || cmp(a.m![2] ?? '~', b.m![2] ?? '~'));
     for (const { n } of logs) {
       const path = join(dir, n);
+      const known = cached ? files.get(byPath.get(path) ?? '') : undefined;
+      if (known) {
+        known.seen = true;
+        ids.push(byPath.get(path)!);
+        if (drain(known)) fresh = true;
+        continue;
+      }
       let st;
       try { st = statSync(path); } catch { continue; }
       const id = `${st.dev}:${st.ino}`;
@@ -131,25 +162,52 @@ export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer
           offset: from <= st.size ? from : 0, seen: true };
         files.set(id, t);
       }
+      byPath.set(path, id);
+      ids.push(id);
       t.seen = true;
-      drain(t);
+      if (drain(t)) fresh = true;
     }
+    return fresh;
   }
 
   function poll(): void {
     for (const t of files.values()) t.seen = false;
     for (const root of o.roots()) {
-      for (const podDir of list(root.dir)) {
+      for (const podDir of listCached(root.dir)[0]) {
         const m = POD_DIR.exec(podDir);
         if (!m) continue;
         const [, ns, pod, uid] = m as unknown as [string, string, string, string];
-        for (const container of list(join(root.dir, podDir))) {
-          visitContainer(root.node, ns, pod, uid, container, join(root.dir, podDir, container));
+        const dir = join(root.dir, podDir);
+        let c = idle.get(dir);
+        if (!c) idle.set(dir, c = { polls: 0, skip: 0, ids: [], dirs: [] });
+        visiting.add(dir);
+        if (c.skip > 0) { // idle for a while: its files are looked at every few polls
+          c.skip--;
+          for (const id of c.ids) { const t = files.get(id); if (t) t.seen = true; }
+          for (const d of c.dirs) listed.add(d);
+          continue;
         }
+        let fresh = false;
+        c.ids.length = 0;
+        c.dirs = [dir];
+        for (const container of listCached(dir)[0]) {
+          const ids: string[] = [];
+          const cdir = join(dir, container);
+          c.dirs.push(cdir);
+          if (visitContainer(root.node, ns, pod, uid, container, cdir, ids)) fresh = true;
+          c.ids.push(...ids);
+        }
+        if (fresh) c.polls = 0;
+        else c.skip = Math.min(++c.polls, MAX_IDLE_SKIP);
       }
     }
     // Gone from every directory (pod deleted, rotated file removed): read to the end, close.
     for (const [id, t] of [...files]) if (!t.seen) closeFile(id, t);
+    for (const [path, id] of byPath) if (!files.has(id)) byPath.delete(path);
+    for (const dir of listings.keys()) if (!listed.has(dir)) listings.delete(dir);
+    listed.clear();
+    for (const dir of idle.keys()) if (!visiting.has(dir)) idle.delete(dir);
+    visiting.clear();
     if (dirty && o.positionsFile) {
       dirty = false;
       const obj: Record<string, number> = {};
@@ -159,15 +217,27 @@ export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer
   }
 
   const safePoll = () => { try { poll(); } catch (e) { o.onError?.(e); } };
+  let running = false;
+  // The next poll waits at least ten times as long as this one took: a node with many pods
+  // costs the process a bounded share of its time.
+  const loop = () => {
+    const t0 = performance.now();
+    safePoll();
+    if (!running) return;
+    timer = setTimeout(loop, Math.max(o.pollMs ?? 200, 10 * (performance.now() - t0)));
+    timer.unref();
+  };
   return {
     poll: safePoll,
     start() {
-      if (timer) return;
-      timer = setInterval(safePoll, o.pollMs ?? 200);
+      if (running) return;
+      running = true;
+      timer = setTimeout(loop, o.pollMs ?? 200);
       timer.unref();
     },
     stop() {
-      if (timer) clearInterval(timer);
+      running = false;
+      if (timer) clearTimeout(timer);
       timer = undefined;
       safePoll();
       const obj: Record<string, number> = {};

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -86,6 +86,20 @@ describe('container log tailer', () => {
     f.tailer.poll();
     expect(f.msgs()).toEqual(['alive', 'last words']);
     expect(f.got[1]!.source).toMatchObject({ labels: { app: 'web' } });
+    f.tailer.stop();
+  });
+
+  it('an idle pod is looked at less often, and at least every eighth poll', () => {
+    const f = fixture();
+    writeFileSync(join(f.dir, '0.log'), cri(1, 'stdout', 'F', 'start'));
+    const old = new Date(Date.now() - 60_000);
+    for (const d of [f.dir, join(f.dir, '..'), f.pods]) utimesSync(d, old, old);
+    for (let i = 0; i < 40; i++) f.tailer.poll();
+    appendFileSync(join(f.dir, '0.log'), cri(2, 'stdout', 'F', 'wake up'));
+    let polls = 0;
+    while (!f.msgs().includes('wake up') && polls < 20) { f.tailer.poll(); polls++; }
+    expect(polls).toBeGreaterThan(0);
+    expect(polls).toBeLessThanOrEqual(8);
     f.tailer.stop();
   });
 
