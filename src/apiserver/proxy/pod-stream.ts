@@ -17,6 +17,12 @@ import type { ApiService } from '../service.js';
 import { statusFromError } from '../status.js';
 import type { BackendDialer } from './backend-dialer.js';
 import { dialError } from './http-proxy.js';
+import { pipeGathered } from '../../streaming/gathered-pipe.js';
+
+/** TLS 1.3 suites for the kubelet hop in Go's order on AES hardware (AES-128-GCM first, as
+ *  kube-apiserver's client offers them; Node's default puts AES-256 first, a costlier seal on
+ *  every streamed byte). */
+const KUBELET_CIPHERS = 'TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256';
 
 const PATH = /^\/api\/v1\/namespaces\/([^/?]+)\/pods\/([^/?]+)\/(exec|attach|portforward)(?:\?(.*))?$/;
 
@@ -97,7 +103,7 @@ export function podStreamUpgrade(d: PodStreamDeps) {
       (socket as Socket).setNoDelay?.(true);
       const k = d.kubeletClient;
       const up = tlsConnect({ socket: raw as Socket, ...(k ? { cert: k.certPem, key: k.keyPem, ca: k.caPem } : {}),
-        rejectUnauthorized: !!k, checkServerIdentity: () => undefined });
+        ciphers: KUBELET_CIPHERS, rejectUnauthorized: !!k, checkServerIdentity: () => undefined });
       await new Promise<void>((resolve, reject) => { up.once('secureConnect', resolve); up.once('error', reject); });
       const skip = new Set(['host', 'authorization', 'content-length']);
       const lines = [`${req.method} ${path} HTTP/1.1`, `Host: ${ip.includes(':') ? `[${ip}]` : ip}:${port}`];
@@ -106,8 +112,9 @@ export function podStreamUpgrade(d: PodStreamDeps) {
       }
       up.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length) up.write(head);
-      up.pipe(socket);
-      socket.pipe(up);
+      // Each turn's bytes in one write (streaming/gathered-pipe.ts), not one per TLS record.
+      pipeGathered(up, socket);
+      pipeGathered(socket, up);
       const close = () => { up.destroy(); socket.destroy(); };
       up.once('close', close);
       socket.once('close', close);
