@@ -65,8 +65,13 @@ describe('cluster logs on a virtual cluster', () => {
     await waitFor(async () => (await logs('--component', 'kubelet', '--node', 'n1')).includes('reason="Started"'), 20_000);
     const n1 = (await logs('--component', 'kubelet', '--node', 'n1')).trim().split('\n');
     for (const l of n1) expect(l).toMatch(/^\S+Z n1 kubelet: /);
-    expect(await logs('--component', 'apiserver')).toMatch(/apiserver: "Serving securely on /);
-    await kdp('logs', '--data-dir', root); // a request of the CLI does not go through HTTP: none logged
+    expect(await logs('--component', 'apiserver')).toMatch(/ - apiserver: "Serving securely on /);
+    // A client's request over HTTPS (kdp status lists the nodes) is one line of the API server.
+    expect((await kdp('status', '--data-dir', root)).code).toBe(0);
+    await waitFor(async () => /"HTTP" verb="GET" URI="\/api\/v1\/nodes" latency="[\d.]+ms" userAgent="[^"]*" audit-ID="[^"]*" srcIP="[^"]+" resp=200/
+      .test(await logs('--component', 'apiserver', '--grep', 'URI="/api/v1/nodes"')), 10_000);
+    expect(await logs('--component', 'controller-manager', '--grep', 'reason="RegisteredNode"'))
+      .toMatch(/ - controller-manager: "Event occurred" object="n1" .*reason="RegisteredNode"/);
   });
 
   it('reads the store after the cluster stopped', async () => {
