@@ -95,7 +95,11 @@ export function kdpCniComponent(d: {
           log(`I routes to ${peers.map((p) => `${p.name} (${p.podCIDRs.join(', ')} via ${p.ips.join(', ')})`).join('; ') || 'no other node'}`);
         }).catch((e: Error) => { log(`E syncing routes: ${e.message}`); d.onError(e); });
       };
-      const unsub = inf.addEventHandler({ onAdd: sync, onUpdate: sync, onDelete: sync });
+      // Heartbeats (status conditions) change no route: only addresses and podCIDRs count.
+      const routeKey = (n: Node) => JSON.stringify([n.spec?.podCIDRs ?? n.spec?.podCIDR,
+        (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP')]);
+      const unsub = inf.addEventHandler({ onAdd: sync, onDelete: sync,
+        onUpdate: (a, b) => { if (routeKey(a) !== routeKey(b)) sync(); } });
       sync();
       await chain;
       log(`I kdp-cni agent on node ${d.nodeName}: handling node routes`);
