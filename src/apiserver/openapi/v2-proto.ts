@@ -13,7 +13,7 @@ const isObj = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !
  * are kept by reference with their sizes and written once, into one buffer, by `done()`.
  */
 class Msg {
-  private readonly parts: (number[] | Buffer | Msg)[] = [];
+  private readonly parts: (number[] | string | Msg)[] = [];
   private pending: number[] = [];
   private size = 0;
 
@@ -41,22 +41,23 @@ class Msg {
     this.pending = [];
   }
 
-  bytes(field: number, b: Buffer): this {
+  /** A length-delimited UTF-8 string (kept as text, encoded straight into the output). */
+  private text(field: number, v: string): void {
+    const n = Buffer.byteLength(v, 'utf8');
     this.key(field, 2);
-    this.varint(b.length);
+    this.varint(n);
     this.flush();
-    this.parts.push(b);
-    this.size += b.length;
-    return this;
+    this.parts.push(v);
+    this.size += n;
   }
 
   str(field: number, v: unknown): this {
-    if (typeof v === 'string' && v !== '') this.bytes(field, Buffer.from(v, 'utf8'));
+    if (typeof v === 'string' && v !== '') this.text(field, v);
     return this;
   }
 
   strs(field: number, v: unknown): this {
-    if (Array.isArray(v)) for (const s of v) if (typeof s === 'string') this.bytes(field, Buffer.from(s));
+    if (Array.isArray(v)) for (const s of v) if (typeof s === 'string') this.text(field, s);
     return this;
   }
 
@@ -108,7 +109,7 @@ class Msg {
     let pos = at;
     for (const p of this.parts) {
       if (p instanceof Msg) pos = p.writeTo(out, pos);
-      else if (Buffer.isBuffer(p)) pos += p.copy(out, pos);
+      else if (typeof p === 'string') pos += out.write(p, pos, 'utf8');
       else for (const b of p) out[pos++] = b;
     }
     return pos;
