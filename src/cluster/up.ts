@@ -141,7 +141,9 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     if (typeof o.etcd === 'number') {
       const local = await startLocalEtcd(o.paths.root, o.etcd, o.progress);
       closers.push(() => local.stop());
-      etcd = { endpoints: [...local.endpoints], tls: local.tls };
+      // kube-apiserver's default --etcd-compaction-interval (5 min).
+      etcd = { endpoints: [...local.endpoints], tls: local.tls, compactionIntervalMs: 5 * 60_000,
+        onCompactionError: (e) => o.progress(`etcd compaction: ${(e as Error).message}`) };
       etcdLayout = local.layout;
     }
     // metrics-server's part: kubelets' resource usage, collected for metrics.k8s.io (kubectl top).

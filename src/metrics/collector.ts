@@ -16,7 +16,8 @@ export interface ScrapeTarget {
 
 export interface CollectorOptions {
   readonly intervalMs: number;
-  targets(): readonly ScrapeTarget[];
+  /** What to scrape this round, given the Nodes just listed. */
+  targets(nodes: readonly Node[]): readonly ScrapeTarget[];
   /** Labels for the served objects (read once per round). */
   listNodes(): Promise<readonly Node[]>;
   listPods(): Promise<readonly Pod[]>;
@@ -69,8 +70,8 @@ export function buildMetricsCollector(o: CollectorOptions): MetricsCollector {
   let round: Promise<void> | undefined;
 
   const scrapeRound = async () => {
-    const targets = o.targets();
     const [nodes, pods] = await Promise.all([o.listNodes(), o.listPods()]);
+    const targets = o.targets(nodes);
     nodeLabels = new Map(nodes.map((n) => [n.metadata.name!, n.metadata.labels ?? {}]));
     podLabels = new Map(pods.map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p.metadata.labels ?? {}]));
     await Promise.all(targets.map(async (t) => {

@@ -8,6 +8,7 @@ import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import type { Client } from '../../client/types.js';
 import type { Pod } from '../../api/types.js';
+import type { NodeMonitor } from '../../metrics/node-monitor.js';
 import { kdpError } from '../../errors.js';
 import type { FlagSpec, FlagValues } from '../flags.js';
 import type { Command } from '../command.js';
@@ -102,12 +103,16 @@ export const nodeAgentCommand: Command = {
     // server reaches it there for logs and nodes/proxy (as for kdp up's virtual nodes).
     const tls = await nodeProcessKubeletTls(dataDir, name, nodeIPs);
     let agentRef: { pod(ns: string, n: string): Pod | undefined; pods?(): readonly Pod[] } | undefined;
+    let monitorRef: NodeMonitor | undefined;
     const kubeletApi = tls ? await serve.listenOnLoopback(serve.buildNodeKubeletServer({
-      nodeName: name, tls, client, agent: () => agentRef, runtime })) : undefined;
+      nodeName: name, tls, client, agent: () => agentRef, runtime, monitor: () => monitorRef })) : undefined;
     if (!tls) io.err(`kdp node ${name}: no cluster CA key in ${dataDir}/pki: serving no kubelet API (no logs)\n`);
     const agent = buildNodeAgent({ client, nodeName: name, runtime,
       options: { nodeIPs, timeScale: factor, ...(kubeletApi ? { kubeletPort: kubeletApi.port } : {}) } });
     agentRef = agent;
+    // Its usage (the virtual model) on /metrics/resource, which kdp up's collector scrapes.
+    monitorRef = (await import('../../metrics/node-monitor.js')).buildNodeMonitors()
+      .attach(name, { pods: () => agent.pods?.() ?? [] }, runtime);
     await agent.start();
     // The node's runtime endpoint (`kdp crictl --node NAME`), in the data dir it was given.
     const { serveNodeRuntimeEndpoint } = await import('../../kubelet/runtime-endpoint/serve.js');
