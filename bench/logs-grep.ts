@@ -47,6 +47,7 @@ function line(): string {
 
 // --- generate
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 const writer = openLogWriter({ dir, maxBytes: TARGET_BYTES * 1.3, segmentBytes: 64 * 1024 * 1024, flushMs: 0 });
 let written = 0;
 let time = Date.parse('2026-12-04T00:00:00Z');
@@ -64,7 +65,9 @@ const logBytes = logFiles.reduce((n, f) => n + statSync(f).size, 0);
 const storeBytes = listSegments(dir).reduce((n, f) => n + statSync(f.meta).size + statSync(f.log).size, 0);
 console.log(`generated ${mib(logBytes).toFixed(0)} MiB of messages (${mib(storeBytes).toFixed(0)} MiB with meta) ` +
   `in ${logFiles.length} segments, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-report('writer throughput', mib(logBytes) / ((performance.now() - t0) / 1000), 'MiB/s');
+const cpu = process.cpuUsage(cpu0);
+report('generator + writer throughput', mib(logBytes) / ((performance.now() - t0) / 1000), 'MiB/s');
+report('generator + writer CPU', (cpu.user + cpu.system) / 1000 / mib(logBytes), 'ms per MiB');
 
 function kdpQuery(q: LogQuery): { count: number; ms: number; stats: ScanStats } {
   const stats: ScanStats = { segments: 0, segmentsRead: 0, bytesScanned: 0 };

@@ -74,6 +74,8 @@ export interface UpOptions {
   readonly etcd?: number | EtcdStoreOptions;
   /** The cluster DNS addon (kube-system/coredns, kube-dns Service); default true (`--no-dns`). */
   readonly dns?: boolean;
+  /** The cluster log store's size bound in bytes (`--log-store-size`); default 256 MiB. */
+  readonly logStoreBytes?: number;
   /** `--prometheus`: write a scrape config and run Debian's prometheus on 127.0.0.1:port. */
   readonly prometheus?: { readonly port: number };
   /**
@@ -197,6 +199,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     closers.push(() => informers.stop());
     // Cluster-level logging: pods' and components' lines into <data-dir>/logs (`kdp logs`).
     const logs = startLogCollection({ dataDir: o.paths.root, informers, apiServer: api.server.app.server,
+      maxBytes: o.logStoreBytes,
       onError: (e) => o.progress(`logs: ${(e as Error).message}`) });
     closers.push(() => logs.stop());
     const agentLog = logs.tee(o.progress);

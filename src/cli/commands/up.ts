@@ -13,6 +13,7 @@ import { apiServiceIP } from '../../api/service-cidr.js';
 import { endpointString } from '../../trace/packet.js';
 import type { Command, CliIO } from '../command.js';
 import { readInput } from '../read-input.js';
+import { parseStoreSize } from '../../logging/size.js';
 import { DATA_DIR_FLAG, ETCD_FLAGS, etcdOptions, NODE_MASK_FLAGS, nodeMaskFlags, REPAIR_FLAG } from '../shared-flags.js';
 import { parseMode } from './rules-compile.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -45,6 +46,7 @@ export const upCommand: Command = {
     { name: 'cni-bin-dir', type: 'string', help: 'netns mode: CNI plugin dirs, comma-separated (default /usr/lib/cni)' },
     ...NETWORK_FLAGS,
     { name: 'no-dns', type: 'boolean', default: false, help: 'leave out the cluster DNS addon (kube-system/coredns behind the kube-dns Service)' },
+    { name: 'log-store-size', type: 'string', default: '256Mi', help: 'bound of the cluster log store in the data dir (kdp logs): oldest lines dropped past it' },
     { name: 'prometheus', type: 'boolean', default: false, help: 'write a Prometheus scrape config (data dir/prometheus) and run Debian\'s prometheus on 127.0.0.1' },
     { name: 'prometheus-port', type: 'number', default: 9090, help: 'with --prometheus: its port on 127.0.0.1' },
     { name: 'etcd', type: 'number', help: 'keep objects in a local etcd cluster of 1, 3 or 5 members (TLS), not the embedded store' },
@@ -59,6 +61,7 @@ export const upCommand: Command = {
     const timeScale = args.flags['time-scale'] as number;
     if (!(timeScale > 0)) throw kdpError('KDP_CONFIG', '--time-scale: must be greater than 0');
     const network = networkFlags(args.flags);
+    const logStoreBytes = parseStoreSize(args.flags['log-store-size'] as string, '--log-store-size');
     if (livePid(paths.pidFile) !== undefined) {
       throw kdpError('KDP_CONFIG', `a cluster is already running in ${paths.root} (kdp down, or --data-dir)`);
     }
@@ -81,6 +84,7 @@ export const upCommand: Command = {
       etcd: etcdChoice(args.flags),
       apiservers: args.flags.apiservers as number,
       dns: !args.flags['no-dns'],
+      logStoreBytes,
       prometheus: args.flags.prometheus ? { port: args.flags['prometheus-port'] as number } : undefined,
       systemPods: true,
     });
