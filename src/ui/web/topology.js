@@ -157,8 +157,8 @@ export function Topology({ store, route, cluster }) {
       <span class="counts"><b class="count-nodes">${nodes.length}</b> nodes · <b class="count-pods">${pods.length}</b> pods · ${services.length} services</span>
     </div>
     <div class="underlay" aria-label="underlay network">
-      <b>underlay</b> ${cluster?.mode ? `${cluster.mode} mode` : ''} · kube-proxy ${cluster?.proxyMode ?? '?'}
-      · nodes ${nodes.map((n) => `${n.metadata.name} ${nodeIPs(n)[0] ?? ''}`).join(' · ')}
+      <b>underlay</b> ${cluster?.mode ? `${cluster.mode} mode` : ''}${' · '}kube-proxy ${cluster?.proxyMode ?? '?'}
+      ${' · '}nodes ${nodes.map((n) => `${n.metadata.name} ${nodeIPs(n)[0] ?? ''}`).join(' · ')}
       ${cluster?.clusterCIDRs ? ` · pods ${cluster.clusterCIDRs.join(', ')}` : ''}
       ${cluster?.serviceCIDRs ? ` · services ${cluster.serviceCIDRs.join(', ')}` : ''}
     </div>

@@ -1,0 +1,183 @@
+// The web UI in a real browser (Debian's Chromium through playwright-core) on a 2-node virtual
+// cluster started as `kdp up` starts it: every node and pod shown, new pods appear as a
+// Deployment scales, a trace drawn hop for hop as `kdp trace -o json` prints it, a rule diff.
+// Screenshots are kept in test-artifacts/ui/.
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client, KubeObject } from '../../src/client/types.js';
+import type { Pod } from '../../src/api/types.js';
+import { chromiumMissing, launchChromium, uiContext } from '../helpers/chromium.js';
+import { kdp } from '../helpers/cli.js';
+
+const skip = chromiumMissing();
+// Evaluated in the page (the test program has no DOM types).
+declare const document: {
+  querySelectorAll(s: string): { length: number };
+  querySelector(s: string): { textContent: string | null } | null;
+};
+const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'ui');
+const PODS = { group: '', version: 'v1', resource: 'pods' };
+const DEPLOYMENTS = { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'default' };
+const SERVICES = { group: '', version: 'v1', resource: 'services', namespace: 'default' };
+
+describe.skipIf(skip)('web UI in Chromium on a 2-node virtual cluster', () => {
+  let cluster: { client: Client; close(): Promise<void> };
+  let dataDir: string;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+
+  /** Waits until `selector` matches `n` elements (evaluated in the page). */
+  const waitCount = (selector: string, n: number, timeout = 30_000) => page.waitForFunction(
+    ([sel, want]) => document.querySelectorAll(sel).length === want, [selector, n] as const, { timeout });
+  /** Waits until the text of `selector` matches `re`. */
+  const waitText = (selector: string, re: RegExp) => page.waitForFunction(
+    ([sel, src]) => new RegExp(src).test(document.querySelector(sel)?.textContent ?? ''),
+    [selector, re.source] as const);
+  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+  const podsIn = async () => (await cluster.client.list<Pod>(PODS)).items;
+  const webPods = async () => (await podsIn()).filter((p) => p.metadata.labels?.app === 'web');
+  const scale = async (replicas: number) => {
+    await cluster.client.patch(DEPLOYMENTS, 'web', 'merge', { spec: { replicas } });
+  };
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const { dataDirPaths } = await import('../../src/cluster/data-dir.js');
+    const { startCluster } = await import('../../src/cluster/up.js');
+    dataDir = mkdtempSync(join(tmpdir(), 'kdp-ui-e2e-'));
+    const paths = dataDirPaths(dataDir);
+    cluster = await startCluster({ paths, nodes: 2, port: 0, proxyMode: 'iptables', timeScale: 5,
+      dataPlane: 'virtual', progress: () => {} });
+    await cluster.client.create(DEPLOYMENTS, { apiVersion: 'apps/v1', kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }] } } },
+    } as KubeObject);
+    await cluster.client.create(SERVICES, { apiVersion: 'v1', kind: 'Service',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { type: 'NodePort', selector: { app: 'web' }, ports: [{ port: 80, targetPort: 80 }] },
+    } as KubeObject);
+    const { requestUiLink } = await import('../../src/ui/server/link-client.js');
+    const link = await requestUiLink(paths.kubeconfig);
+    url = link.url.slice(0, link.url.indexOf('/ui/'));
+    browser = await launchChromium();
+    page = await (await uiContext(browser)).newPage();
+    await page.goto(link.url);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await cluster?.close();
+  });
+
+  it('is served on the loopback address only, and answers 401 without a session', async () => {
+    expect(new URL(url).hostname).toBe('127.0.0.1');
+    const ctx = await uiContext(browser);
+    const r = await (await ctx.newPage()).goto(`${url}/ui/`);
+    expect(r?.status()).toBe(401);
+    await ctx.close();
+  });
+
+  it('shows every node and every pod, each pod in its node\'s box', async () => {
+    expect(page.url()).toBe(`${url}/ui/`);
+    await page.waitForSelector('[data-node="n1"]');
+    await page.waitForSelector('[data-node="n2"]');
+    // Wait until the web pods are running and shown, then compare with the API.
+    await waitCount('[data-pod^="default/web-"].ready', 2);
+    const pods = await podsIn();
+    for (const p of pods) {
+      const key = `${p.metadata.namespace}/${p.metadata.name}`;
+      const where = p.spec?.nodeName ? `[data-node="${p.spec.nodeName}"] ` : '';
+      await page.waitForSelector(`${where}[data-pod="${key}"]`, { timeout: 10_000 });
+    }
+    expect(await page.locator('.pod').count()).toBe(pods.length);
+    expect(await page.locator('[data-node="n1"] .node-ips').textContent()).toMatch(/172\.18\.0\.2/);
+    expect(await page.locator('[data-node="n2"] .node-cidrs').textContent()).toMatch(/10\.244\.\d+\.0\/24/);
+    await waitText('[data-node="n1"] .node-sync', /sync #\d+/);
+    await shot('topology');
+  });
+
+  it('shows new pods as the Deployment scales, with lines to the Service\'s ready endpoints', async () => {
+    await scale(4);
+    await waitCount('[data-pod^="default/web-"].ready', 4);
+    const names = (await webPods()).map((p) => `default/${p.metadata.name}`).sort();
+    const shown = await page.$$eval('[data-pod^="default/web-"]', (els) =>
+      els.map((e) => e.getAttribute('data-pod')!).sort());
+    expect(shown).toEqual(names);
+    await page.click('[data-svc="default/web"] .svc-name');
+    await waitCount('svg.lines path[data-line^="default/web>"]', 4);
+    expect(await page.locator('[data-svc="default/web"] .svc-eps').textContent()).toBe('4 ready endpoints');
+    expect(page.url()).toContain('svc=default%2Fweb');
+    await shot('topology-scaled');
+  });
+
+  it('draws a trace with the hops, NAT and branches of kdp trace -o json', async () => {
+    const src = `default/${(await webPods())[0]!.metadata.name}`;
+    // Once every node's kube-proxy has synced the fourth endpoint (the UI showed it ready).
+    let json: any;
+    for (;;) {
+      const cli = await kdp('trace', '--data-dir', dataDir, '-o', 'json', src, 'svc/default/web:80');
+      expect(cli.code, cli.err).toBe(0);
+      json = JSON.parse(cli.out);
+      if (json.destinations.length === 4) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await page.goto(`${url}/ui/#/trace?src=${encodeURIComponent(src)}&dst=svc%2Fdefault%2Fweb%3A80`);
+    await page.waitForSelector('.branch');
+    const drawn = await page.$$eval('.branch', (branches) => branches.map((b) => ({
+      prob: b.querySelector('.prob')!.textContent, destination: b.querySelector('header b')!.textContent,
+      hops: [...b.querySelectorAll('.hop')].map((h) => ({ stage: h.getAttribute('data-stage'),
+        chain: h.getAttribute('data-chain'), rule: h.getAttribute('data-rule'),
+        text: h.querySelector('.hop-text')!.textContent, nat: h.classList.contains('nat') })) })));
+    expect(drawn.map((d) => d.destination)).toEqual(json.destinations.map((d: any) => d.destination));
+    expect(drawn.map((d) => d.prob)).toEqual(json.destinations.map(() => '25%'));
+    drawn.forEach((d, i) => {
+      expect(d.hops).toEqual(json.destinations[i].hops.map((h: any) => ({ stage: h.stage,
+        chain: h.chain ?? '', rule: h.rule === undefined ? '' : String(h.rule), text: h.text, nat: !!h.nat })));
+      expect(d.hops.some((h) => h.nat)).toBe(true);
+    });
+    expect(await page.locator('.summary .verdict').textContent()).toBe(json.verdict);
+    await shot('trace');
+  });
+
+  it('draws the NAT-free verdict of a pod-to-pod trace', async () => {
+    const [a, b] = await webPods();
+    const cli = await kdp('trace', '--data-dir', dataDir, '-o', 'json', `default/${a!.metadata.name}`,
+      `default/${b!.metadata.name}:80`);
+    const json = JSON.parse(cli.out);
+    expect(json.natFree).toBe(true);
+    await page.goto(`${url}/ui/#/trace?src=default%2F${a!.metadata.name}&dst=default%2F${b!.metadata.name}%3A80`);
+    await waitText('.nat-free', /^yes$/);
+  });
+
+  it('opens a rule diff between two syncs of a node', async () => {
+    await page.goto(`${url}/ui/#/rules/n1`);
+    await page.waitForSelector('.history tbody tr');
+    await page.click('.diff-last');
+    await page.goto(`${url}/ui/#/rules/n1?a=1&b=latest`);
+    await page.waitForSelector('.diff .change');
+    const changes = await page.$$eval('.diff .change', (els) => els.map((e) => e.textContent ?? ''));
+    expect(changes.some((c) => /added\s+default\/web/.test(c))).toBe(true);
+    await shot('rules-diff');
+  });
+
+  it('is keyboard usable: number keys switch views, links are focusable', async () => {
+    await page.goto(`${url}/ui/#/topology`);
+    await page.waitForSelector('.pod');
+    await page.keyboard.press('2');
+    await page.waitForSelector('.trace-form');
+    expect(page.url()).toMatch(/#\/trace$/);
+    await page.keyboard.press('4');
+    await page.waitForSelector('.events table');
+    await page.keyboard.press('1');
+    await page.waitForSelector('.pod');
+    await page.focus('.pod');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.details');
+  });
+});
