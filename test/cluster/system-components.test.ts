@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/types.js';
 import { kubeProxyAddonObjects, kubeProxyConfigConf, kubeProxyConfigSource } from '../../src/cluster/addons/kube-proxy.js';
 import { routePeers } from '../../src/cluster/addons/kdp-cni.js';
+import { etcdHealth, etcdStaticPods } from '../../src/cluster/etcd-pods.js';
 import { withHostComponents, type HostComponent } from '../../src/kubelet/host-components.js';
 import { buildVirtualRuntime } from '../../src/kubelet/runtime-virtual.js';
 import { parseKubeProxyConfiguration } from '../../src/proxy/config.js';
@@ -157,5 +158,26 @@ describe('kdp-cni routes', () => {
     expect(routePeers([node('n2', '172.18.0.3', '10.244.1.0/24'), node('n1', '172.18.0.2', '10.244.0.0/24'),
       node('n3', '172.18.0.4'), node('n4', undefined, '10.244.3.0/24')] as never, 'n1'))
       .toEqual([{ name: 'n2', ips: ['172.18.0.3'], podCIDRs: ['10.244.1.0/24'] }]);
+  });
+});
+
+describe('etcd static pods and health', () => {
+  const layout = { members: [0, 1, 2].map((i) => ({ name: `etcd-${i}`, clientPort: 2379 + i * 10, peerPort: 2380 + i * 10 })) };
+  it('one member per node as kubeadm\'s stacked etcd when there are enough nodes, all on the first node otherwise', () => {
+    const spread = etcdStaticPods('/nonexistent', layout, ['n1', 'n2', 'n3', 'n4']);
+    expect([...spread].map(([n, pods]) => [n, pods.map((p) => p.manifest.metadata.name)]))
+      .toEqual([['n1', ['etcd']], ['n2', ['etcd']], ['n3', ['etcd']]]);
+    const cmd = spread.get('n2')![0]!.manifest.spec!.containers[0]!.command!;
+    expect(cmd).toContain('--name=etcd-1');
+    expect(cmd).toContain('--listen-client-urls=https://127.0.0.1:2389');
+    expect(cmd).toContain('--initial-cluster=etcd-0=https://127.0.0.1:2380,etcd-1=https://127.0.0.1:2390,etcd-2=https://127.0.0.1:2400');
+    const packed = etcdStaticPods('/nonexistent', layout, ['n1', 'n2']);
+    expect([...packed].map(([n, pods]) => [n, pods.map((p) => p.manifest.metadata.name)]))
+      .toEqual([['n1', ['etcd-0', 'etcd-1', 'etcd-2']]]);
+  });
+  it('a server that does not answer is unhealthy with the reason, named etcd-<i> in order', async () => {
+    const [h] = await etcdHealth(['http://127.0.0.1:1'], {}, 500);
+    expect(h).toMatchObject({ name: 'etcd-0', healthy: false });
+    expect(h!.error).toMatch(/ECONNREFUSED/);
   });
 });
