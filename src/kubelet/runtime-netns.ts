@@ -103,7 +103,6 @@ export interface NetnsRuntimeOptions {
   readonly logStore?: ContainerLogStore;
 }
 
-const MAX_LOG_LINES = 1000;
 /** Removed sandboxes whose logs are kept (a finished Job's pod stays readable with `kubectl
  *  logs`, as upstream keeps exited containers until the pod goes); oldest dropped first. */
 const MAX_RETIRED = 256;
@@ -111,7 +110,6 @@ const MAX_RETIRED = 256;
 interface Container {
   status: RuntimeContainerStatus;
   child?: Workload;
-  log: string[];
   /** The current run's log file (container-log-files.ts). */
   logWriter?: ContainerLogWriter;
   /** The Warning about the image's program has been recorded (once per container). */
@@ -126,10 +124,6 @@ interface Container {
   restartTimer?: NodeJS.Timeout;
   /** An init container (spec.initContainers): runs to completion before the app containers. */
   readonly init?: boolean;
-  /** The previous run's lines (`kubectl logs --previous`), once the container has restarted. */
-  prevLog?: string[];
-  /** It has run before (a new start moves `log` to `prevLog`). */
-  ran?: boolean;
 }
 
 interface Sandbox {
@@ -366,12 +360,6 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     const spec = specOf(sb, name);
     const c = sb.containers.get(name)!;
     c.env = prog.env;
-    // A restart: the last run's output becomes `logs --previous`, as upstream keeps one exited run.
-    if (c.ran) {
-      c.prevLog = c.log;
-      c.log = [];
-    }
-    c.ran = true;
     // Each run writes its own file (named by its restart count); the kubelet keeps this run and
     // the previous one, as upstream's container GC keeps one dead container.
     c.logWriter?.close();
@@ -479,18 +467,13 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
         void killContainer(sb, name, grace);
       });
     }
-    // Lines as the program wrote them: a chunk may end mid-line (kept until the rest, or exit).
+    // The echo's `ready` line, whole even when a chunk ends mid-line (a line's tail is bounded).
     let partial = '';
-    const keep = (l: string) => {
-      c.log.push(l);
-      if (c.log.length > MAX_LOG_LINES) c.log.shift();
-    };
     child.on('data', (chunk: string) => {
       writer.write('stdout', chunk);
       const lines = (partial + chunk).split('\n');
-      partial = lines.pop() ?? '';
+      partial = (lines.pop() ?? '').slice(-4096);
       for (const l of lines) {
-        keep(l);
         if (!isEcho || !l.startsWith('ready ') || c.child !== child) continue;
         listening = true;
         if (c.startup) c.startup.trigger();
@@ -502,7 +485,6 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       }
     });
     child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
-      if (partial) keep(partial);
       partial = '';
       writer.close();
       if (child.pid) o.state.removeProcess(child.pid);
@@ -598,7 +580,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     for (const [init, spec] of [...inits.map((s) => [true, s] as const),
       ...(pod.spec?.containers ?? []).map((s) => [false, s] as const)]) {
       sb.containers.set(spec.name, {
-        log: [], backoff: buildRestartBackoff(scale), init, status: {
+        backoff: buildRestartBackoff(scale), init, status: {
           name: spec.name, state: 'waiting', reason: inits.length ? 'PodInitializing' : 'ContainerCreating', ready: false,
           restartCount: 0, containerID: containerIdUrl(uid, spec.name, 0), imageID: spec.image ?? '',
         },

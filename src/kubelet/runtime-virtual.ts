@@ -4,7 +4,7 @@
 // readiness probe's initialDelaySeconds (or `readyDelayMs` without a probe). Pods that may
 // complete (restartPolicy Never/OnFailure) exit after the `kdp.io/virtual-run-seconds`
 // annotation (default `completeAfterMs`), with the code in `kdp.io/virtual-exit-code`.
-// Each container keeps a small synthetic log.
+// Each container writes a few synthetic lines to its CRI log file (container-log-files.ts).
 
 import type { Pod } from '../api/types.js';
 import { kdpError } from '../errors.js';
@@ -42,7 +42,7 @@ interface Sandbox {
   pod: Pod;
   createdAtMs: number;
   podIPs: string[];
-  containers: Map<string, RuntimeContainerStatus & { log: string[] }>;
+  containers: Map<string, RuntimeContainerStatus>;
   timers: NodeJS.Timeout[];
 }
 
@@ -75,7 +75,7 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
   function status(sb: Sandbox): RuntimePodStatus {
     return {
       uid: sb.uid, podIPs: [...sb.podIPs],
-      containers: [...sb.containers.values()].map(({ log: _log, ...c }) => ({ ...c })),
+      containers: [...sb.containers.values()].map((c) => ({ ...c })),
     };
   }
 
@@ -109,9 +109,6 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
         sb.containers.set(spec.name, {
           ...c, state: 'running', reason: undefined, startedAt: iso(),
           ready: !probe && !o.readyDelayMs,
-          log: [...c.log, `${iso()} [kdp-virtual] started container ${spec.name} ` +
-            `(image ${spec.image ?? ''})`, `${iso()} [kdp-virtual] listening on ports ` +
-            `${(spec.ports ?? []).map((p) => p.containerPort).join(',') || 'none'}`],
         });
         const readyIn = probe ? (probe.initialDelaySeconds ?? 0) * 1000 * scale
           : (o.readyDelayMs ?? 0) * scale;
@@ -129,7 +126,6 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
             sb.containers.set(name, {
               ...c, state: 'exited', ready: false, exitCode, finishedAt: iso(),
               reason: exitCode === 0 ? 'Completed' : 'Error',
-              log: [...c.log, `${iso()} [kdp-virtual] exited with code ${exitCode}`],
             });
           }
         });
@@ -151,7 +147,7 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
         sb.containers.set(spec.name, {
           name: spec.name, state: 'waiting', reason: 'ContainerCreating', ready: false,
           restartCount: 0, containerID: containerIdUrl(uid, spec.name, 0),
-          imageID: spec.image ?? '', log: [],
+          imageID: spec.image ?? '',
         });
       }
       sandboxes.set(uid, sb);

@@ -121,12 +121,17 @@ describe('subresources', () => {
     expect(r.body.status).toEqual({ replicas: 1, observedGeneration: 1 });
   });
 
-  it('pods/log asks the registered log provider for the chosen container', async () => {
+  it('pods/log asks the log provider (the node kubelet) for the chosen container', async () => {
     s.service.deps.logProvider = { logs: async (p, c) => `log of ${p.metadata.name}/${c}\n` };
-    await s.req('POST', '/api/v1/namespaces/default/pods', pod('p'));
+    const base = pod('p');
+    await s.req('POST', '/api/v1/namespaces/default/pods', { ...base, spec: { ...base.spec, nodeName: 'n1' } });
     const r = await s.req('GET', '/api/v1/namespaces/default/pods/p/log');
     expect(r.status).toBe(200);
     expect(r.text).toBe('log of p/c\n');
+    // Not scheduled: no node to ask, an empty log (upstream's empty location).
+    await s.req('POST', '/api/v1/namespaces/default/pods', pod('q'));
+    const none = await s.req('GET', '/api/v1/namespaces/default/pods/q/log');
+    expect([none.status, none.text]).toEqual([200, '']);
     const bad = await s.req('GET', '/api/v1/namespaces/default/pods/p/log?container=zz');
     expect(bad.status).toBe(400);
   });
