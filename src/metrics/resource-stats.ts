@@ -31,7 +31,7 @@ export interface NodeStats {
   readonly pods: readonly PodStats[];
 }
 
-const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+const esc = (v: string) => (/[\\\n"]/.test(v) ? v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"') : v);
 const num = (v: number) => (Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(15))));
 
 function family(name: string, type: 'counter' | 'gauge', help: string, lines: string[]): string {
@@ -71,20 +71,44 @@ export function renderResourceMetrics(s: NodeStats): string {
 
 interface Sample { name: string; labels: Record<string, string>; value: number; ts?: number }
 
+/** Label pairs of `a="x",b="y"` (escapes \\, \\n, \\"); undefined when malformed. */
+function parseLabels(text: string): Record<string, string> | undefined {
+  const labels: Record<string, string> = {};
+  let i = 0;
+  while (i < text.length) {
+    const eq = text.indexOf('="', i);
+    if (eq < 0) return text.slice(i).trim() === '' ? labels : undefined;
+    const name = text.slice(i, eq).trim();
+    let j = eq + 2;
+    let value = '';
+    for (; j < text.length && text[j] !== '"'; j++) {
+      if (text[j] === '\\') { j++; value += text[j] === 'n' ? '\n' : text[j]; } else value += text[j];
+    }
+    if (j >= text.length || !/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) return undefined;
+    labels[name] = value;
+    i = j + 1;
+    if (text[i] === ',') i++;
+  }
+  return labels;
+}
+
 /** Prometheus text exposition samples (no comments); throws on a malformed line. */
 export function parseExposition(text: string): Sample[] {
   const out: Sample[] = [];
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (!line || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(?:\s+(-?\d+))?$/.exec(line);
-    if (!m) throw new Error(`malformed metrics line: ${line}`);
-    const labels: Record<string, string> = {};
-    const lre = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-    for (let l = lre.exec(m[3] ?? ''); l; l = lre.exec(m[3] ?? '')) {
-      labels[l[1]!] = l[2]!.replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1');
+    const open = line.indexOf('{');
+    const close = open < 0 ? -1 : line.lastIndexOf('}');
+    const name = open < 0 ? line.slice(0, line.indexOf(' ')) : line.slice(0, open);
+    const labels = open < 0 ? {} : parseLabels(line.slice(open + 1, close));
+    const rest = line.slice(open < 0 ? name.length : close + 1).trim().split(/\s+/);
+    const value = Number(rest[0]);
+    if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(name) || !labels || (open >= 0 && close < open) || rest[0] === ''
+      || rest.length > 2 || (Number.isNaN(value) && rest[0] !== 'NaN') || (rest[1] && !/^-?\d+$/.test(rest[1]))) {
+      throw new Error(`malformed metrics line: ${line}`);
     }
-    out.push({ name: m[1]!, labels, value: Number(m[4]), ...(m[5] ? { ts: Number(m[5]) } : {}) });
+    out.push({ name, labels, value, ...(rest[1] ? { ts: Number(rest[1]) } : {}) });
   }
   return out;
 }

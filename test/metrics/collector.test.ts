@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../src/api/types.js';
 import { buildMetricsCollector, goDuration } from '../../src/metrics/collector.js';
-import { parseResourceMetrics, renderResourceMetrics, type NodeStats } from '../../src/metrics/resource-stats.js';
+import { parseExposition, parseResourceMetrics, renderResourceMetrics, type NodeStats } from '../../src/metrics/resource-stats.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 function stats(ts: number, nodeCpu: number, cCpu: number): NodeStats {
@@ -25,6 +25,15 @@ describe('metrics collector', () => {
     expect(back.cpuSeconds).toBe(12.5);
     expect(back.pods[0]!.containers[0]).toEqual({ name: 'app', cpuSeconds: 1.25, memoryBytes: 10 * 2 ** 20,
       startTime: T0 - 10_000 });
+  });
+
+  it('parses the exposition format: escapes, no labels, timestamps; refuses a malformed line', () => {
+    expect(parseExposition('# HELP x y\na{p="q\\"}\\\\n",c="d"} 1.5 12\nb 2\nc{} NaN\n')).toEqual([
+      { name: 'a', labels: { p: 'q"}\\n', c: 'd' }, value: 1.5, ts: 12 },
+      { name: 'b', labels: {}, value: 2 },
+      { name: 'c', labels: {}, value: NaN }]);
+    expect(() => parseExposition('a{b="c} 1\n')).toThrow(/malformed metrics line/);
+    expect(() => parseExposition('a 1 2 3\n')).toThrow(/malformed metrics line/);
   });
 
   it('rates over the window between the last two samples', async () => {
