@@ -45,7 +45,9 @@ export interface NetnsDataPlane {
     dns?: NetnsRuntimeOptions['dns']; volumeFiles?: NetnsRuntimeOptions['volumeFiles'];
     apiService?: NetnsRuntimeOptions['apiService'];
     /** Where the node's containers' output goes (its CRI log files). */
-    logStore?: NetnsRuntimeOptions['logStore'] }):
+    logStore?: NetnsRuntimeOptions['logStore'];
+    /** Runs between a pod's CNI ADD and its containers (the node's policy controller). */
+    beforeContainers?: NetnsRuntimeOptions['beforeContainers'] }):
     Promise<{ runtime: Runtime; applier: RuleApplier }>;
   /** The node's underlay link down (a partition, or part of a crash) or up again. */
   setUplink(node: string, up: boolean): Promise<void>;
@@ -173,6 +175,7 @@ export async function startNetnsDataPlane(
         timeScale: opts.timeScale, nodeName: node.name,
         nodeIPs: node.ip6 ? [node.ip, node.ip6] : [node.ip], lookup: opts.lookup,
         apiService: opts.apiService, ...(opts.logStore ? { logStore: opts.logStore } : {}),
+        ...(opts.beforeContainers ? { beforeContainers: opts.beforeContainers } : {}),
         ...(opts.dns ? { podsDir: join(paths.root, 'pods', node.name), dns: opts.dns, volumeFiles: opts.volumeFiles } : {}),
       });
       const cniService = await serveNodeCni(exec, topo.nodeNetns(node.name), cniSocketDir(paths.root));

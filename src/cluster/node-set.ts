@@ -195,6 +195,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       const kubeletClient = clients.kubelet;
       // The node's containers' output as CRI log files under <dataDir>/nodes/<node>/pods/.
       const logStore = fileLogStore(nodeDirOf(o.dataDir, node.name));
+      let netpolRef: NetpolController | undefined;
       const started = o.netns
         ? await o.netns.startNode(node, o.proxyMode, { timeScale: o.timeScale,
           lookup: (namespace, resource, name) => kubeletClient.get<KubeObject & { data?: Record<string, string> }>(
@@ -208,8 +209,20 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
             { group: '', version: 'v1', resource: 'services', namespace: 'default' }, 'kubernetes')
             .then((svc) => svc.spec?.clusterIP ? { host: svc.spec.clusterIP,
               port: (svc.spec.ports?.find((p) => p.name === 'https') ?? svc.spec.ports?.[0])?.port ?? 443 } : undefined),
-          volumeFiles: (pod, volume) => volumeFiles({ client: kubeletClient }, pod, volume), logStore })
+          volumeFiles: (pod, volume) => volumeFiles({ client: kubeletClient }, pod, volume), logStore,
+          // A new pod's NetworkPolicy verdicts are in the kernel before its containers start.
+          beforeContainers: (pod, ips) => netpolRef?.programPod(pod, ips) ?? Promise.resolve() })
         : { runtime: buildVirtualRuntime({ timeScale: o.timeScale, logStore }), applier: buildMemoryApplier(o.proxyMode) };
+      // The CNI's policy agent: the node's NetworkPolicy table, in the node's namespace (netns)
+      // or in memory (virtual). Started before the kubelet, which calls it for every new pod.
+      const netpolApplier = o.netns ? buildKernelNetpolApplier(o.netns.exec, o.netns.topo.nodeNetns(node.name))
+        : buildMemoryNetpolApplier();
+      const netpol = buildNetpolController({ nodeName: node.name, nodeIPs: nodeIPsOf(node),
+        informers: o.informers, applier: netpolApplier,
+        onError: (e) => o.onError(`netpol ${node.name}`, e),
+        onApplied: (text) => writeNetpolTable(rulesDir(o.dataDir, node.name), text) });
+      await netpol.start();
+      netpolRef = netpol;
       const netnsPlane = o.netns;
       // Where pods run processes, kubectl debug's ephemeral containers run too.
       const plane = netnsPlane
@@ -245,7 +258,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
           ...(loopKubelet ? { kubeletPort: loopKubelet.port } : {}) },
       });
       agentRef = agent;
-      await agent.start().catch((e) => { loopKubelet?.close(); throw e; });
+      await agent.start().catch((e) => { loopKubelet?.close(); netpol.stop(); throw e; });
       const monitor = o.monitors?.attach(node.name, { pods: () => agent.pods?.() ?? [] }, plane.runtime);
       monitorRef = monitor;
       const proxy = components ? undefined : await buildKubeProxy({
@@ -269,15 +282,6 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
           (uid) => podNetnsName(netnsPlane.topo.prefix, uid), netnsPlane.sockets) } : {}) })
         .then((close) => { runtimeEndpoints.set(node.name, close); },
           (e) => o.onError(`runtime endpoint ${node.name}`, e));
-      // The CNI's policy agent: the node's NetworkPolicy table, in the node's namespace (netns)
-      // or in memory (virtual).
-      const netpolApplier = o.netns ? buildKernelNetpolApplier(o.netns.exec, o.netns.topo.nodeNetns(node.name))
-        : buildMemoryNetpolApplier();
-      const netpol = buildNetpolController({ nodeName: node.name, nodeIPs: nodeIPsOf(node),
-        informers: o.informers, applier: netpolApplier,
-        onError: (e) => o.onError(`netpol ${node.name}`, e),
-        onApplied: (text) => writeNetpolTable(rulesDir(o.dataDir, node.name), text) });
-      await netpol.start();
       running.set(node.name, { agent, proxy, components, closeMetrics, closeKubelet, netpol, netpolApplier });
       failed.delete(node.name);
     },

@@ -80,6 +80,11 @@ export interface NetnsRuntimeOptions {
   readonly sandboxNetns?: SandboxNetns;
   /** Multiplies probe periods and restart back-off (the agent's timeScale). Default 1. */
   readonly timeScale?: number;
+  /** Called after CNI ADD gave a pod its IPs and before its sandbox and containers start (the
+   *  node's NetworkPolicy controller programs the pod's verdicts here, so a pod a policy
+   *  isolates is isolated from its first packet). A rejection fails the sandbox (CNI DEL, the
+   *  kubelet's sync retries): no container starts unprogrammed. */
+  readonly beforeContainers?: (pod: Pod, podIPs: readonly string[]) => Promise<void>;
   /** The node's IPs (status.hostIP(s) in env) and name. */
   readonly nodeIPs?: readonly string[];
   readonly nodeName?: string;
@@ -560,6 +565,17 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       uid, pod, netns, net, createdAtMs: Date.now(), podIPs: (result.ips ?? []).map((i) => i.address.split('/')[0]!),
       containers: new Map(), stopping: false,
     };
+    if (o.beforeContainers) {
+      try {
+        await o.beforeContainers(pod, sb.podIPs);
+      } catch (e) {
+        eventListener(uid, { type: 'Warning', reason: 'FailedCreatePodSandBox', fieldPath: '',
+          message: `Failed to create pod sandbox: network policy not programmed: ${(e as Error).message}` });
+        await cni('DEL', pod, netns, net).catch(() => undefined);
+        await dropNetns(netns);
+        throw e;
+      }
+    }
     if (o.podsDir) {
       try {
         await startHolder(sb, join(o.podsDir, uid));

@@ -10,6 +10,11 @@
 //   is reported through `onError`, and is retried after `retryMs`.
 // - Pods that finished (Succeeded/Failed) are left out: their IPs may be handed out again.
 // - `stop()` stops watching; the table stays in the kernel, as a CNI's rules outlive its agent.
+// - `programPod(pod, ips)`: the runtime calls it after CNI ADD gave a pod its IPs and before
+//   any of its containers start; it resolves once a table holding the pod at those IPs is
+//   applied (rejects if that apply was refused), so a pod a policy isolates is isolated from its
+//   first packet, not from when its IP reaches the API server. The IPs are kept until the
+//   informer's copy of the pod carries IPs itself, or the pod is gone.
 
 import type { Namespace, Pod } from '../api/types.js';
 import type { InformerFactory } from '../client/informer.js';
@@ -44,6 +49,8 @@ export interface NetpolController {
   readonly applyCount: number;
   /** The text last compiled (applied or not). */
   compiled(): string | undefined;
+  /** Programs a pod the runtime just gave `ips`, ahead of the API server knowing them. */
+  programPod(pod: Pod, ips: readonly string[]): Promise<void>;
 }
 
 export function buildNetpolController(d: NetpolControllerDeps): NetpolController {
@@ -60,10 +67,25 @@ export function buildNetpolController(d: NetpolControllerDeps): NetpolController
   let dirty = false;
   let applyCount = 0;
   let lastCompiled: string | undefined;
-  let waiters: Array<() => void> = [];
+  let waiters: Array<(err?: unknown) => void> = [];
+  /** Pods programmed ahead of the API (programPod), by UID, with the IPs the runtime gave. */
+  const early = new Map<string, Pod>();
+
+  /** The informer's pods, with early pods' IPs filled in (or added) until the cache has them. */
+  const podsNow = (): Pod[] => {
+    const out = pods.cache.list().map((p) => {
+      const e = early.get(p.metadata.uid ?? '');
+      if (!e) return p;
+      if (p.status?.podIP) { early.delete(p.metadata.uid!); return p; }
+      return { ...p, status: { ...p.status, podIP: e.status!.podIP, podIPs: e.status!.podIPs } } as Pod;
+    });
+    const cached = new Set(out.map((p) => p.metadata.uid));
+    for (const [uid, e] of early) if (!cached.has(uid)) out.push(e);
+    return out;
+  };
 
   const compile = (): string => {
-    const live = pods.cache.list().filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+    const live = podsNow().filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
     const model = buildModel({
       pods: live, namespaces: namespaces.cache.list(),
       policies: policies.cache.list() as unknown as NetworkPolicy[],
@@ -89,6 +111,7 @@ export function buildNetpolController(d: NetpolControllerDeps): NetpolController
     const done = waiters;
     waiters = [];
     let failed = false;
+    let error: unknown;
     try {
       const text = compile();
       lastCompiled = text;
@@ -99,11 +122,12 @@ export function buildNetpolController(d: NetpolControllerDeps): NetpolController
       }
     } catch (e) {
       failed = true;
+      error = e;
       d.onError?.(e);
     } finally {
       busy = false;
     }
-    for (const w of done) w();
+    for (const w of done) w(error);
     if (dirty) schedule(debounceMs);
     else if (failed) { dirty = true; schedule(retryMs); }
   }
@@ -119,6 +143,8 @@ export function buildNetpolController(d: NetpolControllerDeps): NetpolController
           onAdd: changed, onUpdate: changed, onDelete: changed,
         }));
       }
+      // A pod gone before the informer ever saw its IPs takes its early entry with it.
+      unsubscribe.push(pods.addEventHandler({ onDelete: (p) => { early.delete(p.metadata.uid ?? ''); } }));
       await Promise.all([pods.waitForSync(), namespaces.waitForSync(), policies.waitForSync()]);
       clearTimeout(timer);
       timer = undefined;
@@ -130,13 +156,25 @@ export function buildNetpolController(d: NetpolControllerDeps): NetpolController
       timer = undefined;
       for (const u of unsubscribe.splice(0)) u();
       for (const w of waiters.splice(0)) w();
+      early.clear();
     },
     synced() {
       if (!running) return Promise.resolve();
       return new Promise<void>((resolve) => {
-        waiters.push(resolve);
+        waiters.push(() => resolve());
         dirty = true;
         if (!busy) schedule(0);
+      });
+    },
+    programPod(pod, ips) {
+      const uid = pod.metadata.uid;
+      if (!running || !uid || ips.length === 0) return Promise.resolve();
+      early.set(uid, { ...pod, spec: { ...pod.spec, nodeName: pod.spec?.nodeName ?? d.nodeName },
+        status: { ...pod.status, podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) } } as Pod);
+      return new Promise<void>((resolve, reject) => {
+        waiters.push((err) => (err === undefined ? resolve() : reject(err)));
+        dirty = true;
+        if (!busy) { clearTimeout(timer); timer = undefined; schedule(0); }
       });
     },
   };

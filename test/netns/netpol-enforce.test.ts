@@ -4,7 +4,7 @@
 // ClusterIP (policies see the endpoint pod's IP after kube-proxy's DNAT), in both proxy modes.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import type { KubeObject } from '../../src/client/types.js';
 import { cleanupHost } from '../../src/host/cleanup.js';
 import { buildHostExec } from '../../src/host/exec.js';
 import { podNetnsName } from '../../src/kubelet/runtime-netns.js';
+import { nodeDirOf } from '../../src/kubelet/container-log-files.js';
 import { buildKernelNetpolApplier } from '../../src/netpol/applier.js';
 import { waitFor } from '../helpers/cluster.js';
 import { seenPod } from '../helpers/netns-probe.js';
@@ -178,6 +179,35 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'iptables-restore']))
       await cluster.client.delete(NP('x'), 'a-to-y');
       await waitFor(async () => (await reach('a', ips.c!)) === 'c', 10_000, 'a→c open again');
     }, 30_000);
+
+    it("(f) a new pod a default-deny egress policy selects is isolated from its first packet (the controller programs it between CNI ADD and its containers); the same pod unselected connects at once", async () => {
+      await cluster.client.create(NP('x'), { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+        metadata: { name: 'early-no-egress', namespace: 'x' },
+        spec: { podSelector: { matchLabels: { role: 'early' } }, policyTypes: ['Egress'] } });
+      await cluster.nodeSet.netpolSynced('n1');
+      const result = async (name: string, role: string): Promise<string> => {
+        // Connects the moment the container starts; prints what happened, then idles.
+        const script = `const s=require('net').connect(80,'${ips.b}');let done=false;const w=(x)=>{` +
+          `if(done)return;done=true;console.log('result='+x);setInterval(()=>{},1e6);};` +
+          `s.on('connect',()=>w('connected'));s.on('error',()=>w('error'));setTimeout(()=>w('timeout'),1500);`;
+        await cluster.client.create(PODS('x'), { apiVersion: 'v1', kind: 'Pod',
+          metadata: { name, namespace: 'x', labels: { role } },
+          spec: { nodeName: 'n1', restartPolicy: 'Never',
+            containers: [{ name: 'c', image: 'busybox', command: [process.execPath, '-e', script] }] } });
+        // The container's output, as the node keeps it (<node>/pods/<ns>_<pod>_<uid>/<c>/0.log).
+        const logs = join(nodeDirOf(paths.root, 'n1'), 'pods');
+        return waitFor(() => {
+          try {
+            const d = readdirSync(logs).find((x) => x.startsWith(`x_${name}_`));
+            return d ? /result=(\w+)/.exec(readFileSync(join(logs, d, 'c', '0.log'), 'utf8'))?.[1] : undefined;
+          } catch { return undefined; }
+        }, 20_000, `${name} result`);
+      };
+      expect(await result('early-open', 'other')).toBe('connected');
+      expect(await result('early-denied', 'early')).toBe('timeout');
+      for (const n of ['early-open', 'early-denied']) await cluster.client.delete(PODS('x'), n, { gracePeriodSeconds: 0 });
+      await cluster.client.delete(NP('x'), 'early-no-egress');
+    }, 40_000);
 
     it('a refused apply leaves the previous table in the node namespace', async () => {
       await policy('deny', { podSelector: {}, policyTypes: ['Ingress'] });

@@ -123,4 +123,49 @@ describe('netpol controller (memory applier)', () => {
     await ctl.synced();
     expect(applier.current()).not.toContain('ingress-y/b');
   });
+
+  describe('a pod programmed by the runtime before the API knows its IP (programPod)', () => {
+    const newPod = async (name: string) => api.client.create(pods('y'), { apiVersion: 'v1', kind: 'Pod',
+      metadata: { name, namespace: 'y', labels: { pod: name } },
+      spec: { nodeName: 'n2', containers: [{ name: 'c', image: 'kdp/echo' }] } } as KubeObject);
+
+    it('is isolated in the applied table when programPod resolves, and stays once the API has its IP', async () => {
+      await api.client.create(NP('y'), { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+        metadata: { name: 'deny', namespace: 'y' }, spec: { podSelector: {}, policyTypes: ['Ingress', 'Egress'] } } as KubeObject);
+      const p = await newPod('fresh');
+      await ctl.programPod(p as never, ['10.244.2.9']);
+      // Its first packet, either way, meets its chains; the API still has no IP for it.
+      expect(verdict('10.244.2.9', '10.244.1.2')).toBe('drop');
+      expect(verdict('10.244.1.2', '10.244.2.9')).toBe('drop');
+      expect(applier.current()).toContain('egress-y/fresh');
+      await api.client.patch(pods('y'), 'fresh', 'merge', { status: { phase: 'Running', podIP: '10.244.2.9',
+        podIPs: [{ ip: '10.244.2.9' }] } }, { subresource: 'status' });
+      await ctl.synced();
+      expect(verdict('10.244.2.9', '10.244.1.2')).toBe('drop');
+    });
+
+    it('a deleted pod takes its early IPs out of the table', async () => {
+      await api.client.create(NP('y'), { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+        metadata: { name: 'deny', namespace: 'y' }, spec: { podSelector: {} } } as KubeObject);
+      const p = await newPod('gone');
+      await ctl.programPod(p as never, ['10.244.2.8']);
+      expect(applier.current()).toContain('10.244.2.8');
+      await api.client.delete(pods('y'), 'gone', { gracePeriodSeconds: 0 });
+      await expect.poll(async () => { await ctl.synced(); return applier.current()!.includes('10.244.2.8'); },
+        { timeout: 2000 }).toBe(false);
+    });
+
+    it('rejects when the apply holding the pod is refused (its containers must not start); a pod no policy selects needs no apply', async () => {
+      const free = await newPod('free');
+      const before = ctl.applyCount;
+      await ctl.programPod(free as never, ['10.244.2.6']);
+      expect(ctl.applyCount).toBe(before);
+      await api.client.create(NP('y'), { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+        metadata: { name: 'deny', namespace: 'y' }, spec: { podSelector: { matchLabels: { pod: 'refused' } } } } as KubeObject);
+      await ctl.synced();
+      const p = await newPod('refused');
+      applier.apply = async () => { throw new Error('refused'); };
+      await expect(ctl.programPod(p as never, ['10.244.2.7'])).rejects.toThrow('refused');
+    });
+  });
 });
