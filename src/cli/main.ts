@@ -65,12 +65,19 @@ function commandHelp(c: Command): string {
 }
 
 function processIO(): CliIO {
+  let closed = false;
   const interrupted = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
+    // The reader went away (`kdp logs | head`): no more output, and a long command stops.
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      closed = true;
+      resolve();
+    });
   });
   return {
-    out: (t) => void process.stdout.write(t),
+    out: (t) => { if (!closed) process.stdout.write(t); },
     err: (t) => void process.stderr.write(t),
     env: process.env,
     isTTY: Boolean(process.stdout.isTTY),

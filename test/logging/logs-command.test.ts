@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,6 +117,25 @@ describe('kdp logs', () => {
     expect(await run).toBe(0);
     expect(messages(io.stdout)).toEqual(['db ready', 'db checkpoint']);
     writer.close();
+  });
+});
+
+describe('kdp logs as a process', () => {
+  it('stops quietly when its reader goes away (kdp logs | head)', async () => {
+    const { dataDir, writer } = seeded();
+    for (let i = 0; i < 20_000; i++) {
+      writer.append({ time: Date.now() - 1000 + i / 100, source: pod('default', 'db-1', 'db'), stream: 'stdout',
+        message: `row ${i} ${'x'.repeat(60)}` });
+    }
+    writer.close();
+    const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/kdp.js'), 'logs', '--data-dir', dataDir],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => { err += d; });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect(err).not.toMatch(/EPIPE|Error/);
+    expect(code).toBe(0);
   });
 });
 

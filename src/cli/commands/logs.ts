@@ -14,6 +14,7 @@ import type { Command } from '../command.js';
 import { DATA_DIR_FLAG } from '../shared-flags.js';
 
 const FOLLOW_POLL_MS = 200;
+const OUT_BLOCK = 64 * 1024;
 
 /** `TIME NODE SOURCE: MESSAGE`; a container is `ns/pod/container`, a component its name. */
 export function formatLogLine(r: LogRecord): string {
@@ -65,14 +66,23 @@ export const logsCommand: Command = {
     if (!existsSync(dir)) {
       throw kdpError('KDP_NOT_RUNNING', `no cluster logs in ${dataDir} (kdp up keeps them in ${dir})`);
     }
-    const print = output === 'json' ? (r: LogRecord) => io.out(formatLogJson(r)) : (r: LogRecord) => io.out(formatLogLine(r));
+    // Lines are written in blocks: one write per line costs a system call each.
+    const format = output === 'json' ? formatLogJson : formatLogLine;
+    let pending = '';
+    const print = (r: LogRecord) => {
+      pending += format(r);
+      if (pending.length >= OUT_BLOCK) { io.out(pending); pending = ''; }
+    };
+    const flush = () => { if (pending) io.out(pending); pending = ''; };
     const cursor = readLogs(dir, query, print);
+    flush();
     if (!f.follow) return 0;
     let stop = false;
     void io.interrupted.then(() => { stop = true; });
     while (!stop) {
       await new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
       readNewLogs(dir, query, cursor, print);
+      flush();
     }
     return 0;
   },
