@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { kdpError } from '../errors.js';
+import { goDurationMs } from '../util/go-duration.js';
 import type { NodeMaskFlags } from '../controllers/nodeipam/cluster-cidrs.js';
 
 export const DATA_DIR_FLAG = { name: 'data-dir', type: 'string', help: 'cluster data directory (default $KDP_DATA_DIR or ~/.kdp)' } as const;
@@ -34,11 +35,12 @@ export const ETCD_FLAGS = [
   { name: 'etcd-certfile', type: 'string', help: 'client certificate for etcd' },
   { name: 'etcd-keyfile', type: 'string', help: 'client key for etcd' },
   { name: 'etcd-prefix', type: 'string', help: 'prefix before kdp\'s /registry keys in etcd (default none)' },
+  { name: 'etcd-compaction-interval', type: 'string', default: '5m', help: 'compact etcd history older than this (Go duration; 0: never), as kube-apiserver' },
 ] as const;
 
 /** The etcd store's options from ETCD_FLAGS, or undefined without --etcd-servers. */
 export function etcdOptions(flags: Record<string, unknown>): {
-  endpoints: string[]; prefix?: string; tls?: { ca: Buffer; cert?: Buffer; key?: Buffer };
+  endpoints: string[]; prefix?: string; tls?: { ca: Buffer; cert?: Buffer; key?: Buffer }; compactionIntervalMs: number;
 } | undefined {
   const servers = flags['etcd-servers'] as string | undefined;
   if (!servers) return undefined;
@@ -58,5 +60,11 @@ export function etcdOptions(flags: Record<string, unknown>): {
   const key = read('etcd-keyfile');
   if ((cert && !key) || (key && !cert)) throw kdpError('KDP_CONFIG', '--etcd-certfile and --etcd-keyfile go together');
   if (endpoints.some((e) => e.startsWith('https:')) && !ca) throw kdpError('KDP_CONFIG', '--etcd-cafile is required for https etcd servers');
-  return { endpoints, prefix: flags['etcd-prefix'] as string | undefined, ...(ca ? { tls: { ca, cert, key } } : {}) };
+  const interval = String(flags['etcd-compaction-interval'] ?? '5m');
+  const compactionIntervalMs = goDurationMs(interval);
+  if (compactionIntervalMs === undefined) {
+    throw kdpError('KDP_CONFIG', `--etcd-compaction-interval: ${JSON.stringify(interval)} is not a duration (5m, 1h30m, 0)`);
+  }
+  return { endpoints, prefix: flags['etcd-prefix'] as string | undefined, ...(ca ? { tls: { ca, cert, key } } : {}),
+    compactionIntervalMs };
 }

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { parse as parseYAML } from 'yaml';
 import { canonicalIP, cidrContains, formatCIDR, parseCIDR, parseIP } from '../api/net.js';
 import { kdpError } from '../errors.js';
+import { goDurationMs } from '../util/go-duration.js';
 import type { DetectLocal, ProxierConfig, ProxyMode } from './backend.js';
 import type { IPFamily } from './types.js';
 
@@ -76,22 +77,10 @@ function bad(field: string, message: string): never {
   });
 }
 
-const UNITS: Record<string, number> = {
-  ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
-};
-
 /** Go time.ParseDuration (`1m30s`, `500ms`, `0`) → milliseconds. */
 export function parseGoDuration(text: string, field: string): number {
-  if (text === '0') return 0;
-  const re = /([0-9]*\.?[0-9]+)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let pos = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    total += Number(m[1]) * UNITS[m[2]!]!;
-    pos = re.lastIndex;
-  }
-  if (pos === 0 || pos !== text.length) bad(field, `invalid duration ${JSON.stringify(text)}`);
-  return total;
+  const ms = goDurationMs(text);
+  return ms ?? bad(field, `invalid duration ${JSON.stringify(text)}`);
 }
 
 type Obj = Record<string, unknown>;

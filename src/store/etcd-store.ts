@@ -9,6 +9,7 @@
 
 import { Etcd3, type IOptions } from 'etcd3';
 import { kdpError } from '../errors.js';
+import { COMPACT_REV_KEY, startCompactor } from './etcd-compactor.js';
 import type {
   KeyValue, ListOptions, ListResult, StoreBackend, StoreEvent, StoreStats, Watcher, WatchHandlers,
 } from './types.js';
@@ -23,6 +24,11 @@ export interface EtcdStoreOptions {
   readonly tls?: { readonly ca: Buffer; readonly cert?: Buffer; readonly key?: Buffer };
   /** Per-request deadline, ms (default 5000). */
   readonly timeoutMs?: number;
+  /** `--etcd-compaction-interval`: compact history older than this (etcd-compactor.ts); 0 or
+   *  unset: never (the store's owner opts in: kdp's API server does, with upstream's 5 min). */
+  readonly compactionIntervalMs?: number;
+  /** A failed compaction round (logged by the owner; the next round tries again). */
+  readonly onCompactionError?: (e: unknown) => void;
 }
 
 interface RawKV { key: Buffer; value: Buffer; create_revision: string; mod_revision: string; version: string }
@@ -93,6 +99,27 @@ export async function buildEtcdStore(o: EtcdStoreOptions): Promise<StoreBackend>
     }
   });
   follower.on('error', () => undefined);
+
+  // compact_rev_key sits outside kdp's prefix, where kube-apiserver keeps it (no prefix on it).
+  const compactKey = Buffer.from(COMPACT_REV_KEY);
+  const compactor = o.compactionIntervalMs && o.compactionIntervalMs > 0 ? startCompactor({
+    async casCompactKey(version, rev) {
+      const r = await kv.txn({
+        compare: [{ key: compactKey, target: 'Version', result: 'Equal', version: String(version) }],
+        success: [{ request_put: { key: compactKey, value: Buffer.from(String(rev)) } }],
+        failure: [{ request_range: { key: compactKey } }],
+      }, call()).catch((e: unknown) => { throw unavailable(e); });
+      const at = seen(r.header);
+      if (r.succeeded) return { succeeded: true, version: version + 1, revision: at };
+      return { succeeded: false, version: Number(r.responses[0]?.response_range?.kvs?.[0]?.version ?? 0), revision: at };
+    },
+    async compact(rev) {
+      await kv.compact({ revision: String(rev), physical: false }, call()).catch((e: unknown) => {
+        if (!/compacted/.test((e as Error).message ?? '')) throw unavailable(e);
+      });
+      if (rev > compacted) compacted = rev;
+    },
+  }, o.compactionIntervalMs, o.onCompactionError ?? (() => undefined)) : undefined;
 
   const notFound = (key: string) => kdpError('KDP_NOT_FOUND', `key ${key} not found`);
   let closed = false;
@@ -261,6 +288,7 @@ export async function buildEtcdStore(o: EtcdStoreOptions): Promise<StoreBackend>
     async close() {
       if (closed) return;
       closed = true;
+      compactor?.stop();
       for (const c of [...watchers]) c(kdpError('KDP_STORE_CLOSED', 'the store is closed'));
       await follower.cancel().catch(() => undefined);
       client.close();

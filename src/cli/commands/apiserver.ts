@@ -10,6 +10,10 @@ import type { DataDirPaths } from '../../cluster/data-dir.js';
 
 const ADMISSION_PLUGINS = ['ServiceAccount', 'KdpPodNetns'];
 
+function withCompactionLog<T extends object>(etcd: T | undefined, log: (line: string) => void) {
+  return etcd && { ...etcd, onCompactionError: (e: unknown) => log(`etcd compaction: ${(e as Error).message}`) };
+}
+
 async function netnsAnnotation(paths: DataDirPaths) {
   const [{ buildNetnsAnnotationPlugin }, { hostPrefixFor }] = await Promise.all([
     import('../../cluster/netns-annotation.js'), import('../../cluster/data-plane-netns.js')]);
@@ -65,7 +69,7 @@ export const apiserverCommand: Command = {
       insecureHttp: args.flags['insecure-http'] as boolean, serviceCIDR: args.flags['service-cluster-ip-range'] as string,
       nodePortRange: args.flags['service-node-port-range'] as string, authorizationMode: mode,
       anonymous: args.flags['anonymous-auth'] as boolean, tokenFile: args.flags['token-auth-file'] as string | undefined,
-      store: { repair: args.flags.repair as boolean, log }, etcd: etcdOptions(args.flags),
+      store: { repair: args.flags.repair as boolean, log }, etcd: withCompactionLog(etcdOptions(args.flags), log),
       serviceAccountAdmission: plugins.includes('ServiceAccount'),
       admission: plugins.includes('KdpPodNetns') ? [await netnsAnnotation(paths)] : [],
       backendDialer: reach?.dialer,
