@@ -59,9 +59,7 @@ describe.skipIf(MINORS.length === 0).each(MINORS)('kubectl 1.%i with StatefulSet
 
   it('apply, rollout status, get and scale a StatefulSet', async () => {
     const f = await h.file('web.yaml', sts('web'));
-    // kubectl < 1.29 validates against /openapi/v2, which kdp does not serve (as the other
-    // kubectl-version tests do).
-    const a = await k(['apply', ...(minor < 29 ? ['--validate=false'] : []), '-f', f]);
+    const a = await k(['apply', '-f', f]);
     expect(a.stderr).toBe('');
     expect(a.stdout).toContain('statefulset.apps/web created');
     const r = await k(['rollout', 'status', 'sts/web', '--timeout=60s']);
