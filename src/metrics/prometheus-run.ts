@@ -1,10 +1,12 @@
 // Runs Debian's `prometheus` for `kdp up --prometheus`: its config, credentials and TSDB in
 // <data dir>/prometheus, listening on 127.0.0.1 only; stopped (SIGTERM, then SIGKILL) when the
-// cluster closes. Without the binary only the config is written. The DNS pods' file_sd targets
-// are rewritten every scrape interval from `dnsPods` (when they changed).
+// cluster closes. Without the binary only the config is written. Its pid is kept in
+// <dir>/prometheus.pid: one left running by a kdp that died is stopped at the next start, when
+// its command line still names this data dir's config (nothing else is ever signalled). The DNS
+// pods' file_sd targets are rewritten every scrape interval from `dnsPods` (when they changed).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivateFileSync } from '../util/private-files.js';
 import { dnsTargets, renderPrometheusConfig } from './prometheus-config.js';
@@ -16,6 +18,18 @@ export interface PrometheusSetup {
   /** http://127.0.0.1:PORT when it runs; undefined when the binary is missing. */
   readonly url?: string;
   close(): Promise<void>;
+}
+
+/** Stops the Prometheus a previous kdp left running for this config (pid file + command line). */
+export function stopLeftover(pidFile: string, configFile: string): boolean {
+  let pid = NaN;
+  try { pid = Number(readFileSync(pidFile, 'utf8').trim()); } catch { return false; }
+  rmSync(pidFile, { force: true });
+  if (!Number.isInteger(pid) || pid <= 1) return false;
+  let cmdline = '';
+  try { cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return false; }
+  if (!cmdline.split('\0').includes(`--config.file=${configFile}`)) return false;
+  try { process.kill(pid, 'SIGTERM'); return true; } catch { return false; }
 }
 
 export function startPrometheus(o: { dataDir: string; apiServer: string; caPem: string; token: string;
@@ -46,21 +60,25 @@ export function startPrometheus(o: { dataDir: string; apiServer: string; caPem: 
   timer.unref();
   const bin = o.bin ?? PROMETHEUS_BIN;
   if (!existsSync(bin)) return { configFile, close: async () => { clearInterval(timer); } };
+  const pidFile = join(dir, 'prometheus.pid');
+  stopLeftover(pidFile, configFile);
   const log = openSync(join(dir, 'prometheus.log'), 'a', 0o600);
   const child: ChildProcess = spawn(bin, [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${o.port}`, '--storage.tsdb.retention.time=1d'],
   { stdio: ['ignore', log, log] });
   child.on('error', () => undefined);
+  if (child.pid) writePrivateFileSync(pidFile, `${child.pid}\n`);
   return {
     configFile, url: `http://127.0.0.1:${o.port}`,
     async close() {
       clearInterval(timer);
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) { rmSync(pidFile, { force: true }); return; }
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       child.kill('SIGTERM');
       const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
       await exited;
       clearTimeout(kill);
+      rmSync(pidFile, { force: true });
     },
   };
 }
