@@ -50,7 +50,7 @@ const DELETED_KEPT = 10_000;
 export function startLogCollection(o: LogCollectionOptions): LogCollection {
   const now = o.now ?? Date.now;
   const started = now();
-  const writer: LogWriter = openLogWriter({ dir: logStoreDir(o.dataDir), maxBytes: o.maxBytes });
+  const writer: LogWriter = openLogWriter({ dir: logStoreDir(o.dataDir), maxBytes: o.maxBytes, onError: o.onError });
   const sources = new Map<string, ComponentSource>();
   const line = (l: ComponentLine, time = now()) => {
     const key = `${l.component}/${l.node ?? ''}`;

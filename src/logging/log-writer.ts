@@ -20,6 +20,8 @@ export interface LogWriterOptions {
   readonly segmentBytes?: number;
   /** Default 100 ms. 0: the caller flushes. */
   readonly flushMs?: number;
+  /** A timed flush that failed (disk full): its records are dropped, the writer goes on. */
+  readonly onError?: (e: unknown) => void;
 }
 
 export interface LogWriter {
@@ -59,7 +61,8 @@ export function openLogWriter(o: LogWriterOptions): LogWriter {
   let queue: LogRecord[] = [];
   let queuedBytes = 0;
   let closed = false;
-  const timer = (o.flushMs ?? 100) > 0 ? setInterval(() => flush(), o.flushMs ?? 100) : undefined;
+  const timedFlush = () => { try { flush(); } catch (e) { o.onError?.(e); } };
+  const timer = (o.flushMs ?? 100) > 0 ? setInterval(timedFlush, o.flushMs ?? 100) : undefined;
   timer?.unref();
   enforceBound();
 
@@ -110,7 +113,22 @@ export function openLogWriter(o: LogWriterOptions): LogWriter {
     a.records += recs.length;
   }
 
+  /** Writes what is queued; on a failed write the segment is left as it is (sealed on the next
+   *  open) and the next record starts a new one, so offsets never point past what was written. */
   function flush(): void {
+    try {
+      writeQueued();
+    } catch (e) {
+      if (active) {
+        for (const fd of [active.fds.src, active.fds.log, active.fds.meta]) { try { closeSync(fd); } catch { /* gone */ } }
+        sealed.push({ files: active.files, bytes: segmentBytes(active.files) });
+        active = undefined;
+      }
+      throw e;
+    }
+  }
+
+  function writeQueued(): void {
     if (queue.length === 0) return;
     const recs = queue;
     queue = [];
@@ -153,7 +171,7 @@ export function openLogWriter(o: LogWriterOptions): LogWriter {
         queue.push(lines.length === 1 && line === rec.message ? rec : { ...rec, message: line });
         queuedBytes += line.length;
       }
-      if (queuedBytes > 1024 * 1024) flush();
+      if (queuedBytes > 1024 * 1024) timedFlush();
     },
     flush,
     close() {
