@@ -99,7 +99,8 @@ describe('kdp crictl (virtual cluster)', () => {
     expect(p.status.labels).toMatchObject({ app: 'web', 'io.kubernetes.pod.name': 'web' });
     const id = pod.status!.containerStatuses![0]!.containerID!.slice('kdp://'.length);
     const c = JSON.parse((await crictl('--node', 'n1', 'inspect', id.slice(0, 8))).out);
-    expect(c.status).toMatchObject({ id, state: 'CONTAINER_RUNNING', metadata: { attempt: 0 } });
+    expect(c.status).toMatchObject({ id, state: 'CONTAINER_RUNNING', metadata: { attempt: 0 },
+      logPath: expect.stringMatching(/\/nodes\/n1\/pods\/default_web_[0-9a-f-]+\/nginx\/0\.log$/) });
   });
 
   it('logs shows the container\'s log; exec on a virtual node says that it runs no processes', async () => {

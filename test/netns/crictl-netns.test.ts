@@ -4,7 +4,7 @@
 // output; a finished Job's container is listed exited by ps -a under the API's containerID.
 
 import { execFile } from 'node:child_process';
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +86,10 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('kdp crictl on 
   it('logs show the container\'s output', async () => {
     const id = await idOf('box');
     await waitFor(async () => (await crictl('logs', id)).out === 'started-box\n', 30_000, 'box log');
+    // inspect names the run's CRI log file (`<time> stdout F <line>`), as containerd's logPath.
+    const { status } = JSON.parse((await crictl('inspect', id)).out);
+    expect(status.logPath).toMatch(/\/nodes\/n1\/pods\/default_box_[0-9a-f-]+\/c\/0\.log$/);
+    expect(readFileSync(status.logPath, 'utf8')).toMatch(/^\S+ stdout F started-box\n/);
   }, 60_000);
 
   it('ps -a lists the finished Job container exited under the API\'s containerID; ps alone does not', async () => {

@@ -228,8 +228,8 @@ export function podSandboxStatus(r: RuntimeSandboxRecord) {
   };
 }
 
-/** ContainerStatus (verbose), as `crictl inspect` prints. */
-export function containerStatus(e: ContainerEntry) {
+/** ContainerStatus (verbose), as `crictl inspect` prints; `logPath`: the run's CRI log file. */
+export function containerStatus(e: ContainerEntry, logPath = '') {
   const c = e.container;
   const ns = (iso?: string) => (iso ? nanos(Date.parse(iso)) : '0');
   return {
@@ -237,7 +237,7 @@ export function containerStatus(e: ContainerEntry) {
       id: c.id, metadata: c.metadata, state: c.state, createdAt: c.createdAt,
       startedAt: ns(e.startedAt), finishedAt: c.state === 'CONTAINER_EXITED' ? ns(e.finishedAt) : '0',
       exitCode: e.exitCode ?? 0, image: c.image, imageRef: c.imageRef, reason: e.reason ?? '',
-      message: e.message ?? '', labels: c.labels, annotations: c.annotations, mounts: [], logPath: '',
+      message: e.message ?? '', labels: c.labels, annotations: c.annotations, mounts: [], logPath,
       resources: null, user: null, imageId: c.imageId, stopSignal: 'SIGTERM',
     },
     info: { sandboxID: c.podSandboxId, podUid: e.record.pod.metadata.uid ?? '', previousRun: e.previous },

@@ -2,6 +2,8 @@
 // node set, `kdp node`). Virtual runtimes list their sandboxes but run no processes (exec answers
 // so); netns runtimes exec through the same namespace entry as the kubelet API.
 
+import { existsSync } from 'node:fs';
+import { containerLogPath, nodeDirOf } from '../container-log-files.js';
 import type { Runtime } from '../runtime.js';
 import type { StreamingRuntime } from '../streams.js';
 import { listenRuntimeEndpoint, runtimeEndpointPath } from './listen.js';
@@ -21,6 +23,10 @@ export async function serveNodeRuntimeEndpoint(o: NodeRuntimeEndpointOptions): P
     nodeName: o.nodeName,
     records: () => o.runtime.sandboxRecords?.() ?? [],
     logs: (uid, container, previous) => o.runtime.logs(uid, container, previous),
+    logPath: (uid, pod, container, attempt) => {
+      const path = containerLogPath(nodeDirOf(o.dataDir, o.nodeName), { ...pod, uid }, container, attempt);
+      return existsSync(path) ? path : undefined;
+    },
     ...(o.streaming ? { streaming: o.streaming } : {}),
   });
   return listenRuntimeEndpoint(server, runtimeEndpointPath(o.dataDir, o.nodeName));

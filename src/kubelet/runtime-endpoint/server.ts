@@ -25,6 +25,8 @@ export interface RuntimeEndpointDeps {
   records(): RuntimeSandboxRecord[];
   /** A container's log text (previous: its previous run's). */
   logs(podUid: string, container: string, previous: boolean): string;
+  /** The container run's CRI log file, when there is one (ContainerStatus.logPath). */
+  logPath?(podUid: string, pod: { namespace: string; name: string }, container: string, attempt: number): string | undefined;
   /** Processes in containers; absent on a virtual node (exec answers `virtualMessage`). */
   readonly streaming?: StreamingRuntime;
   /** Poll period of `logs --follow` (ms). Default 250. */
@@ -82,7 +84,12 @@ export function buildRuntimeEndpointServer(d: RuntimeEndpointDeps): Server {
     'runtime.v1.RuntimeService/PodSandboxStatus': (b) => podSandboxStatus(findSandbox(requireId(b.podSandboxId, 'podSandboxId'))),
     'runtime.v1.RuntimeService/ListContainers': (b) => ({
       containers: listContainers(d.records(), (b.filter ?? {}) as ContainerFilter) }),
-    'runtime.v1.RuntimeService/ContainerStatus': (b) => containerStatus(findContainer(requireId(b.containerId, 'containerId'))),
+    'runtime.v1.RuntimeService/ContainerStatus': (b) => {
+      const e = findContainer(requireId(b.containerId, 'containerId'));
+      const m = e.record.pod.metadata;
+      return containerStatus(e, d.logPath?.(m.uid!, { namespace: m.namespace ?? 'default', name: m.name! }, e.name,
+        e.container.metadata.attempt) ?? '');
+    },
     'runtime.v1.ImageService/ListImages': () => ({ images: listImages(d.records()) }),
     'runtime.v1.RuntimeService/ExecSync': (b) => execSync(b as ExecRequest),
     'runtime.v1.RuntimeService/Exec': (b) => {
