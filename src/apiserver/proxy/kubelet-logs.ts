@@ -77,8 +77,10 @@ export function kubeletLogProvider(d: KubeletLogsDeps): LogProvider {
         throw kdpError('KDP_INTERNAL', `Get ${JSON.stringify(url)}: ${dialError(loc, e)}`);
       }
       const k = d.tls;
+      // The kubelet's certificate must come from the cluster CA (as pod-stream.ts); its names are
+      // not checked (the address dialled may be a relay: netns sockets, loopback).
       const socket = tlsConnect({ socket: raw as Socket, ...(k ? { cert: k.certPem, key: k.keyPem, ca: k.caPem } : {}),
-        rejectUnauthorized: false });
+        rejectUnauthorized: !!k, checkServerIdentity: () => undefined });
       const res = await new Promise<IncomingMessage>((resolve, reject) => {
         const req = request({ method: 'GET', path, headers: { host }, createConnection: () => socket }, resolve);
         req.on('error', (e) => reject(kdpError('KDP_INTERNAL', `Get ${JSON.stringify(url)}: ${e.message}`)));
