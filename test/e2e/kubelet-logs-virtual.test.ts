@@ -100,10 +100,16 @@ describe.runIf(MINORS.length > 0)('kubectl logs via the kubelet on a virtual clu
     }
   });
 
-  it('exec answers that virtual nodes run no processes', async () => {
+  it('exec, attach and port-forward answer that virtual nodes run no processes', async () => {
     const r = await kubectl(['exec', 'p', '--', 'true']);
     expect(r.code).not.toBe(0);
     expect(r.err).toContain('virtual nodes run no processes');
+    const a = await kubectl(['attach', 'p'], { timeoutMs: 20_000 });
+    expect(a.code).not.toBe(0);
+    expect(a.err).toContain('virtual nodes run no processes');
+    const pf = await kubectl(['port-forward', 'pod/p', ':8080'], { timeoutMs: 20_000 });
+    expect(pf.code).not.toBe(0);
+    expect(pf.err).toContain('virtual nodes run no processes');
   });
 
   it('an unreachable kubelet is the dial error, as upstream', async () => {
