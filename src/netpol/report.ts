@@ -40,7 +40,12 @@ export function defaultTargets(m: NetpolModel): PortTarget[] {
 export function netpolTables(objs: readonly KubeObject[], targets?: readonly PortTarget[])
   : NetpolTable[] {
   const m = modelFromObjects(objs);
-  const pods = [...m.pods].filter((p) => p.ips.length > 0)
+  // hostNetwork pods are not rows or columns: their traffic is the node's (upstream leaves
+  // policy for them undefined), and they have no network namespace of their own to probe from.
+  const hostNetwork = new Set(objs.filter((o) => o.kind === 'Pod'
+    && (o.spec as { hostNetwork?: boolean } | undefined)?.hostNetwork)
+    .map((o) => `${o.metadata?.namespace ?? 'default'}/${o.metadata?.name ?? ''}`));
+  const pods = [...m.pods].filter((p) => p.ips.length > 0 && !hostNetwork.has(`${p.namespace}/${p.name}`))
     .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
   return (targets ?? defaultTargets(m)).map((t) => {
     const r = reachabilityMatrix(m, t.port, t.protocol, pods);

@@ -6,6 +6,7 @@ import type { TraceMode } from './offline.js';
 import type { TraceProtocol } from './packet.js';
 import type { TraceResult } from './result.js';
 import type { Topology } from './topology.js';
+import { verdictLabel } from './world.js';
 import {
   loadTopology, resolveDestination, resolveSource, traceResolved, type ClusterTrace,
   type ResolvedDestination, type ResolvedSource,
@@ -47,10 +48,11 @@ export function clusterTraceJson(t: ClusterTrace): Record<string, unknown> {
 export function traceJson(r: TraceResult): Record<string, unknown> {
   return {
     packet: r.packet,
-    verdict: r.verdict,
+    // `DROP (policy ns/name)` when NetworkPolicy dropped it (world.ts verdictLabel).
+    verdict: verdictLabel(r.verdict, r.dropBy),
     destinations: r.destinations.map((d) => ({
       destination: d.destination, probability: round(d.probability), masquerade: d.masquerade,
-      sourceSeen: d.sourceSeen, verdict: d.verdict, reached: d.reached, hops: d.hops,
+      sourceSeen: d.sourceSeen, verdict: verdictLabel(d.verdict, d.dropBy), reached: d.reached, hops: d.hops,
     })),
     masquerade: r.masquerade,
     hops: r.hops,

@@ -11,4 +11,11 @@ export const NETPOL_FLAGS: readonly FlagSpec[] = [
   { name: 'filename', short: 'f', type: 'string',
     help: 'with --netpol: read objects from this manifest (- for stdin) instead of the cluster; '
       + 'validated as the API server would' },
+  { name: 'via-service', type: 'boolean',
+    help: 'with --netpol --live: probe each pod through a Service that leads only to it (its '
+      + 'ClusterIP, as upstream\'s e2e), where there is one' },
+  { name: 'probe-timeout', type: 'number',
+    help: 'with --netpol --live: ms a probe waits for an answer (default 1000; a blocked cell '
+      + 'computed as allowed is retried with twice that)' },
+  { name: 'parallel', type: 'number', help: 'with --netpol --live: probes in flight (default 64)' },
 ];
