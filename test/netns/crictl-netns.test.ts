@@ -92,6 +92,18 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('kdp crictl on 
     expect(readFileSync(status.logPath, 'utf8')).toMatch(/^\S+ stdout F started-box\n/);
   }, 60_000);
 
+  it('logs -f follows the container\'s output until it exits', async () => {
+    await cluster.client.create(PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ticker', namespace: 'default' },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox',
+        command: ['sh', '-c', 'for i in 1 2 3; do echo tick$i; sleep 1; done'] }] } } as Pod);
+    const id = await idOf('ticker');
+    // Asked while it runs (its state is checked first), answered once it has exited.
+    const running = JSON.parse((await crictl('inspect', id)).out).status.state;
+    const r = await crictl('logs', '-f', id);
+    if (running === 'CONTAINER_RUNNING') expect(JSON.parse((await crictl('inspect', id)).out).status.state).toBe('CONTAINER_EXITED');
+    expect(r).toMatchObject({ code: 0, out: 'tick1\ntick2\ntick3\n' });
+  }, 60_000);
+
   it('ps -a lists the finished Job container exited under the API\'s containerID; ps alone does not', async () => {
     await waitFor(async () => (await cluster.client.get<Pod>(PODS, 'once')).status?.phase === 'Succeeded', 60_000,
       'once Succeeded');
