@@ -1,7 +1,7 @@
 // kubectl logs in netns mode through the node's kubelet (InternalIP:10250 in the node's
 // namespace), with kubectl 1.27 and 1.33: real processes' output in the node's CRI log files,
-// every flag, -f seeing lines written after it started, --previous after a restart, the log of
-// a finished pod kept until the pod is deleted (then its directory goes).
+// every flag, -f seeing lines written after it started, --previous after a restart, a waiting
+// container's 400, the log of a finished pod kept until the pod is deleted (then its directory goes).
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -71,6 +71,17 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']) && MINORS.length
       expect(since).toMatch(/tick-\d+\n$/);
     });
   }
+
+  it('a waiting container is the kubelet 400, passed through by the API server', async () => {
+    await create('cfgerr', { containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo never'],
+      env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'no-such-map', key: 'k' } } }] }] });
+    await waitFor(async () => (await pod('cfgerr')).status?.containerStatuses?.[0]?.state?.waiting?.reason
+      === 'CreateContainerConfigError', 60_000, 'CreateContainerConfigError');
+    const r = await kubectl(['logs', 'cfgerr']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('Error from server (BadRequest): container "c" in pod "cfgerr" is waiting to start: ' +
+      'CreateContainerConfigError');
+  });
 
   it('logs -f prints lines written after it started', async () => {
     const f = spawn(kubectlPath(MINORS.at(-1)!), ['--kubeconfig', paths.kubeconfig, 'logs', '-f', 'talker']);
