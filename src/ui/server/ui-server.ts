@@ -193,6 +193,8 @@ function registerRoutes(app: FastifyInstance, deps: UiDeps, sessions: UiSessions
   app.post('/ui/links', async (req, reply) => {
     try {
       const { token, expiresAt } = sessions.issueLink(needUser(req));
+      // The link is about to be opened: build the bundle now rather than on that request.
+      void uiAssets().catch(() => undefined);
       return json(reply, { path: `/ui/login?token=${token}`, expiresAt: expiresAt.toISOString() },
         201);
     } catch (e) {

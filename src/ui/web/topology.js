@@ -17,7 +17,7 @@ const MAX_LINES = 300;
 class PodBox extends Component {
   shouldComponentUpdate(next) {
     return next.pod !== this.props.pod || next.mark !== this.props.mark ||
-      next.selected !== this.props.selected;
+      next.selected !== this.props.selected || next.route !== this.props.route;
   }
 
   render({ pod, mark, selected, route }) {
@@ -34,7 +34,23 @@ class PodBox extends Component {
   }
 }
 
-function NodeCard({ node, pods, sync, route, marked, selectedPod }) {
+const samePods = (a, b) => a.length === b.length && a.every((p, i) => p === b[i]);
+
+/** A node's box re-renders only when the node, its pods or their marks change: one pod event
+ *  touches one box, not all fifty. */
+class NodeCard extends Component {
+  shouldComponentUpdate(n) {
+    const p = this.props;
+    return n.node !== p.node || n.sync !== p.sync || n.syncSeq !== p.syncSeq || n.route !== p.route ||
+      n.markedKey !== p.markedKey || n.selectedPod !== p.selectedPod || !samePods(n.pods, p.pods);
+  }
+
+  render(props) {
+    return nodeCard(props);
+  }
+}
+
+function nodeCard({ node, pods, sync, route, marked, selectedPod }) {
   const ready = nodeReady(node);
   const taints = node.spec?.taints ?? [];
   const last = sync?.syncs?.[sync.syncs.length - 1];
@@ -134,6 +150,7 @@ export function Topology({ store, route, cluster }) {
   const unscheduled = [];
   for (const p of pods) (byNode.get(p.spec?.nodeName) ?? unscheduled).push(p);
   const marked = new Set((selSvc ? eps.get(selSvc) ?? [] : []).map((e) => e.pod).filter(Boolean));
+  const markedKey = [...marked].sort().join();
   const total = services.reduce((n, s) => n + (eps.get(nsName(s))?.length ?? 0), 0);
   const drawn = services.filter((s) => (selSvc ? nsName(s) === selSvc : total <= MAX_LINES))
     .map((s) => [nsName(s), (eps.get(nsName(s)) ?? []).map((e) => e.pod).filter(Boolean)]);
@@ -165,7 +182,10 @@ export function Topology({ store, route, cluster }) {
     <div class="topo-body">
       <div class="nodes">
         ${nodes.map((n) => html`<${NodeCard} key=${n.metadata.name} node=${n} route=${route}
-          pods=${byNode.get(n.metadata.name)} sync=${sync.get(n.metadata.name)} marked=${marked} selectedPod=${selPod} />`)}
+          pods=${byNode.get(n.metadata.name)} sync=${sync.get(n.metadata.name)}
+          syncSeq=${sync.get(n.metadata.name)?.syncs?.map((x) => x.seq).join()} marked=${marked}
+          markedKey=${markedKey}
+          selectedPod=${selPod} />`)}
         ${unscheduled.length ? html`<section class="node unscheduled" data-node="">
           <header><h2>not scheduled</h2></header>
           <div class="pods">${unscheduled.map((p) => html`<${PodBox} key=${nsName(p)} pod=${p} route=${route}
