@@ -23,7 +23,7 @@ import { firstUntoleratedTaint, podMatchesNodeSelectorAndAffinity } from '../../
 import { buildExpectations } from '../expectations.js';
 import type { ControllerContext } from '../options.js';
 import { inNs, NODES, PODS } from '../refs.js';
-import { CONTROLLER_UID_INDEX, controllerUidIndex } from '../replicaset/controller.js';
+import { CONTROLLER_UID_INDEX, controllerUidIndex, slowStart } from '../replicaset/controller.js';
 import { podFromTemplate } from '../replicaset/pods.js';
 import { buildQueueController } from '../runner.js';
 import { clone, controllerRef, isPodAvailable, isPodReady, ownerRefTo, type Controller } from '../util.js';
@@ -107,6 +107,19 @@ export function buildDaemonSetController(ctx: ControllerContext): Controller {
   const revInf = ctx.informers.informerFor<ControllerRevision>(CONTROLLER_REVISIONS,
     { indexers: { [CONTROLLER_UID_INDEX]: controllerUidIndex } });
   const c = buildQueueController('daemonset', options.workers, sync);
+  // nodeShouldRun per (node object, DaemonSet generation): a sync walks every node, and a roll-out
+  // syncs on every pod event, so at 1,000 nodes recomputing selectors and taints each time was
+  // most of the controller's CPU. Informer caches replace a node's object when it changes, so a
+  // changed node misses the cache by identity.
+  const shouldRunCache = new WeakMap<Node, Map<string, ReturnType<typeof nodeShouldRun>>>();
+  const shouldRunOn = (ds: DaemonSet, node: Node) => {
+    let perNode = shouldRunCache.get(node);
+    if (!perNode) shouldRunCache.set(node, perNode = new Map());
+    const k = `${ds.metadata.uid}/${ds.metadata.generation ?? 0}`;
+    let r = perNode.get(k);
+    if (!r) perNode.set(k, r = nodeShouldRun(ds, node));
+    return r;
+  };
   const enqueueAll = () => { for (const ds of dsInf.cache.list()) c.queue.add(objectKey(ds)); };
 
   dsInf.addEventHandler({
@@ -212,7 +225,7 @@ export function buildDaemonSetController(ctx: ControllerContext): Controller {
     const rollable: Array<{ node: string; old: Pod[]; fresh: Pod[] }> = [];
     for (const node of nodes) {
       const name = node.metadata.name!;
-      const { shouldRun, shouldContinueRunning } = nodeShouldRun(ds, node);
+      const { shouldRun, shouldContinueRunning } = shouldRunOn(ds, node);
       const here = (byNode.get(name) ?? []).filter((p) => !p.metadata.deletionTimestamp);
       byNode.delete(name);
       if (shouldRun) status.desiredNumberScheduled++;
@@ -271,13 +284,18 @@ export function buildDaemonSetController(ctx: ControllerContext): Controller {
     }
 
     if (exp.satisfied(key) && (creates.length || deletes.length)) {
-      exp.expect(key, creates.length, deletes.length);
-      for (const n of creates) {
-        await createPod(ds, n, hash).catch((e) => { exp.lower(key, 1, 0); throw e; });
-      }
-      for (const p of deletes) {
-        await deletePod(ds, p).catch((e) => { exp.lower(key, 0, 1); throw e; });
-      }
+      // Upstream syncNodes: at most burstReplicas of each per sync (the rest on the next one),
+      // creates in slow-start batches (1, 2, 4, …; a failing batch stops the rest), deletes at once.
+      const toCreate = creates.slice(0, options.burstReplicas);
+      const toDelete = deletes.slice(0, options.burstReplicas);
+      exp.expect(key, toCreate.length, toDelete.length);
+      let next = 0;
+      await slowStart(toCreate.length, () => createPod(ds, toCreate[next++]!, hash)
+        .catch((e) => { exp.lower(key, 1, 0); throw e; }), () => exp.lower(key, 1, 0));
+      const failed = (await Promise.allSettled(toDelete.map((p) => deletePod(ds, p)
+        .catch((e) => { exp.lower(key, 0, 1); throw e; })))).find((r) => r.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+      if (creates.length > toCreate.length || deletes.length > toDelete.length) c.queue.add(key);
     }
     status.observedGeneration = ds.metadata.generation;
     status.collisionCount = ds.status?.collisionCount;
