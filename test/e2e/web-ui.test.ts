@@ -166,6 +166,14 @@ describe.skipIf(skip)('web UI in Chromium on a 2-node virtual cluster', () => {
     await shot('rules-diff');
   });
 
+  it('shows one pod\'s events, live, and follows its container log through the API', async () => {
+    const name = (await webPods())[0]!.metadata.name;
+    await page.goto(`${url}/ui/#/events?obj=Pod%2Fdefault%2F${name}`);
+    await waitText('.events tbody', /Scheduled.*Successfully assigned/);
+    await page.goto(`${url}/ui/#/logs/default/${name}`);
+    await waitText('pre.log', /started container web/);
+  });
+
   it('is keyboard usable: number keys switch views, links are focusable', async () => {
     await page.goto(`${url}/ui/#/topology`);
     await page.waitForSelector('.pod');
