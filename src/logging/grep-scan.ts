@@ -1,8 +1,10 @@
-// `--grep` over a segment's message file without parsing a record per line: the pattern runs
-// with flags `gm` over large decoded chunks (V8 searches a literal at memory speed), and only a
-// line where it found something is checked again, alone, with the pattern's own flags. After a
-// hit the search goes on at the next line, so a match that ran across a newline can hide no
-// later line. `^`/`$` mean the start and end of a message in both passes.
+// `--grep` over a segment's message file without parsing a record per line. When every match
+// must contain some run of plain characters (grep's "must" string), that run is searched for in
+// the raw bytes and only the lines holding it are decoded and tested. Otherwise the pattern runs
+// with flags `gm` over large decoded chunks, and only a line where it found something is
+// checked again, alone, with the pattern's own flags; after a hit the search goes on at the
+// next line, so a match that ran across a newline can hide no later line. `^`/`$` mean the
+// start and end of a message either way.
 
 import { closeSync, openSync, readSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
@@ -12,6 +14,9 @@ export interface GrepPattern {
   readonly scan: RegExp;
   /** The user's flags: decides one message. */
   readonly test: RegExp;
+  /** Bytes every match contains, when the pattern has such a run (grep's "must" string):
+   *  searched for in the raw bytes, and only the lines holding it are decoded and tested. */
+  readonly literal?: Buffer;
 }
 
 /** `(?i)` at the start (RE2/Go style) makes the pattern case-insensitive. Throws SyntaxError. */
@@ -19,7 +24,56 @@ export function compileGrep(source: string): GrepPattern {
   let flags = '';
   let body = source;
   if (body.startsWith('(?i)')) { flags = 'i'; body = body.slice(4); }
-  return { scan: new RegExp(body, `${flags}gm`), test: new RegExp(body, flags) };
+  const scan = new RegExp(body, `${flags}gm`);
+  const lit = flags ? undefined : requiredLiteral(body);
+  return { scan, test: new RegExp(body, flags), ...(lit && Buffer.byteLength(lit) >= 3 ? { literal: Buffer.from(lit) } : {}) };
+}
+
+/**
+ * The longest run of plain characters outside any group or class that every match of the
+ * (valid) pattern contains; undefined when there is none (a top-level `|`). Conservative: a
+ * character a quantifier may drop is left out, and anything unusual ends the run.
+ */
+export function requiredLiteral(body: string): string | undefined {
+  let best = '';
+  let cur = '';
+  let depth = 0;
+  let lastLiteral = false; // the previous atom was a character appended to `cur`
+  const end = () => { if (cur.length > best.length) best = cur; cur = ''; lastLiteral = false; };
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    let lit: string | undefined;
+    if (c === '\\') {
+      const n = body[++i];
+      if (n === undefined || /[A-Za-z0-9]/.test(n)) { // a class or code (\d \b \x41 \u{…} \p{…} \k<…> \1)
+        i = skipEscapeArgument(body, i);
+        end();
+        continue;
+      }
+      lit = n;
+    } else if (c === '(') {
+      depth++; end(); continue;
+    } else if (c === ')') {
+      depth--; end(); continue;
+    } else if (c === '[') {
+      for (i++; i < body.length && body[i] !== ']'; i++) if (body[i] === '\\') i++;
+      end(); continue;
+    } else if (c === '*' || c === '?' || c === '{') {
+      if (lastLiteral) cur = cur.slice(0, -1); // the character before may be absent
+      if (c === '{') while (i < body.length && body[i] !== '}') i++;
+      end(); continue;
+    } else if (c === '+') {
+      end(); continue; // one is there; what follows need not be next to it
+    } else if (c === '|') {
+      if (depth === 0) return undefined;
+      end(); continue;
+    } else if (c === '.' || c === '^' || c === '$') { end(); continue; } else lit = c;
+    if (depth > 0) { end(); continue; }
+    cur += lit;
+    lastLiteral = true;
+  }
+  end();
+  return best || undefined;
 }
 
 const CHUNK = 8 * 1024 * 1024;
@@ -47,13 +101,50 @@ export function grepFile(file: string, start: number, end: number, p: GrepPatter
           continue;
         }
       }
-      scanChunk(buf.subarray(0, cut), pos, p, hit);
+      if (p.literal) scanLiteral(buf.subarray(0, cut), pos, p, p.literal, hit);
+      else scanChunk(buf.subarray(0, cut), pos, p, hit);
       pos += cut;
     }
   } finally {
     closeSync(fd);
   }
   return pos - start;
+}
+
+/** Index of the last character of the escape whose letter is at `i`. */
+function skipEscapeArgument(body: string, i: number): number {
+  const n = body[i];
+  const upTo = (close: string) => { const j = body.indexOf(close, i); return j < 0 ? body.length : j; };
+  if (n === 'x') return i + 2;
+  if (n === 'c') return i + 1;
+  if (n === 'u') return body[i + 1] === '{' ? upTo('}') : i + 4;
+  if (n === 'p' || n === 'P') return body[i + 1] === '{' ? upTo('}') : i;
+  if (n === 'k') return body[i + 1] === '<' ? upTo('>') : i;
+  if (n !== undefined && /[0-9]/.test(n)) { while (/[0-9]/.test(body[i + 1] ?? '')) i++; }
+  return i;
+}
+
+/** Lines holding `lit`, each decoded and tested alone; where they are dense (more than one in
+ *  ~256 bytes) the rest of the chunk is scanned decoded, which is then cheaper. */
+function scanLiteral(chunk: Buffer, base: number, p: GrepPattern, lit: Buffer,
+  hit: (o: number, l: string) => void) {
+  let pos = 0;
+  let candidates = 0;
+  for (;;) {
+    const i = chunk.indexOf(lit, pos);
+    if (i < 0) return;
+    const start = i === 0 ? 0 : chunk.lastIndexOf(10, i - 1) + 1;
+    let end = chunk.indexOf(10, i + lit.length);
+    if (end < 0) end = chunk.length;
+    const line = chunk.toString('utf8', start, end);
+    if (p.test.test(line)) hit(base + start, line);
+    pos = end + 1;
+    if (pos >= chunk.length) return;
+    if (++candidates > 64 && candidates * 256 > pos) {
+      scanChunk(chunk.subarray(pos), base + pos, p, hit);
+      return;
+    }
+  }
 }
 
 function scanChunk(chunk: Buffer, base: number, p: GrepPattern, hit: (o: number, l: string) => void) {
@@ -66,7 +157,7 @@ function scanChunk(chunk: Buffer, base: number, p: GrepPattern, hit: (o: number,
   let byteAt = 0;
   while (re.lastIndex < text.length) {
     const m = re.exec(text);
-    if (!m) break;
+    if (!m || m.index >= text.length) break; // (the empty "line" after the last newline is none)
     // The line holding the hit's first character (a hit on a newline: the line it ends).
     const lineStart = m.index === 0 ? 0 : text.lastIndexOf('\n', m.index - 1) + 1;
     let lineEnd = text.indexOf('\n', m.index);

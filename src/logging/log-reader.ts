@@ -53,7 +53,7 @@ export function readLogs(dir: string, q: LogQuery, emit: (r: LogRecord) => void,
   for (let i = 0; i < plans.length; i++) {
     const p = plans[i]!;
     cursor.done.set(p.files.seq, p.count);
-    pending.push(...readSegment(p, 0, q, stats));
+    for (const r of readSegment(p, 0, q, stats)) pending.push(r);
     pending.sort(byTime);
     const mark = minAfter[i + 1]!;
     let k = 0;
@@ -72,7 +72,7 @@ export function readNewLogs(dir: string, q: LogQuery, cursor: LogCursor, emit: (
     const count = metaRecordCount(f.meta);
     if (count <= from) continue;
     cursor.done.set(f.seq, count);
-    out.push(...readSegment({ files: f, count, minTime: -Infinity, maxTime: Infinity }, from, q));
+    for (const r of readSegment({ files: f, count, minTime: -Infinity, maxTime: Infinity }, from, q)) out.push(r);
   }
   out.sort(byTime);
   for (const r of out) emit(r);
