@@ -37,9 +37,8 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
   catch (e) { send({ id: r.id, d: String(e && e.message) + '\\n' }); exit(127, null); return; }
   kids.set(r.id, c);
   if (c.pid) send({ id: r.id, pid: c.pid });
-  const out = (b) => send({ id: r.id, d: b.toString('utf8') });
-  c.stdout.on('data', out);
-  c.stderr.on('data', out);
+  c.stdout.on('data', (b) => send({ id: r.id, d: b.toString('utf8') }));
+  c.stderr.on('data', (b) => send({ id: r.id, d: b.toString('utf8'), e: 1 }));
   c.on('error', (e) => {
     send({ id: r.id, d: String(e && e.message) + '\\n' });
     if (!c.pid) exit(127, null);
@@ -60,7 +59,8 @@ export interface LaunchSpec {
 
 /**
  * A started workload, shaped like the part of ChildProcess the runtime uses. Events:
- * `spawn` (pid), `data` (string chunk of stdout or stderr), `exit` (code, signal).
+ * `spawn` (pid), `data` (string chunk, then `'stdout'` or `'stderr'`: the container log's stream
+ * tag), `exit` (code, signal).
  */
 export interface Workload extends EventEmitter {
   readonly pid?: number;
@@ -101,7 +101,7 @@ class HelperWorkload extends EventEmitter implements Workload {
 }
 
 interface HelperMessage {
-  id?: number; pid?: number; d?: string; exit?: number | null; sig?: NodeJS.Signals | null;
+  id?: number; pid?: number; d?: string; e?: 1; exit?: number | null; sig?: NodeJS.Signals | null;
 }
 
 export function buildHelperLauncher(o: LauncherOptions = {}): Launcher {
@@ -131,7 +131,7 @@ export function buildHelperLauncher(o: LauncherOptions = {}): Launcher {
         w.pid = m.pid;
         w.emit('spawn', m.pid);
       }
-      if (m.d !== undefined) w.emit('data', m.d);
+      if (m.d !== undefined) w.emit('data', m.d, m.e ? 'stderr' : 'stdout');
       if ('exit' in m) {
         running.delete(id);
         release(h);

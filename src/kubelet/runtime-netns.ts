@@ -474,8 +474,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     }
     // The echo's `ready` line, whole even when a chunk ends mid-line (a line's tail is bounded).
     let partial = '';
-    child.on('data', (chunk: string) => {
-      writer.write('stdout', chunk);
+    child.on('data', (chunk: string, stream?: 'stdout' | 'stderr') => {
+      writer.write(stream === 'stderr' ? 'stderr' : 'stdout', chunk);
       const lines = (partial + chunk).split('\n');
       partial = (lines.pop() ?? '').slice(-4096);
       for (const l of lines) {
