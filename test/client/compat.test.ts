@@ -1,5 +1,5 @@
 // One scenario — create, list, watch from the list's resourceVersion, a strategic-merge patch,
-// server-side apply with a conflict and a forced apply, delete — through the clients people
+// server-side apply with a conflict and a forced apply, delete, a pod's logs — through the clients people
 // write scripts and operators with: the real kubectl (1.27, 1.33), @kubernetes/client-node and
 // the official Python client (Debian's python3-kubernetes). Each reports what it saw in the same
 // shape; every client must see the same thing.
@@ -11,7 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectlFor, kubectlMissing, kubectlPath, startKubectlHarness, type KubectlHarness } from '../apiserver/helpers/kubectl.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dataDirPaths } from '../../src/cluster/data-dir.js';
+import { startCluster } from '../../src/cluster/up.js';
+import { kubectlFor, kubectlMissing, kubectlPath } from '../apiserver/helpers/kubectl.js';
+import { waitFor } from '../helpers/cluster.js';
+
+interface Harness { readonly dir: string; close(): Promise<void> }
 
 interface Seen {
   created: string;
@@ -26,12 +33,15 @@ interface Seen {
   forced: string;
   /** HTTP status of a get after the delete. */
   gone: number;
+  /** The first line of the `logger` pod's log (through the API server and the kubelet). */
+  log: string;
 }
 
 const expected = (name: string): Seen => ({
   created: name, listed: [name], events: ['MODIFIED:a,b', 'MODIFIED:a,b,c', 'MODIFIED:a,b,c', 'DELETED:a,b,c'],
-  managers: ['compat/Apply'], conflict: 409, forced: '4', gone: 404,
+  managers: ['compat/Apply'], conflict: 409, forced: '4', gone: 404, log: firstLogLine,
 });
+let firstLogLine = '';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('../fixtures/clients/compat.py', import.meta.url));
@@ -47,7 +57,7 @@ const keys = (o: { data?: Record<string, string> | null }) => Object.keys(o.data
 const appliers = (mf: Array<{ manager?: string; operation?: string }> | undefined) =>
   (mf ?? []).filter((m) => m.operation === 'Apply').map((m) => `${m.manager}/${m.operation}`).sort();
 
-async function viaKubectl(h: KubectlHarness, minor: number, name: string): Promise<Seen> {
+async function viaKubectl(h: Harness, minor: number, name: string): Promise<Seen> {
   const k = kubectlFor(join(h.dir, 'kubeconfig'), { minor });
   const must = async (args: string[], input?: string) => {
     const r = await k(args, { input });
@@ -89,12 +99,13 @@ async function viaKubectl(h: KubectlHarness, minor: number, name: string): Promi
   await must(['delete', 'cm', name]);
   await done;
   const after = await k(['get', 'cm', name]);
+  const log = (await must(['logs', 'logger'])).split('\n')[0]!;
   return { created: created.metadata.name, listed: list.items.map((i: V1ConfigMap) => i.metadata!.name!), events,
     managers: appliers(got.metadata.managedFields), conflict, forced: forced.data.c,
-    gone: after.code !== 0 && /NotFound/.test(after.err) ? 404 : 200 };
+    gone: after.code !== 0 && /NotFound/.test(after.err) ? 404 : 200, log };
 }
 
-async function viaClientNode(h: KubectlHarness, name: string): Promise<Seen> {
+async function viaClientNode(h: Harness, name: string): Promise<Seen> {
   const kc = new KubeConfig();
   kc.loadFromFile(join(h.dir, 'kubeconfig'));
   const api = kc.makeApiClient(CoreV1Api);
@@ -125,11 +136,12 @@ async function viaClientNode(h: KubectlHarness, name: string): Promise<Seen> {
   req.abort();
   let gone = 200;
   try { await api.readNamespacedConfigMap({ name, namespace }); } catch (e) { gone = (e as { code?: number }).code ?? 500; }
+  const log = String(await api.readNamespacedPodLog({ name: 'logger', namespace })).split('\n')[0]!;
   return { created: created.metadata!.name!, listed: list.items.map((i) => i.metadata!.name!), events,
-    managers: appliers(applied.metadata?.managedFields), conflict, forced: forced.data!.c!, gone };
+    managers: appliers(applied.metadata?.managedFields), conflict, forced: forced.data!.c!, gone, log };
 }
 
-async function viaPython(h: KubectlHarness, name: string): Promise<Seen> {
+async function viaPython(h: Harness, name: string): Promise<Seen> {
   return new Promise((resolve, reject) => {
     const p = spawn(PYTHON, [SCRIPT, join(h.dir, 'kubeconfig'), name], { env: { PATH: '/usr/bin:/bin', HOME: h.dir } });
     let out = '';
@@ -145,9 +157,22 @@ async function viaPython(h: KubectlHarness, name: string): Promise<Seen> {
 }
 
 describe('one scenario through kubectl, client-node and the Python client', () => {
-  let h: KubectlHarness;
-  beforeAll(async () => { h = await startKubectlHarness(); });
-  afterAll(async () => { await h?.close(); });
+  let h: Harness;
+  beforeAll(async () => {
+    // A one-node virtual cluster as `kdp up` runs it, with a pod whose log every client reads.
+    const dir = mkdtempSync(join(tmpdir(), 'kdp-compat-'));
+    const cluster = await startCluster({ paths: dataDirPaths(dir), nodes: 1, port: 0, proxyMode: 'iptables',
+      timeScale: 10, dns: false, progress: () => {} });
+    h = { dir, close: async () => { await cluster.close(); rmSync(dir, { recursive: true, force: true }); } };
+    const k = kubectlFor(join(dir, 'kubeconfig'), { minor: 33 });
+    const run = await k(['run', 'logger', '--image=kdp/echo', '--restart=Never']);
+    if (run.code !== 0) throw new Error(run.err);
+    await waitFor(async () => {
+      const r = await k(['logs', 'logger']);
+      return r.code === 0 && r.out.trim() ? (firstLogLine = r.out.split('\n')[0]!) : undefined;
+    }, 30_000, 'the logger pod\'s first log line');
+  }, 90_000);
+  afterAll(async () => { await h?.close(); }, 60_000);
 
   for (const minor of [27, 33]) {
     it.skipIf(kubectlMissing(minor))(`kubectl 1.${minor}`, async () => {
