@@ -83,6 +83,30 @@ async function download(dial: () => Promise<import('node:net').Socket>): Promise
   return bytes / 1024 / 1024 / ((performance.now() - t) / 1000);
 }
 
+/** A client process of its own (as curl would be) reading everything from 127.0.0.1:port:
+ *  MB/s by its own clock. `prefix` runs it elsewhere (`ip netns exec NS`). */
+const READER = `const s = require('node:net').connect(Number(process.argv[1]), '127.0.0.1'); let n = 0, t;
+  s.on('connect', () => { t = performance.now(); }); s.on('data', (d) => { n += d.length; });
+  s.on('end', () => console.log(n / 1048576 / ((performance.now() - t) / 1000)));`;
+function clientDownload(prefix: readonly string[], port: number): Promise<number> {
+  const argv = [...prefix, process.execPath, '-e', READER, String(port)];
+  return new Promise((resolve, reject) => execFile(argv[0]!, argv.slice(1), (e, out) => (e ? reject(e) : resolve(Number(out)))));
+}
+async function clientRounds(prefix: readonly string[], port: number, other?: number) {
+  const speed: number[] = [];
+  const kdpCpu: number[] = [];
+  const otherCpu: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const me = process.cpuUsage();
+    const o = other ? cpuMs(other) : 0;
+    speed.push(await clientDownload(prefix, port));
+    const used = process.cpuUsage(me);
+    kdpCpu.push((used.user + used.system) / 1000 / MB);
+    if (other) otherCpu.push((cpuMs(other) - o) / MB);
+  }
+  return { mbps: median(speed), kdpMsPerMB: median(kdpCpu), otherMsPerMB: other ? median(otherCpu) : 0 };
+}
+
 const cluster = await startCluster({ paths, nodes: 2, port: 0, proxyMode: 'nftables', timeScale: 5, dataPlane: 'netns', progress: () => {} });
 try {
   await cluster.client.create(PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' },
@@ -117,6 +141,9 @@ try {
   const direct = await rounds(() => socks.connect(ns, '127.0.0.1', 9000));
   console.log(`download ${MB} MB ×${ROUNDS}, medians: direct (pod loopback) ${direct.mbps.toFixed(0)} MB/s, ` +
     `kdp process ${direct.kdpMsPerMB.toFixed(2)} ms CPU/MB (the reader)`);
+  // The same with the reader as a process of its own (kdp's thread then carries only the path).
+  const directClient = await clientRounds(['ip', 'netns', 'exec', ns], 9000);
+  console.log(`  client process in the pod's namespace: direct ${directClient.mbps.toFixed(0)} MB/s`);
   for (const minor of [27, 33]) {
     const pf = spawn(KUBECTL(minor), [...kc, 'port-forward', 'pod/web', '19000:9000'], { stdio: ['ignore', 'pipe', 'ignore'] });
     await new Promise((r) => pf.stdout!.once('data', r));
@@ -125,10 +152,15 @@ try {
       s.once('connect', () => resolve(s));
       s.once('error', reject);
     }), pf.pid);
+    const viaClient = await clientRounds([], 19000, pf.pid);
     pf.kill();
     console.log(`  kubectl 1.${minor} port-forward ${via.mbps.toFixed(0)} MB/s, kdp process ${via.kdpMsPerMB.toFixed(2)} ` +
       `ms CPU/MB, kubectl ${via.otherMsPerMB.toFixed(2)} ms CPU/MB`);
     report(`port-forward / direct throughput, kubectl 1.${minor}`, via.mbps / direct.mbps, 'ratio', { op: '>=', value: 0.5 });
+    console.log(`  client process: kubectl 1.${minor} port-forward ${viaClient.mbps.toFixed(0)} MB/s, kdp process ` +
+      `${viaClient.kdpMsPerMB.toFixed(2)} ms CPU/MB, kubectl ${viaClient.otherMsPerMB.toFixed(2)} ms CPU/MB`);
+    report(`port-forward / direct throughput, client processes, kubectl 1.${minor}`, viaClient.mbps / directClient.mbps,
+      'ratio', { op: '>=', value: 0.5 });
   }
   socks.close();
   src.kill();
