@@ -17,6 +17,11 @@ export class RangeSet {
     if (p) this.ranges[p.family].push([p.value, p.value]);
   }
 
+  /** As addIP, for an address already parsed. */
+  addParsed(p: { readonly family: IPFamily; readonly value: bigint }): void {
+    this.ranges[p.family].push([p.value, p.value]);
+  }
+
   /** Adds `cidr` minus every `except` (invalid entries are ignored: validation refuses them). */
   addBlock(b: IPBlock): void {
     const c = parseCIDR(b.cidr);

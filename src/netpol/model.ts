@@ -75,16 +75,34 @@ export interface ModelInput {
   readonly nodeIPs?: ReadonlyMap<string, readonly string[]>;
 }
 
+// A controller rebuilds the model on every change from the same (immutable) informer objects:
+// each object's reduced form is made once, keyed by the object itself. Callers must not mutate
+// an object after passing it in (informer caches replace objects; they never edit them).
+const podInfos = new WeakMap<Pod, PodInfo>();
+const defaulted = new WeakMap<NetworkPolicy, NetworkPolicy>();
+
+function podInfoCached(p: Pod): PodInfo {
+  let i = podInfos.get(p);
+  if (!i) podInfos.set(p, (i = podInfoOf(p)));
+  return i;
+}
+
+function defaultedCached(np: NetworkPolicy): NetworkPolicy {
+  let d = defaulted.get(np);
+  if (!d) defaulted.set(np, (d = applyDefaults(structuredClone(np))));
+  return d;
+}
+
 /** Builds the model; pods that are finished or not yet scheduled with an IP are still listed. */
 export function buildModel(input: ModelInput): NetpolModel {
   const namespaces = new Map<string, NamespaceInfo>();
   for (const ns of input.namespaces) namespaces.set(ns.metadata.name ?? '', namespaceInfoOf(ns));
-  const pods = input.pods.map(podInfoOf);
+  const pods = input.pods.map(podInfoCached);
   for (const p of pods) {
     if (!namespaces.has(p.namespace)) {
       namespaces.set(p.namespace, namespaceInfoOf({ metadata: { name: p.namespace } } as never));
     }
   }
-  const policies = input.policies.map((np) => applyDefaults(structuredClone(np)));
+  const policies = input.policies.map(defaultedCached);
   return { pods, namespaces, policies, nodeIPs: input.nodeIPs ?? new Map() };
 }

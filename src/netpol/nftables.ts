@@ -19,7 +19,7 @@
 // Deterministic: pods, policies, elements sorted; the same input gives byte-identical text.
 
 import type { IPFamily } from '../api/net.js';
-import { ipFamilyOf } from '../api/net.js';
+import { ipFamilyOf, parseIP } from '../api/net.js';
 import { isolating, peerMatches, selects } from './evaluate.js';
 import type { NetpolModel, PodInfo } from './model.js';
 import { podKey, policyKey } from './model.js';
@@ -46,7 +46,7 @@ export interface NetpolCompileOptions {
 /** Which families the cluster uses (pod IPs and ipBlocks); IPv4 when none. */
 function familiesOf(m: NetpolModel): Fam[] {
   const seen = new Set<string>();
-  for (const p of m.pods) for (const ip of p.ips) seen.add(ipFamilyOf(ip) ?? '');
+  for (const p of m.pods) for (const ip of p.ips) seen.add(ip.includes(':') ? 'IPv6' : 'IPv4');
   for (const np of m.policies) {
     for (const r of [...(np.spec.ingress ?? []).flatMap((x) => x.from ?? []),
       ...(np.spec.egress ?? []).flatMap((x) => x.to ?? [])]) {
@@ -66,6 +66,14 @@ const dirName = (t: PolicyType): string => t.toLowerCase();
 const setName = (np: NetworkPolicy, t: PolicyType, i: number, fam: Fam): string =>
   `peers-${policyKey(np)}/${dirName(t)}-${i}-${fam.sfx}`;
 
+// Pod IPs parsed once per pod object (models are rebuilt per change from the same PodInfos).
+const parsedIPs = new WeakMap<PodInfo, ReturnType<typeof parseIP>[]>();
+function addPodIPs(s: RangeSet, pod: PodInfo): void {
+  let ps = parsedIPs.get(pod);
+  if (!ps) parsedIPs.set(pod, (ps = pod.ips.map(parseIP)));
+  for (const p of ps) if (p) s.addParsed(p);
+}
+
 /** Peer addresses of one rule (undefined peers = everyone: no set). */
 function peerSet(m: NetpolModel, np: NetworkPolicy, peers: NetworkPolicyPeer[]): RangeSet {
   const s = new RangeSet();
@@ -73,7 +81,7 @@ function peerSet(m: NetpolModel, np: NetworkPolicy, peers: NetworkPolicyPeer[]):
   for (const peer of peers) {
     if (peer.ipBlock) { s.addBlock(peer.ipBlock); continue; }
     for (const pod of m.pods) {
-      if (peerMatches(m, peer, ns, { pod })) for (const ip of pod.ips) s.addIP(ip);
+      if (peerMatches(m, peer, ns, { pod })) addPodIPs(s, pod);
     }
   }
   return s;
@@ -189,7 +197,7 @@ function egressNamed(m: NetpolModel, np: NetworkPolicy, peers: NetworkPolicyPeer
       continue;
     }
     if (!byPort.has(n)) byPort.set(n, new RangeSet());
-    for (const ip of dst.ips) byPort.get(n)!.addIP(ip);
+    addPodIPs(byPort.get(n)!, dst);
   }
   for (const n of [...byPort.keys()].sort((a, b) => a - b)) {
     for (const fam of fams) {
