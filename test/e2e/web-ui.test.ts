@@ -80,6 +80,15 @@ describe.skipIf(skip)('web UI in Chromium on a 2-node virtual cluster', () => {
     const ctx = await uiContext(browser);
     const r = await (await ctx.newPage()).goto(`${url}/ui/`);
     expect(r?.status()).toBe(401);
+    // `kdp ui` prints a fresh link on the same address; it works once.
+    const printed = await kdp('ui', '--data-dir', dataDir, '-o', 'json');
+    expect(printed.code, printed.err).toBe(0);
+    const link = JSON.parse(printed.out).url as string;
+    expect(link).toMatch(new RegExp(`^${url}/ui/login\\?token=[\\w-]{40,}$`));
+    const other = await ctx.newPage();
+    await other.goto(link);
+    expect(other.url()).toBe(`${url}/ui/`);
+    expect((await (await ctx.newPage()).goto(link))?.status()).toBe(401);
     await ctx.close();
   });
 
