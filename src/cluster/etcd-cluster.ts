@@ -94,6 +94,10 @@ function memberArgs(root: string, layout: EtcdLayout, m: EtcdMember): string[] {
     '--logger', 'zap', '--log-outputs', join(dirOf(root), `${m.name}.log`)];
 }
 
+function readIfExists(path: string): string {
+  try { return readFileSync(path, 'utf8'); } catch { return ''; }
+}
+
 /** Starts one member in the background (its log in etcd/<name>.log); returns its pid. */
 export function startEtcdMember(root: string, layout: EtcdLayout, name: string): number {
   const m = layout.members.find((x) => x.name === name);
@@ -151,7 +155,8 @@ export function memberHealthy(m: EtcdMember, tls: EtcdClientTls, timeoutMs = 100
  * A data dir that already has a cluster of another size is an error (members cannot be added
  * this way).
  */
-export async function startLocalEtcd(root: string, size: number, log: (l: string) => void): Promise<LocalEtcd> {
+export async function startLocalEtcd(root: string, size: number, log: (l: string) => void,
+  o: { readonly pickPort?: () => Promise<number> } = {}): Promise<LocalEtcd> {
   if (![1, 3, 5].includes(size)) throw kdpError('KDP_CONFIG', `--etcd: ${size} members; use 1, 3 or 5 (an odd number keeps a majority)`);
   if (!existsSync(ETCD_BINARY)) {
     throw kdpError('KDP_CONFIG', `--etcd: ${ETCD_BINARY} not found; install Debian's etcd-server (apt-get install -y etcd-server)`);
@@ -161,26 +166,54 @@ export async function startLocalEtcd(root: string, size: number, log: (l: string
   if (layout && layout.members.length !== size) {
     throw kdpError('KDP_CONFIG', `--etcd ${size}: this data directory holds a ${layout.members.length}-member etcd cluster`);
   }
-  if (!layout) {
-    const members: EtcdMember[] = [];
-    for (let i = 0; i < size; i++) members.push({ name: `etcd-${i}`, clientPort: await freePort(), peerPort: await freePort() });
-    layout = { members };
-    writePrivateFileSync(layoutFile(root), `${JSON.stringify(layout, null, 2)}\n`);
-  }
-  const tls = await ensureEtcdPki(root, layout.members);
-  for (const m of layout.members) if (memberPid(root, m.name) === undefined) startEtcdMember(root, layout, m.name);
-  const quorum = Math.floor(size / 2) + 1;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const healthy = (await Promise.all(layout.members.map((m) => memberHealthy(m, tls)))).filter(Boolean).length;
-    if (healthy >= quorum) break;
-    if (Date.now() > deadline) {
-      throw kdpError('KDP_UNAVAILABLE', `etcd: ${healthy} of ${size} members healthy after 30 s (logs in ${dirOf(root)})`);
+  const pick = o.pickPort ?? freePort;
+  // A fresh cluster's ports are picked free, but another process may bind one before etcd does:
+  // then that member exits with "address already in use", and a cluster with no data yet is
+  // started again on new ports (at most 3 times). A cluster with data keeps its ports (its
+  // members know each other by them).
+  let fresh = !layout;
+  for (let attempt = 1; ; attempt++) {
+    if (!layout) {
+      const members: EtcdMember[] = [];
+      for (let i = 0; i < size; i++) members.push({ name: `etcd-${i}`, clientPort: await pick(), peerPort: await pick() });
+      layout = { members };
+      writePrivateFileSync(layoutFile(root), `${JSON.stringify(layout, null, 2)}\n`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    const tls = await ensureEtcdPki(root, layout.members);
+    for (const m of layout.members) {
+      if (memberPid(root, m.name) === undefined) {
+        // A fresh member's logs start empty, so an earlier attempt's bind error is not read again.
+        if (fresh) for (const f of [`${m.name}.out`, `${m.name}.log`]) rmSync(join(dirOf(root), f), { force: true });
+        startEtcdMember(root, layout, m.name);
+      }
+    }
+    const quorum = Math.floor(size / 2) + 1;
+    const deadline = Date.now() + 30_000;
+    let portTaken = false;
+    for (;;) {
+      const healthy = (await Promise.all(layout.members.map((m) => memberHealthy(m, tls)))).filter(Boolean).length;
+      if (healthy >= quorum) break;
+      portTaken = fresh && layout.members.some((m) => memberPid(root, m.name) === undefined &&
+        [`${m.name}.out`, `${m.name}.log`].some((f) => /address already in use/.test(readIfExists(join(dirOf(root), f)))));
+      if (portTaken) break;
+      if (Date.now() > deadline) {
+        throw kdpError('KDP_UNAVAILABLE', `etcd: ${healthy} of ${size} members healthy after 30 s (logs in ${dirOf(root)})`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!portTaken) break;
+    if (attempt >= 3) throw kdpError('KDP_UNAVAILABLE', `etcd: a member's port was taken by another process ${attempt} times`);
+    log(`etcd: a member's port was taken before it bound it; starting the new cluster on other ports`);
+    for (const m of layout.members) {
+      await stopEtcdMember(root, m.name, 'kill');
+      rmSync(join(dirOf(root), m.name), { recursive: true, force: true });
+    }
+    layout = undefined;
+    fresh = true;
   }
-  log(`etcd: ${size} member(s) on ${layout.members.map((m) => clientURL(m)).join(', ')} (TLS)`);
-  const l = layout;
+  const l = layout!;
+  log(`etcd: ${size} member(s) on ${l.members.map((m) => clientURL(m)).join(', ')} (TLS)`);
+  const tls = await ensureEtcdPki(root, l.members);
   return {
     endpoints: l.members.map(clientURL), tls, layout: l,
     async stop() {
