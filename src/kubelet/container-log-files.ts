@@ -247,6 +247,8 @@ export interface ContainerLogStore {
   removeRun(uid: string, container: string, run: number): void;
   /** Removes the pod's directory (the pod is gone from the API server). */
   removePod(uid: string): void;
+  /** The pods whose logs are kept (those found on disk at start included). */
+  podUids(): readonly string[];
 }
 
 export function fileLogStore(nodeDir: string, o: ContainerLogStoreOptions = {}): ContainerLogStore {
@@ -373,6 +375,7 @@ function buildStore(nodeDir: string, fs: LogStorage, o: ContainerLogStoreOptions
       pods.delete(uid);
       fs.remove(podLogDir(nodeDir, pod));
     },
+    podUids: () => [...pods.keys()],
   };
 }
 

@@ -264,6 +264,9 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       every((o.nodeStatusUpdateMs ?? 10_000) * scale, () => postStatus(false));
       void runWorkers(queue, o.workers ?? 32, syncPod);
       await sources.pods.waitForSync();
+      // Logs of pods removed while this kubelet was down go (upstream's orphaned pod cleanup).
+      const bound = new Set(sources.pods.list(nodeName).map((p) => p.metadata.uid));
+      for (const uid of runtime.logStore?.podUids() ?? []) if (!bound.has(uid)) runtime.logStore!.removePod(uid);
       for (const p of sources.pods.list(nodeName)) queue.add(objectKey(p));
     },
     async stop() {

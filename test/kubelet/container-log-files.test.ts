@@ -123,6 +123,7 @@ describe('container log files', () => {
     a.open(pod, 'c', 0).close();
     a.open(pod, 'c', 1).close();
     const b = fileLogStore(nodeDir);
+    expect(b.podUids()).toEqual([pod.uid]);
     expect(b.runs(pod.uid, 'c')).toEqual([0, 1]);
     b.removeRun(pod.uid, 'c', 0);
     expect(b.runs(pod.uid, 'c')).toEqual([1]);
