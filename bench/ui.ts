@@ -1,7 +1,7 @@
 // Web UI in headless Chromium (Debian's, through playwright-core) against a real HTTPS API
 // server holding 50 nodes and 1,000 running pods (objects only: the UI needs no agents):
 //  - first contentful paint and time until all 1,000 pod boxes are in the page (target ≤ 2 s),
-//    cold (the server builds the bundle on first request) and warm (a reload);
+//    on the first load (the server builds the bundle when the link is issued) and warm (reloads);
 //  - update latency from a pod's creation (the API call returning) to its box appearing in the
 //    page (MutationObserver; the paint follows in the same frame), with pods created at
 //    20/s (target p99 ≤ 500 ms).
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
         report(`${label}: ${PODS} pods on ${NODES} nodes shown`, all, 'ms', { op: '<=', value: 2000 });
       };
       const cold = await link();
-      await load(() => page.goto(cold), 'cold (bundle built on first request)');
+      await load(() => page.goto(cold), 'first load (bundle built as the link was issued)');
       await load(() => page.reload(), 'warm (reload)');
       await load(() => page.reload(), 'warm (reload again)');
 
