@@ -93,6 +93,7 @@ const cases: Array<{ name: string; re: string; grepArgs?: string[] }> = [
   { name: 'rare literal', re: 'connection reset by peer' },
   { name: 'regex, 0.5% of lines', re: 'status=5[0-9][0-9]' },
   { name: 'case-insensitive', re: '(?i)FATAL=TRUE', grepArgs: ['-i'] },
+  { name: 'alternation, no required literal', re: 'reset by peer|upstream=10\\.244\\.3\\.' },
 ];
 for (const c of cases) {
   const grepRe = c.re.replace(/^\(\?i\)/, '');
