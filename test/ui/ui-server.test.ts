@@ -99,6 +99,16 @@ describe('web UI authentication', () => {
     const del = await api.app.inject({ method: 'DELETE', url: '/api/v1/namespaces/default',
       headers: { cookie } });
     expect(del.statusCode).toBe(403);
+    // Nor exec, attach, port-forward (GET upgrades) or proxy through the API.
+    for (const url of ['/api/v1/namespaces/default/pods/p/exec?command=sh',
+      '/api/v1/namespaces/default/pods/p/portforward', '/api/v1/namespaces/default/pods/p/proxy/',
+      '/api/v1/namespaces/default/services/s:80/proxy/x', '/api/v1/nodes/n1/proxy/metrics']) {
+      const r = await api.app.inject({ method: 'GET', url, headers: { cookie } });
+      expect(r.statusCode, url).toBe(403);
+    }
+    const upgrade = await api.app.inject({ method: 'GET', url: '/api/v1/namespaces',
+      headers: { cookie, connection: 'Upgrade', upgrade: 'websocket' } });
+    expect(upgrade.statusCode).toBe(403);
     // A session cannot mint links either (only the kubeconfig's credentials can).
     expect((await api.app.inject({ method: 'POST', url: '/ui/links', headers: { cookie } }))
       .statusCode).toBe(403);

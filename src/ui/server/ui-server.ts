@@ -27,6 +27,9 @@ import {
 
 export const SESSION_COOKIE = 'kdp-ui-session';
 const SESSION_MAX_AGE_S = 12 * 3600;
+/** Subresources a session may not use even with GET. */
+const STREAMING_SUBRESOURCE = new RegExp('^/api/v1/(?:namespaces/[^/]+/(?:pods|services)|nodes)' +
+  '/[^/]+/(?:exec|attach|portforward|proxy)(?:/|$)');
 
 export interface UiServerOptions {
   /** The cluster's data directory (kube-proxy rule history, cluster.json); absent: the trace
@@ -73,7 +76,11 @@ export function buildUiServer(o: UiServerOptions = {}): UiServer {
       const id = cookieValue(raw.headers.cookie, SESSION_COOKIE);
       const user = id ? sessions.userOf(id) : undefined;
       if (!user) return undefined;
-      if (raw.method !== 'GET' && raw.method !== 'HEAD') {
+      // Only reads: no other verb, no upgrade (exec, attach, port-forward are GET upgrades), and
+      // no proxying to pods, services or nodes (a GET there can do anything the target does).
+      const path = (raw.url ?? '').split('?')[0]!;
+      if ((raw.method !== 'GET' && raw.method !== 'HEAD') || raw.headers.upgrade !== undefined ||
+        STREAMING_SUBRESOURCE.test(path)) {
         throw kdpError('KDP_FORBIDDEN', 'the web UI session is read-only: it may only read (GET); ' +
           'use kubectl or kdp with your kubeconfig to change the cluster');
       }
