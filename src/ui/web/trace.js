@@ -82,6 +82,8 @@ export function Trace({ store, route }) {
   const svcTargets = [...store.get('services').values()].sort(byName)
     .filter((s) => s.spec?.clusterIP && s.spec.clusterIP !== 'None')
     .flatMap((s) => (s.spec.ports ?? []).map((p) => `svc/${nsName(s)}:${p.name || p.port}`));
+  const nodePorts = [...store.get('services').values()].sort(byName).flatMap((s) =>
+    (s.spec?.ports ?? []).filter((p) => p.nodePort).map((p) => [nsName(s), p.nodePort]));
   const submit = (e) => {
     e.preventDefault();
     location.hash = href('trace', [], form);
@@ -101,7 +103,8 @@ export function Trace({ store, route }) {
       <datalist id="trace-targets">
         ${svcTargets.map((t) => html`<option value=${t}></option>`)}
         ${pods.map((p) => html`<option value=${`${nsName(p)}:80`}>${p.status.podIP}</option>`)}
-        ${nodes.map((n) => html`<option value=${`${n.metadata.name}:30080`}>NodePort on ${n.metadata.name}</option>`)}
+        ${nodePorts.flatMap(([svc, port]) => nodes.map((n) => html`<option
+          value=${`${n.metadata.name}:${port}`}>NodePort of ${svc} on ${n.metadata.name}</option>`))}
       </datalist>
       <label>protocol <select name="proto" value=${form.proto} onChange=${set('proto')}>
         ${['tcp', 'udp', 'sctp', 'icmp'].map((p) => html`<option value=${p}>${p}</option>`)}
