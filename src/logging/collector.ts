@@ -4,7 +4,7 @@
 // requests, the agents' warnings), and writes all of it to the cluster's log store in
 // `<data-dir>/logs`, which outlives pods, nodes and the cluster's run (`kdp logs` reads it).
 
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Event } from '../api/types.js';
@@ -50,13 +50,15 @@ const DELETED_KEPT = 10_000;
 export function startLogCollection(o: LogCollectionOptions): LogCollection {
   const now = o.now ?? Date.now;
   const started = now();
-  const writer: LogWriter = openLogWriter({ dir: logStoreDir(o.dataDir), maxBytes: o.maxBytes, onError: o.onError });
+  const writer: LogWriter = openLogWriter({ dir: logStoreDir(o.dataDir), maxBytes: o.maxBytes,
+    onError: o.onError });
   const sources = new Map<string, ComponentSource>();
   const line = (l: ComponentLine, time = now()) => {
     const key = `${l.component}/${l.node ?? ''}`;
     let source = sources.get(key);
     if (!source) {
-      source = { kind: 'component', component: l.component as ComponentName, ...(l.node ? { node: l.node } : {}) };
+      source = { kind: 'component', component: l.component as ComponentName,
+        ...(l.node ? { node: l.node } : {}) };
       sources.set(key, source);
     }
     writer.append({ time, source, stream: 'stderr', message: l.message });
@@ -67,7 +69,9 @@ export function startLogCollection(o: LogCollectionOptions): LogCollection {
   const labels = new Map<string, Record<string, string>>();
   const deleted: string[] = [];
   const pods = o.informers.informerFor<KubeObject>(PODS);
-  const remember = (p: KubeObject) => { if (p.metadata.uid) labels.set(p.metadata.uid, { ...(p.metadata.labels ?? {}) }); };
+  const remember = (p: KubeObject) => {
+    if (p.metadata.uid) labels.set(p.metadata.uid, { ...(p.metadata.labels ?? {}) });
+  };
   const offPods = pods.addEventHandler({
     onAdd: remember, onUpdate: (_, p) => remember(p),
     onDelete: (p) => {
@@ -87,22 +91,26 @@ export function startLogCollection(o: LogCollectionOptions): LogCollection {
 
   const tailer = buildContainerTailer({
     roots: () => nodeRoots(o.dataDir),
-    labelsOf: (ns, name, uid) => labels.get(uid)
-      ?? (pods.cache.get(`${ns}/${name}`)?.metadata.uid === uid ? pods.cache.get(`${ns}/${name}`)!.metadata.labels : undefined),
+    labelsOf: (ns, name, uid) => {
+      const cached = pods.cache.get(`${ns}/${name}`);
+      return labels.get(uid) ?? (cached?.metadata.uid === uid ? cached.metadata.labels : undefined);
+    },
     sink: (r) => writer.append(r),
     positionsFile: join(logStoreDir(o.dataDir), 'tail-positions.json'),
     pollMs: o.pollMs, onError: o.onError,
   });
   tailer.start();
 
-  const onRequest = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const t0 = performance.now();
-    res.once('close', () => line({ component: 'apiserver', message: httpLine(req, res, performance.now() - t0) }));
+    res.once('close', () => line({ component: 'apiserver',
+      message: httpLine(req, res, performance.now() - t0) }));
   };
   o.apiServer?.on('request', onRequest);
   const addr = o.apiServer?.address();
   if (addr && typeof addr === 'object') {
-    line({ component: 'apiserver', message: `"Serving securely on ${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}"` });
+    const host = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
+    line({ component: 'apiserver', message: `"Serving securely on ${host}:${addr.port}"` });
   }
 
   let stopped = false;

@@ -26,7 +26,8 @@ export function compileGrep(source: string): GrepPattern {
   if (body.startsWith('(?i)')) { flags = 'i'; body = body.slice(4); }
   const scan = new RegExp(body, `${flags}gm`);
   const lit = flags ? undefined : requiredLiteral(body);
-  return { scan, test: new RegExp(body, flags), ...(lit && Buffer.byteLength(lit) >= 3 ? { literal: Buffer.from(lit) } : {}) };
+  const literal = lit && Buffer.byteLength(lit) >= 3 ? Buffer.from(lit) : undefined;
+  return { scan, test: new RegExp(body, flags), ...(literal ? { literal } : {}) };
 }
 
 /**

@@ -120,7 +120,9 @@ export function openLogWriter(o: LogWriterOptions): LogWriter {
       writeQueued();
     } catch (e) {
       if (active) {
-        for (const fd of [active.fds.src, active.fds.log, active.fds.meta]) { try { closeSync(fd); } catch { /* gone */ } }
+        for (const fd of [active.fds.src, active.fds.log, active.fds.meta]) {
+          try { closeSync(fd); } catch { /* already closed */ }
+        }
         sealed.push({ files: active.files, bytes: segmentBytes(active.files) });
         active = undefined;
       }
@@ -139,8 +141,10 @@ export function openLogWriter(o: LogWriterOptions): LogWriter {
     for (const rec of recs) {
       const bytes = Buffer.byteLength(rec.message) + 1;
       const key = sourceKey(rec.source);
-      if (active && (active.logBytes + batchBytes + bytes > segmentLimit && active.records + batch.length > 0
-        || (!active.sources.has(key) && active.sources.size >= MAX_SOURCES))) {
+      const full = active !== undefined && active.records + batch.length > 0
+        && active.logBytes + batchBytes + bytes > segmentLimit;
+      const noIds = active !== undefined && !active.sources.has(key) && active.sources.size >= MAX_SOURCES;
+      if (active && (full || noIds)) {
         writeBatch(active, batch, newSources);
         seal(active);
         active = undefined;

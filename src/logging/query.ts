@@ -42,27 +42,36 @@ export function parseDuration(s: string): number {
 export function buildLogQuery(f: LogFilters, now: number = Date.now()): LogQuery {
   const bad = (flag: string, why: string): never => { throw kdpError('KDP_CONFIG', `${flag}: ${why}`); };
   let sinceMs: number | undefined;
-  if (f.since !== undefined && f.sinceTime !== undefined) bad('--since', 'only one of --since and --since-time may be given');
+  if (f.since !== undefined && f.sinceTime !== undefined) {
+    bad('--since', 'only one of --since and --since-time may be given');
+  }
   if (f.since !== undefined) {
     const d = parseDuration(f.since);
-    if (Number.isNaN(d) || d <= 0) bad('--since', `${JSON.stringify(f.since)} is not a positive duration (e.g. 30s, 10m, 1h30m)`);
+    if (Number.isNaN(d) || d <= 0) {
+      bad('--since', `${JSON.stringify(f.since)} is not a positive duration (e.g. 30s, 10m, 1h30m)`);
+    }
     sinceMs = now - d;
   }
   if (f.sinceTime !== undefined) {
     sinceMs = parseTime(f.sinceTime);
-    if (Number.isNaN(sinceMs)) bad('--since-time', `${JSON.stringify(f.sinceTime)} is not an RFC 3339 time (e.g. 2026-12-04T07:00:00Z)`);
+    if (Number.isNaN(sinceMs)) {
+      bad('--since-time', `${JSON.stringify(f.sinceTime)} is not an RFC 3339 time (e.g. 2026-12-04T07:00:00Z)`);
+    }
   }
   let grep: LogQuery['grep'];
   if (f.grep !== undefined) {
     try { grep = compileGrep(f.grep); } catch (e) { bad('--grep', (e as Error).message); }
   }
   if (f.component !== undefined) {
-    for (const [flag, v] of [['-l/--selector', f.selector], ['--pod', f.pod], ['--container', f.container]] as const) {
+    const podFlags = [['-l/--selector', f.selector], ['--pod', f.pod], ['--container', f.container]] as const;
+    for (const [flag, v] of podFlags) {
       if (v !== undefined) bad(flag, 'selects containers; it cannot be combined with --component');
     }
     const names = f.component.split(',').map((c) => c.trim());
     for (const c of names) {
-      if (!(COMPONENTS as readonly string[]).includes(c)) bad('--component', `unknown component ${JSON.stringify(c)} (one of ${COMPONENTS.join(', ')})`);
+      if (!(COMPONENTS as readonly string[]).includes(c)) {
+        bad('--component', `unknown component ${JSON.stringify(c)} (one of ${COMPONENTS.join(', ')})`);
+      }
     }
     const wanted = new Set(names as ComponentName[]);
     const node = f.node;

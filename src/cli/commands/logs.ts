@@ -24,7 +24,8 @@ export function formatLogLine(r: LogRecord): string {
 }
 
 export function formatLogJson(r: LogRecord): string {
-  return `${JSON.stringify({ time: formatTime(r.time), source: r.source, stream: r.stream, message: r.message })}\n`;
+  const { source, stream, message } = r;
+  return `${JSON.stringify({ time: formatTime(r.time), source, stream, message })}\n`;
 }
 
 export const logsCommand: Command = {
@@ -37,11 +38,13 @@ export const logsCommand: Command = {
     { name: 'pod', type: 'string', help: 'only this pod (by name)' },
     { name: 'container', short: 'c', type: 'string', help: 'only this container' },
     { name: 'component', type: 'string',
-      help: 'component lines instead of pods: apiserver, scheduler, controller-manager, kubelet, kube-proxy, dns (comma-separated)' },
+      help: 'component lines instead of pods: apiserver, scheduler, controller-manager, kubelet, ' +
+        'kube-proxy, dns (comma-separated)' },
     { name: 'node', type: 'string', help: 'only lines from this node' },
     { name: 'since', type: 'string', help: 'only lines newer than this duration, e.g. 10m, 1h30m' },
     { name: 'since-time', type: 'string', help: 'only lines at or after this RFC 3339 time' },
-    { name: 'grep', type: 'string', help: 'only lines whose message matches this regular expression ((?i) at the start: ignore case)' },
+    { name: 'grep', type: 'string',
+      help: 'only lines whose message matches this regular expression ((?i) at the start: ignore case)' },
     { name: 'follow', short: 'f', type: 'boolean', default: false, help: 'keep printing new lines until interrupted' },
     { name: 'output', short: 'o', type: 'string', help: 'json: one JSON object per line' },
     DATA_DIR_FLAG,
@@ -49,11 +52,15 @@ export const logsCommand: Command = {
   async run(args, io) {
     const f = args.flags;
     const output = f.output as string | undefined;
-    if (output !== undefined && output !== 'json') throw kdpError('KDP_CONFIG', `--output: "${output}" is not supported (json)`);
+    if (output !== undefined && output !== 'json') {
+      throw kdpError('KDP_CONFIG', `--output: "${output}" is not supported (json)`);
+    }
     if (args.positionals.length) {
       throw kdpError('KDP_CONFIG', `unexpected argument "${args.positionals[0]}" (a pod is --pod NAME)`);
     }
-    if (f.namespace !== undefined && f['all-namespaces']) throw kdpError('KDP_CONFIG', '-n/--namespace: cannot be combined with -A');
+    if (f.namespace !== undefined && f['all-namespaces']) {
+      throw kdpError('KDP_CONFIG', '-n/--namespace: cannot be combined with -A');
+    }
     const query = buildLogQuery({
       namespace: f.namespace as string | undefined, allNamespaces: f['all-namespaces'] as boolean,
       selector: f.selector as string | undefined, pod: f.pod as string | undefined,
