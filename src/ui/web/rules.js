@@ -65,11 +65,14 @@ export function Rules({ store, route }) {
   const sync = syncOf(store);
   const lastSeq = sync.get(node)?.syncs?.map((s) => s.seq).join(',');
   const history = useJSON(node ? `/ui/api/rules/${encodeURIComponent(node)}` : undefined, [node, lastSeq]);
-  const { seq, a, b } = route.params;
-  const snapPath = node ? `/ui/api/rules/${encodeURIComponent(node)}/snapshot?seq=${seq ?? 'latest'}` : undefined;
-  const snap = useJSON(a || b ? undefined : snapPath, [node, seq, a, b, seq ? '' : lastSeq]);
-  const diff = useJSON(node && (a || b) ? `/ui/api/rules/${encodeURIComponent(node)}/diff?${new URLSearchParams({ a: a ?? 'latest~1', b: b ?? 'latest' })}` : undefined, [node, a, b]);
+  const { seq, a, b, family = 'IPv4' } = route.params;
+  const base = node ? `/ui/api/rules/${encodeURIComponent(node)}` : undefined;
+  const snapPath = base && `${base}/snapshot?${new URLSearchParams({ seq: seq ?? 'latest', family })}`;
+  const snap = useJSON(a || b ? undefined : snapPath, [node, seq, a, b, family, seq ? '' : lastSeq]);
+  const diffQuery = new URLSearchParams({ a: a ?? 'latest~1', b: b ?? 'latest', family });
+  const diff = useJSON(base && (a || b) ? `${base}/diff?${diffQuery}` : undefined, [node, a, b, family]);
   const snaps = [...(history.data?.snapshots ?? [])].reverse();
+  const lastTwo = snaps.filter((x) => x.family === snaps[0]?.family).slice(0, 2);
   return html`<div class="rules">
     <nav class="tabs" aria-label="nodes">${nodes.map((n) => html`<a href=${href('rules', [n])}
       aria-current=${n === node ? 'page' : undefined}>${n}</a>`)}</nav>
@@ -79,14 +82,15 @@ export function Rules({ store, route }) {
         ${history.error ? html`<p class="error">${history.error}</p>` : ''}
         <table><thead><tr><th>#</th><th>time</th><th>family</th><th>kind</th><th title="diff from">A</th><th title="diff to">B</th></tr></thead>
         <tbody>${snaps.map((s) => html`<tr class=${String(s.seq) === seq ? 'current' : ''}>
-          <td><a href=${href('rules', [node], { seq: String(s.seq) })}>#${s.seq}</a></td>
+          <td><a href=${href('rules', [node], { seq: String(s.seq), family: s.family })}>#${s.seq}</a></td>
           <td>${clock(s.time)}</td><td>${s.family}</td><td>${s.full ? 'full' : 'partial'}</td>
-          <td><a class="pick-a" href=${withParams(route, { a: String(s.seq), seq: undefined, b: b ?? 'latest' })}
+          <td><a class="pick-a" href=${withParams(route, { a: String(s.seq), seq: undefined, b: b ?? 'latest', family: s.family })}
             aria-label=${`diff from #${s.seq}`}>${a === String(s.seq) ? '●' : '○'}</a></td>
-          <td><a class="pick-b" href=${withParams(route, { b: String(s.seq), seq: undefined, a: a ?? 'latest~1' })}
+          <td><a class="pick-b" href=${withParams(route, { b: String(s.seq), seq: undefined, a: a ?? 'latest~1', family: s.family })}
             aria-label=${`diff to #${s.seq}`}>${b === String(s.seq) ? '●' : '○'}</a></td>
         </tr>`)}</tbody></table>
-        ${snaps.length > 1 ? html`<p><a class="diff-last" href=${withParams(route, { a: String(snaps[1].seq), b: String(snaps[0].seq), seq: undefined })}>diff the last two syncs</a></p>` : ''}
+        ${lastTwo.length > 1 ? html`<p><a class="diff-last" href=${withParams(route, { a: String(lastTwo[1].seq),
+          b: String(lastTwo[0].seq), seq: undefined, family: lastTwo[0].family })}>diff the last two syncs</a></p>` : ''}
       </div>
       <div class="rules-main">
         ${snap.error || diff.error ? html`<p class="error" role="alert">${snap.error || diff.error}</p>` : ''}
