@@ -23,6 +23,7 @@ import { buildCronJobController } from './cronjob/controller.js';
 import { buildServiceAccountController } from './serviceaccount/controller.js';
 import { buildRootCaPublisher } from './rootcacertpublisher/controller.js';
 import { buildDisruptionController } from './disruption/controller.js';
+import { buildServiceLbController } from './service-lb/controller.js';
 import type { Controller } from './util.js';
 
 export interface ControllerManager {
@@ -51,6 +52,7 @@ const BUILDERS: Record<string, (ctx: ControllerContext) => Controller> = {
   serviceaccount: buildServiceAccountController,
   'root-ca-certificate-publisher': buildRootCaPublisher,
   disruption: buildDisruptionController,
+  'service-lb': buildServiceLbController,
 };
 
 export function buildControllerManager(deps: {

@@ -3,10 +3,13 @@
 // failure timeline in seconds.
 
 import { parseServiceCIDRs } from '../api/service-cidr.js';
+import { kdpError } from '../errors.js';
 import type { InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
 import type { EventRecorder } from './events.js';
 import { parseClusterCIDRs } from './nodeipam/cluster-cidrs.js';
+import type { LbAnnouncer } from './service-lb/controller.js';
+import { DEFAULT_LB_CIDR, parseLbCidrs } from './service-lb/pool.js';
 
 export interface ControllerOptions {
   /** Multiplies every duration below. Default 1. */
@@ -15,7 +18,7 @@ export interface ControllerOptions {
   readonly workers?: number;
   /** Controllers to run; default all (`replicaset`, `deployment`, `endpointslice`, `endpoints`,
    * `nodeipam`, `nodelifecycle`, `taint-eviction`, `job`, `statefulset`, `cronjob`, `namespace`, `gc`,
-   * `serviceaccount`, `root-ca-certificate-publisher`, `disruption`). */
+   * `serviceaccount`, `root-ca-certificate-publisher`, `disruption`, `service-lb`). */
   readonly controllers?: readonly string[];
   /** `--cluster-cidr`: one CIDR, or two of different families (dual stack), comma-separated;
    *  nodes' podCIDRs follow this order. Default 10.244.0.0/16. */
@@ -41,6 +44,13 @@ export interface ControllerOptions {
   /** The cluster CA (PEM) the root CA publisher puts into every namespace's `kube-root-ca.crt`
    *  (upstream --root-ca-file, default the kubeconfig's CA); absent: nothing is published. */
   readonly rootCaPem?: string;
+  /** `--cloud-provider`: `kdp` (default: the lab cloud's LoadBalancer service controller) or
+   *  `none` (LoadBalancer Services stay pending, as without a cloud-controller-manager). */
+  readonly cloudProvider?: 'kdp' | 'none';
+  /** `--lb-cidr`: the LoadBalancer address pool, one CIDR per family; default 172.18.255.200/29. */
+  readonly lbCIDR?: string;
+  /** netns mode: makes LoadBalancer addresses answer on the underlay. */
+  readonly lbAnnouncer?: LbAnnouncer;
 }
 
 export interface ResolvedControllerOptions {
@@ -60,13 +70,16 @@ export interface ResolvedControllerOptions {
   readonly events: boolean;
   readonly now: () => number;
   readonly rootCaPem?: string;
+  readonly cloudProvider: 'kdp' | 'none';
+  readonly lbCIDRs: readonly string[];
+  readonly lbAnnouncer?: LbAnnouncer;
   /** Scales a duration (ms) by timeScale. */
   scaled(ms: number): number;
 }
 
 export const ALL_CONTROLLERS = ['replicaset', 'deployment', 'daemonset', 'endpointslice', 'endpoints',
   'nodeipam', 'nodelifecycle', 'taint-eviction', 'job', 'statefulset', 'cronjob', 'namespace', 'gc',
-  'serviceaccount', 'root-ca-certificate-publisher', 'disruption'] as const;
+  'serviceaccount', 'root-ca-certificate-publisher', 'disruption', 'service-lb'] as const;
 
 export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedControllerOptions {
   const timeScale = o.timeScale ?? 1;
@@ -86,8 +99,17 @@ export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedCon
     events: o.events ?? true,
     now: o.now ?? Date.now,
     rootCaPem: o.rootCaPem,
+    cloudProvider: cloudProviderOf(o.cloudProvider),
+    lbCIDRs: parseLbCidrs(o.lbCIDR ?? DEFAULT_LB_CIDR),
+    lbAnnouncer: o.lbAnnouncer,
     scaled: (ms) => ms * timeScale,
   };
+}
+
+function cloudProviderOf(v: string | undefined): 'kdp' | 'none' {
+  if (v === undefined || v === 'kdp') return 'kdp';
+  if (v === 'none' || v === '') return 'none';
+  throw kdpError('KDP_CONFIG', `--cloud-provider: expected kdp or none, got ${JSON.stringify(v)}`);
 }
 
 /** What each controller is built from. */
