@@ -19,7 +19,7 @@ import { mib, report, seededRandom } from './lib-bench.js';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const TARGET_BYTES = Math.round(1024 * 1024 * 1024 * SCALE);
-const dir = mkdtempSync(join(tmpdir(), 'kdp-bench-logs-'));
+const dir = mkdtempSync(join(tmpdir(), 'kdp-bench-logs-grep-'));
 const rnd = seededRandom(15);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 
