@@ -1,5 +1,6 @@
 // The web UI's files: one JavaScript bundle (src/ui/web, with preact and htm from
-// node_modules) built by esbuild in memory on first use (again after a source file changed), the style sheet, and the HTML shell.
+// node_modules) built by esbuild in memory on first use (again after a source file changed),
+// the style sheet, and the HTML shell.
 // No CDN and no network: everything comes from the package. Building on first use follows
 // bin/bundle-cache.js (kdp has no separate build step); a build takes ~0.1 s, once per process.
 

@@ -261,11 +261,10 @@ function registerRoutes(app: FastifyInstance, deps: UiDeps, sessions: UiSessions
     let unsubscribe = () => {};
     if (syncAllowed) {
       const mode = clusterProxyMode(dataDir);
-      for (const node of ruleNodes(dataDir)) {
-        res.write(`${JSON.stringify({ kind: 'sync', type: 'SYNC', summary: syncSummary(dataDir, node, mode) })}\n`);
-      }
+      const line = (summary: unknown) => `${JSON.stringify({ kind: 'sync', type: 'SYNC', summary })}\n`;
+      for (const node of ruleNodes(dataDir)) res.write(line(syncSummary(dataDir, node, mode)));
       unsubscribe = feedOf(dataDir).subscribe((summary) => {
-        if (!res.writableEnded) res.write(`${JSON.stringify({ kind: 'sync', type: 'SYNC', summary })}\n`);
+        if (!res.writableEnded) res.write(line(summary));
       });
     }
     const end = () => {
