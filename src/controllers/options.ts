@@ -3,13 +3,12 @@
 // failure timeline in seconds.
 
 import { parseServiceCIDRs } from '../api/service-cidr.js';
-import { kdpError } from '../errors.js';
 import type { InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
 import type { EventRecorder } from './events.js';
 import { parseClusterCIDRs } from './nodeipam/cluster-cidrs.js';
 import type { LbAnnouncer } from './service-lb/controller.js';
-import { DEFAULT_LB_CIDR, parseLbCidrs } from './service-lb/pool.js';
+import { DEFAULT_LB_CIDR, parseCloudProvider, parseLbCidrs } from './service-lb/pool.js';
 
 export interface ControllerOptions {
   /** Multiplies every duration below. Default 1. */
@@ -99,17 +98,11 @@ export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedCon
     events: o.events ?? true,
     now: o.now ?? Date.now,
     rootCaPem: o.rootCaPem,
-    cloudProvider: cloudProviderOf(o.cloudProvider),
+    cloudProvider: parseCloudProvider(o.cloudProvider),
     lbCIDRs: parseLbCidrs(o.lbCIDR ?? DEFAULT_LB_CIDR),
     lbAnnouncer: o.lbAnnouncer,
     scaled: (ms) => ms * timeScale,
   };
-}
-
-function cloudProviderOf(v: string | undefined): 'kdp' | 'none' {
-  if (v === undefined || v === 'kdp') return 'kdp';
-  if (v === 'none' || v === '') return 'none';
-  throw kdpError('KDP_CONFIG', `--cloud-provider: expected kdp or none, got ${JSON.stringify(v)}`);
 }
 
 /** What each controller is built from. */

@@ -15,6 +15,7 @@ import type { Command } from '../command.js';
 import { readInput } from '../read-input.js';
 import { parseMode } from './rules-compile.js';
 import { DATA_DIR_FLAG, NODE_MASK_FLAGS, nodeMaskFlags } from '../shared-flags.js';
+import { CLOUD_FLAGS, cloudFlags } from '../cloud-flags.js';
 
 const COMMON: readonly FlagSpec[] = [
   { name: 'kubeconfig', type: 'string', help: 'kubeconfig of the API server (default <data-dir>/kubeconfig)' },
@@ -37,14 +38,15 @@ export const controllerManagerCommand: Command = {
   flags: [...COMMON,
     { name: 'cluster-cidr', type: 'string', default: '10.244.0.0/16', help: 'pod network: one CIDR or a dual-stack pair, primary first' },
     { name: 'service-cluster-ip-range', type: 'string', default: '10.96.0.0/12', help: 'kept out of node CIDRs' },
-    ...NODE_MASK_FLAGS],
+    ...NODE_MASK_FLAGS, ...CLOUD_FLAGS],
   async run(args, io) {
+    const cloud = cloudFlags(args.flags);
     const { buildControllerManager } = await import('../../controllers/manager.js');
     const { client, factor, kubeconfig } = connect(args.flags, io.env);
     const manager = buildControllerManager({ client, options: {
       timeScale: factor, clusterCIDR: args.flags['cluster-cidr'] as string,
       serviceCIDR: args.flags['service-cluster-ip-range'] as string,
-      ...nodeMaskFlags(args.flags),
+      ...nodeMaskFlags(args.flags), ...cloud,
       // As upstream without --root-ca-file: the CA of the kubeconfig it talks to the API with.
       rootCaPem: loadKubeconfig(kubeconfig).caPem,
     } });

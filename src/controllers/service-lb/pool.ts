@@ -28,6 +28,13 @@ export interface LbPool {
   free(f: IPFamily): number;
 }
 
+/** `--cloud-provider`: `kdp` (the lab cloud) or `none` (no cloud-controller-manager). */
+export function parseCloudProvider(v: string | undefined): 'kdp' | 'none' {
+  if (v === undefined || v === 'kdp') return 'kdp';
+  if (v === 'none' || v === '') return 'none';
+  throw kdpError('KDP_CONFIG', `--cloud-provider: expected kdp or none, got ${JSON.stringify(v)}`);
+}
+
 /** Parses `--lb-cidr` (one CIDR, or one per family comma-separated); errors name the flag. */
 export function parseLbCidrs(input: string): string[] {
   const parts = input.split(',').map((s) => s.trim()).filter((s) => s !== '');
