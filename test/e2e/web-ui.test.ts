@@ -183,6 +183,16 @@ describe.skipIf(skip)('web UI in Chromium on a 2-node virtual cluster', () => {
     await waitText('pre.log', /started container web/);
   });
 
+  it('shows a node failure as it happens (kdp node stop: the node goes NotReady/Unknown)', async () => {
+    await page.goto(`${url}/ui/#/topology`);
+    await page.waitForSelector('[data-node="n2"] .badge');
+    const stop = await kdp('node', 'stop', 'n2', '--data-dir', dataDir);
+    expect(stop.code, stop.err).toBe(0);
+    await page.waitForFunction((sel) => /NotReady|Unknown/.test(document.querySelector(sel)?.textContent ?? ''),
+      '[data-node="n2"] header .badge', { timeout: 60_000 });
+    await shot('node-failure');
+  }, 90_000);
+
   it('is keyboard usable: number keys switch views, links are focusable', async () => {
     await page.goto(`${url}/ui/#/topology`);
     await page.waitForSelector('.pod');
