@@ -51,13 +51,16 @@ def main(argv):
             raise ValueError(f'unknown argument {a!r}')
     if hostname:
         socket.sethostname(hostname)
+    # Every source is opened first, on the host's own tree: before the first bind (a bind may
+    # hide the sources of later ones) and before the overlays (a source under /tmp opened
+    # through the pod's /tmp overlay would be the overlay's view of it, which does not follow
+    # later changes on the host, so a volume the kubelet rewrites would look frozen).
+    opened = [(os.open(src, os.O_PATH), os.path.isdir(src), src, dst, ro) for src, dst, ro in binds]
     for d, upper, work in overlays:
         for p in (d, upper, work):
             if ',' in p or ':' in p:
                 raise ValueError(f'overlay path {p!r} holds a comma or colon')
         mount('overlay', d, 'overlay', 0, f'lowerdir={d},upperdir={upper},workdir={work}')
-    # Every source is opened before the first bind: a bind may hide the sources of later ones.
-    opened = [(os.open(src, os.O_PATH), os.path.isdir(src), src, dst, ro) for src, dst, ro in binds]
     for fd, isdir, src, dst, ro in opened:
         if isdir:
             os.makedirs(dst, exist_ok=True)

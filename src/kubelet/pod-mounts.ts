@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import type { Pod } from '../api/types.js';
 import { kdpError } from '../errors.js';
 import type { VolumeFile } from './projected.js';
+import { writeAtomic } from './atomic-writer.js';
 import { podKernelHostname, renderHosts, renderResolvConf, type KubeletDnsConfig } from './resolv-conf.js';
 
 export const PODNS_SCRIPT = fileURLToPath(new URL('../../bin/kdp-podns.py', import.meta.url));
@@ -145,11 +146,28 @@ async function volumeDir(pod: Pod, v: { name: string } & Record<string, unknown>
     throw kdpError('KDP_INVALID', `volume ${v.name}: kind ${Object.keys(v).filter((k) => k !== 'name').join(',')} ` +
       'is not supported in netns mode (emptyDir, configMap, secret, downwardAPI, projected, hostPath are)');
   }
-  for (const f of files) {
-    const p = join(dir, f.path);
-    mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(p, f.data, { mode: f.mode });
-    chmodSync(p, f.mode);
-  }
+  writeAtomic(dir, files);
   return dir;
+}
+
+/** The volume kinds whose files the kubelet writes (and keeps current): configMap, secret,
+ *  downwardAPI and projected. */
+const WRITTEN = ['configMap', 'secret', 'downwardAPI', 'projected'];
+
+/**
+ * Brings a running pod's configMap, secret, downwardAPI and projected volumes up to date, as the
+ * kubelet's periodic volume sync does (a ConfigMap edit reaches the pod's files; a projected
+ * token is renewed): each volume rewritten atomically when its content changed. A volume whose
+ * source cannot be read now keeps its last content. Returns the names of the volumes rewritten.
+ */
+export async function refreshPodVolumes(pod: Pod, podDir: string, deps: Pick<PodMountDeps, 'volumeFiles'>): Promise<string[]> {
+  const changed: string[] = [];
+  for (const v of (pod.spec?.volumes ?? []) as Array<{ name: string } & Record<string, unknown>>) {
+    if (!WRITTEN.some((k) => v[k] !== undefined)) continue;
+    const dir = join(podDir, 'volumes', v.name);
+    if (!existsSync(dir)) continue;
+    const files = await deps.volumeFiles?.(pod, v).catch(() => undefined);
+    if (files && writeAtomic(dir, files)) changed.push(v.name);
+  }
+  return changed;
 }

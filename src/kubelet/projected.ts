@@ -135,13 +135,31 @@ function downwardFiles(pod: Pod, volume: string, items: DownwardItem[], defaultM
   });
 }
 
-/** TokenRequest for the pod's ServiceAccount, bound to the pod. */
+/** The kubelet's token manager (upstream pkg/kubelet/token): a pod's token is reused until its
+ *  refresh time (80 % of its life, at most 24 h), so the periodic volume sync rewrites a projected
+ *  token only when it is due. Keyed by everything the TokenRequest names, the pod's uid included. */
+const tokenCache = new Map<string, IssuedToken>();
+
+/** TokenRequest for the pod's ServiceAccount, bound to the pod (a cached one while not due). */
 export async function requestPodToken(
   deps: ProjectionDeps, pod: Pod, o: { audience?: string; expirationSeconds?: number } = {},
 ): Promise<IssuedToken> {
   const ns = pod.metadata.namespace ?? 'default';
   const sa = pod.spec?.serviceAccountName || 'default';
   const expirationSeconds = o.expirationSeconds ?? 3600;
+  const key = [ns, sa, o.audience ?? '', expirationSeconds, pod.metadata.name, pod.metadata.uid].join('/');
+  const at = (deps.now ?? Date.now)();
+  for (const [k, t] of tokenCache) if (t.expiresAt <= at) tokenCache.delete(k);
+  const cached = tokenCache.get(key);
+  if (cached && at < cached.refreshAt) return cached;
+  const issued = await issuePodToken(deps, pod, ns, sa, expirationSeconds, o.audience);
+  tokenCache.set(key, issued);
+  return issued;
+}
+
+async function issuePodToken(deps: ProjectionDeps, pod: Pod, ns: string, sa: string, expirationSeconds: number,
+  audience: string | undefined): Promise<IssuedToken> {
+  const o = { audience };
   const tr = await deps.client.create<KubeObject & { status?: { token?: string; expirationTimestamp?: string } }>(
     { ...CORE, resource: 'serviceaccounts', namespace: ns },
     { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: { name: sa, namespace: ns },

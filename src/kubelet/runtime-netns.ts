@@ -46,7 +46,7 @@ import { buildHelperProber, type ProbeOutcome, type Prober } from './prober.js';
 import { buildHelperLauncher, type Launcher, type Workload } from './launcher.js';
 import { containerEnv, expandVars, type EnvContext } from './container-env.js';
 import { imageKind, resolveImage } from './images.js';
-import { preparePodMounts, removePodDir, PODNS_SCRIPT, type PodMountDeps } from './pod-mounts.js';
+import { preparePodMounts, refreshPodVolumes, removePodDir, PODNS_SCRIPT, type PodMountDeps } from './pod-mounts.js';
 import type { KubeletDnsConfig } from './resolv-conf.js';
 import { startInteractive, type InteractiveWorkload } from './interactive.js';
 import type { StreamOptions, StreamProcess } from './streams.js';
@@ -174,6 +174,19 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
   let eventListener: (uid: string, e: ContainerEvent) => void = () => {};
   const iso = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const scale = o.timeScale ?? 1;
+  // The kubelet's periodic volume sync (upstream syncFrequency, 1 min): ConfigMap and Secret edits
+  // and renewed service-account tokens reach running pods' files (pod-mounts.ts).
+  let volumeSyncing = false;
+  const volumeSync = o.volumeFiles ? setInterval(() => {
+    if (volumeSyncing) return;
+    volumeSyncing = true;
+    void (async () => {
+      for (const sb of [...sandboxes.values()]) {
+        if (sb.podDir) await refreshPodVolumes(sb.pod, sb.podDir, { volumeFiles: o.volumeFiles }).catch(() => undefined);
+      }
+    })().finally(() => { volumeSyncing = false; });
+  }, 60_000 * scale) : undefined;
+  volumeSync?.unref();
   const prober = o.prober ?? buildHelperProber({
     netns: o.nodeNetns,
     onSpawn: (pid) => o.state.addProcess(recordProcess(pid)),
@@ -708,6 +721,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     onChange(l) { listener = l; },
     onEvent(l) { eventListener = l; },
     async close() {
+      if (volumeSync) clearInterval(volumeSync);
       for (const sb of sandboxes.values()) {
         await stopProcesses(sb);
         await stopHolder(sb);
