@@ -7,7 +7,6 @@ import type { InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
 import type { EventRecorder } from './events.js';
 import { parseClusterCIDRs } from './nodeipam/cluster-cidrs.js';
-import type { LbAnnouncer } from './service-lb/controller.js';
 import { DEFAULT_LB_CIDR, parseCloudProvider, parseLbCidrs } from './service-lb/pool.js';
 
 export interface ControllerOptions {
@@ -48,8 +47,6 @@ export interface ControllerOptions {
   readonly cloudProvider?: 'kdp' | 'none';
   /** `--lb-cidr`: the LoadBalancer address pool, one CIDR per family; default 172.18.255.200/29. */
   readonly lbCIDR?: string;
-  /** netns mode: makes LoadBalancer addresses answer on the underlay. */
-  readonly lbAnnouncer?: LbAnnouncer;
 }
 
 export interface ResolvedControllerOptions {
@@ -71,7 +68,6 @@ export interface ResolvedControllerOptions {
   readonly rootCaPem?: string;
   readonly cloudProvider: 'kdp' | 'none';
   readonly lbCIDRs: readonly string[];
-  readonly lbAnnouncer?: LbAnnouncer;
   /** Scales a duration (ms) by timeScale. */
   scaled(ms: number): number;
 }
@@ -100,7 +96,6 @@ export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedCon
     rootCaPem: o.rootCaPem,
     cloudProvider: parseCloudProvider(o.cloudProvider),
     lbCIDRs: parseLbCidrs(o.lbCIDR ?? DEFAULT_LB_CIDR),
-    lbAnnouncer: o.lbAnnouncer,
     scaled: (ms) => ms * timeScale,
   };
 }

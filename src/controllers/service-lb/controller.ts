@@ -13,6 +13,8 @@
 // - Cleanup (deleted, type changed away, class set): `DeletingLoadBalancer`, addresses released,
 //   status cleared, finalizer removed, `DeletedLoadBalancer`. Only Services carrying our finalizer
 //   or holding our addresses are cleaned up.
+// Reachability is not this controller's: kube-proxy programs the addresses on every node, and in
+// netns mode src/cluster/lb-speaker.ts makes one node answer ARP for each (MetalLB layer 2).
 // One worker: the pool is in-memory state shared by every sync.
 
 import type { IPFamily, LoadBalancerIngress, Service } from '../../api/types/service.js';
@@ -27,12 +29,6 @@ import { buildLbPool } from './pool.js';
 export const LB_CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
 /** Events come from this component, as upstream's (`service-controller`). */
 export const SERVICE_CONTROLLER_COMPONENT = 'service-controller';
-
-/** Makes an address reachable from outside (netns: one node answers ARP for it). */
-export interface LbAnnouncer {
-  announce(ip: string, svc: Service): Promise<void>;
-  withdraw(ip: string): Promise<void>;
-}
 
 const keyOf = (s: Service) => `${s.metadata.namespace}/${s.metadata.name}`;
 
@@ -55,7 +51,6 @@ export function buildServiceLbController(ctx: ControllerContext): Controller {
   const { client, options } = ctx;
   if (options.cloudProvider === 'none') return { name: 'service-lb', start() {}, stop() {} };
   const pool = buildLbPool(options.lbCIDRs);
-  const announcer = options.lbAnnouncer;
   const svcInf = ctx.informers.informerFor<Service>(SERVICES);
   const recorder = ctx.recorder(SERVICE_CONTROLLER_COMPONENT);
   const held = new Map<string, string[]>(); // service key → addresses it holds
@@ -85,10 +80,7 @@ export function buildServiceLbController(ctx: ControllerContext): Controller {
   async function release(key: string): Promise<void> {
     const ips = held.get(key) ?? [];
     held.delete(key);
-    for (const ip of ips) {
-      pool.release(ip);
-      await announcer?.withdraw(ip);
-    }
+    for (const ip of ips) pool.release(ip);
     if (!ips.length) return;
     // Freed addresses: Services still pending may now get one.
     for (const s of svcInf.cache.list()) {
@@ -199,7 +191,6 @@ export function buildServiceLbController(ctx: ControllerContext): Controller {
         `Error syncing load balancer: failed to ensure load balancer: ${ips}`);
       return; // stays pending; retried when an address is released or the Service changes
     }
-    for (const ip of ips) await announcer?.announce(ip, svc);
     const ingress: LoadBalancerIngress[] = ips.map((ip) => ({ ip, ipMode: 'VIP' }));
     try {
       await client.patch(ref, svc.metadata.name!, 'merge',
