@@ -49,13 +49,24 @@ export const verifyCommand: Command = {
     const info = readClusterInfo(paths);
     if (args.flags.live) assertLiveCapable('kdp verify', info, paths);
     const client = buildHttpClient(loadKubeconfig(info.kubeconfig));
+    // The model (every pod reaches every pod, Services reach their endpoints) holds beneath
+    // NetworkPolicy, which may deny any of it by design: those checks trace the nodes' tables
+    // without the policy tables, and `--netpol` checks the policies. Live probes meet the real
+    // kernel, policies included, so their simulation includes them.
     const topo = await loadTopology(client, paths.root, info.proxyMode);
+    const modelTopo = await loadTopology(client, paths.root, info.proxyMode, { netpol: false });
+    const policies = (await client.list({ group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies' })).items.length;
     const services = (await client.list<Service>({ group: '', version: 'v1', resource: 'services' })).items;
     const slices = (await client.list<EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' })).items;
     const started = Date.now();
-    const checks = verifyCluster({ topo, services, slices });
+    const checks = verifyCluster({ topo: modelTopo, services, slices });
     const view = await clusterDnsOf(client, services, slices);
-    checks.push(...verifyClusterDns({ topo, services, slices, view }));
+    checks.push(...verifyClusterDns({ topo: modelTopo, services, slices, view }));
+    if (policies > 0) {
+      checks.push({ name: 'NetworkPolicy', cases: 0, failures: [],
+        skipped: `${policies} NetworkPolic${policies === 1 ? 'y' : 'ies'}: the checks above judge the network beneath them; ` +
+          '`kdp verify --netpol` checks what they allow' });
+    }
     const live = args.flags.live ? await runLive({ paths, info, client, topo, services }, args.flags, io) : undefined;
     if (live) checks.push(...live.checks);
     if (live && view.addon) {
