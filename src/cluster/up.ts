@@ -14,6 +14,8 @@ import { buildInProcessClient } from '../client/in-process.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import type { Client } from '../client/types.js';
 import { buildControllerManager, type ControllerManager } from '../controllers/manager.js';
+import { buildLbPool, DEFAULT_LB_CIDR, parseLbCidrs } from '../controllers/service-lb/pool.js';
+import { netnsLbAddresses, startLbSpeaker } from './lb-speaker.js';
 import { issueKubeletServing } from '../kubelet/server/serve.js';
 import type { Node } from '../api/types.js';
 import type { ProxyMode } from '../proxy/backend.js';
@@ -88,6 +90,9 @@ export interface UpOptions {
   /** API servers behind one address (`--apiservers N`, needs `etcd` as a number): this
    *  process's and N-1 `kdp apiserver` replicas, with kdp's TCP balancer on `port`. */
   readonly apiservers?: number;
+  /** The lab cloud (`--cloud-provider`, `--lb-cidr`): LoadBalancer addresses from the pool; in
+   *  netns mode one node answers ARP for each on the underlay (lb-speaker.ts). */
+  readonly cloud?: { readonly cloudProvider?: 'kdp' | 'none'; readonly lbCIDR?: string };
 }
 
 export interface RunningCluster {
@@ -206,8 +211,14 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const manager: ControllerManager = buildControllerManager({ client, informers, options: {
       timeScale: factor, clusterCIDR: net.clusterCIDRs.join(','),
       serviceCIDR: net.serviceCIDRs.join(','), ...nodeMaskOptions(net),
-      rootCaPem: api.pki.caCertPem,
+      rootCaPem: api.pki.caCertPem, ...o.cloud,
     } });
+    if (netns && o.cloud?.cloudProvider !== 'none') {
+      const pool = buildLbPool(parseLbCidrs(o.cloud?.lbCIDR ?? DEFAULT_LB_CIDR));
+      const speaker = startLbSpeaker({ informers, addresses: netnsLbAddresses(netns.exec, netns.topo),
+        inPool: (ip) => pool.contains(ip), onError: (e) => o.progress(`lb speaker: ${(e as Error).message}`) });
+      closers.push(() => speaker.stop());
+    }
     await manager.start();
     running.manager = true;
     closers.push(async () => { running.manager = false; await manager.stop(); });

@@ -8,6 +8,7 @@ import { readClusterInfo, type ClusterInfo } from '../../cluster/cluster-file.js
 import { dataDirPaths, resolveDataDir, type DataDirPaths } from '../../cluster/data-dir.js';
 import { livePid, spawnDetached } from '../../cluster/daemon.js';
 import { KDP_NODE_FLAGS } from '../node-flags.js';
+import { CLOUD_FLAGS, cloudFlags } from '../cloud-flags.js';
 import { resolveClusterNetwork, type ClusterNetwork } from '../../cluster/network.js';
 import { apiServiceIP } from '../../api/service-cidr.js';
 import { endpointString } from '../../trace/packet.js';
@@ -54,6 +55,7 @@ export const upCommand: Command = {
     ...ETCD_FLAGS,
     DATA_DIR_FLAG,
     REPAIR_FLAG,
+    ...CLOUD_FLAGS,
   ],
   async run(args, io) {
     const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
@@ -61,6 +63,7 @@ export const upCommand: Command = {
     const timeScale = args.flags['time-scale'] as number;
     if (!(timeScale > 0)) throw kdpError('KDP_CONFIG', '--time-scale: must be greater than 0');
     const network = networkFlags(args.flags);
+    const cloud = cloudFlags(args.flags);
     const logStoreBytes = parseStoreSize(args.flags['log-store-size'] as string, '--log-store-size');
     if (livePid(paths.pidFile) !== undefined) {
       throw kdpError('KDP_CONFIG', `a cluster is already running in ${paths.root} (kdp down, or --data-dir)`);
@@ -86,7 +89,7 @@ export const upCommand: Command = {
       dns: !args.flags['no-dns'],
       logStoreBytes,
       prometheus: args.flags.prometheus ? { port: args.flags['prometheus-port'] as number } : undefined,
-      systemPods: true,
+      systemPods: true, cloud,
     });
     const ready = readClusterInfo(paths);
     io.out(readyMessage(ready, paths.root, { detached: false, env: io.env }));

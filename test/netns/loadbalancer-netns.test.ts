@@ -1,0 +1,118 @@
+// LoadBalancer Services on a netns cluster, reached from outside: a client namespace this test
+// makes on the underlay bridge (172.18.254.10, not a node) connects to the EXTERNAL-IP that
+// `kubectl get svc` shows; one elected node answers ARP for it (lb-speaker.ts) and its kube-proxy
+// rules DNAT to every endpoint. externalTrafficPolicy Local keeps the client's address; deleting
+// the Service withdraws the address.
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pod } from '../../src/api/types.js';
+import { hostPrefixFor } from '../../src/cluster/data-plane-netns.js';
+import { dataDirPaths } from '../../src/cluster/data-dir.js';
+import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
+import { cleanupHost } from '../../src/host/cleanup.js';
+import { buildHostExec } from '../../src/host/exec.js';
+import { kubectlFor } from '../apiserver/helpers/kubectl.js';
+import { waitFor } from '../helpers/cluster.js';
+import { probe, seenPod, seenSource } from '../helpers/netns-probe.js';
+import { canUseNetns } from '../helpers/root.js';
+
+const exec = buildHostExec();
+const PODS = { group: '', version: 'v1', resource: 'pods', namespace: 'default' } as const;
+const CLIENT_IP = '172.18.254.10';
+
+describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer Services from outside (netns)', () => {
+  const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-lbn-')));
+  const prefix = hostPrefixFor(paths);
+  const clientNs = `${prefix}-lbout`;
+  let cluster: RunningCluster | undefined;
+  const kubectl = kubectlFor(paths.kubeconfig, { minor: 33 });
+  const k = async (...args: string[]) => {
+    const r = await kubectl(args);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.err}`);
+    return r.out;
+  };
+  let lbIP = '';
+  let pods: string[] = [];
+  const ask = () => probe(exec, clientNs, 'tcp', lbIP, 80).catch(() => '');
+
+  beforeAll(async () => {
+    cluster = await startCluster({ paths, nodes: 2, port: 0, proxyMode: 'iptables', timeScale: 5,
+      dataPlane: 'netns', progress: () => {}, cloud: { lbCIDR: '172.18.255.200/29' } });
+    // The outside client: its own namespace, a veth made inside the underlay onto its bridge.
+    const underlay = `${prefix}-underlay`;
+    await exec.run('ip', ['netns', 'add', clientNs]);
+    await exec.run('ip', ['-n', underlay, 'link', 'add', 'lbout0', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', clientNs]);
+    await exec.run('ip', ['-n', underlay, 'link', 'set', 'lbout0', 'master', 'br0', 'up']);
+    await exec.run('ip', ['-n', clientNs, 'addr', 'add', `${CLIENT_IP}/16`, 'dev', 'eth0']);
+    await exec.run('ip', ['-n', clientNs, 'link', 'set', 'eth0', 'up']);
+    await exec.run('ip', ['-n', clientNs, 'link', 'set', 'lo', 'up']);
+    await k('create', 'deployment', 'web', '--image=kdp/echo', '--replicas=4', '--port=8080');
+    pods = await waitFor(async () => {
+      const ready = (await cluster!.client.list<Pod>(PODS, { labelSelector: 'app=web' })).items
+        .filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      return ready.length === 4 ? ready.map((p) => p.metadata.name!).sort() : undefined;
+    }, 60_000, '4 web pods ready');
+  }, 120_000);
+
+  afterAll(async () => {
+    await exec.run('ip', ['netns', 'del', clientNs]).catch(() => undefined);
+    await cluster?.close();
+    cluster = undefined;
+    await cleanupHost(exec, paths.hostState, prefix);
+  }, 60_000);
+
+  it('kubectl expose --type=LoadBalancer: kubectl get svc shows an EXTERNAL-IP from the pool', async () => {
+    await k('expose', 'deployment', 'web', '--type=LoadBalancer', '--port', '80', '--target-port', '8080');
+    lbIP = await waitFor(async () => {
+      const ip = (await k('get', 'svc', 'web', '--no-headers')).trim().split(/\s+/)[3];
+      return ip && ip !== '<pending>' ? ip : undefined;
+    }, 20_000, 'EXTERNAL-IP');
+    expect(lbIP).toBe('172.18.255.200');
+  });
+
+  it('from the outside namespace, connections to EXTERNAL-IP:80 reach every endpoint', async () => {
+    const seen = new Set<string>();
+    await waitFor(async () => { const a = await ask(); if (seenPod(a)) seen.add(seenPod(a)!); return seen.size > 0; },
+      20_000, 'first answer');
+    for (let i = 0; i < 40 && seen.size < pods.length; i++) {
+      const a = await ask();
+      if (seenPod(a)) seen.add(seenPod(a)!);
+    }
+    expect([...seen].sort()).toEqual(pods);
+  }, 90_000);
+
+  it('exactly one node holds the address on its uplink', async () => {
+    const holders = [];
+    for (const n of cluster!.nodes) {
+      const out = (await exec.run('ip', ['-n', `${prefix}-${n.name}`, '-o', 'addr', 'show', 'dev', 'eth0'])).stdout;
+      if (out.includes(` ${lbIP}/32 `)) holders.push(n.name);
+    }
+    expect(holders).toHaveLength(1);
+  });
+
+  it('externalTrafficPolicy Local: the endpoint sees the outside client\'s own address', async () => {
+    await k('patch', 'svc', 'web', '-p', '{"spec":{"externalTrafficPolicy":"Local"}}');
+    const sources = new Set<string>();
+    await waitFor(async () => seenSource(await ask()) === CLIENT_IP, 20_000, 'client IP preserved');
+    for (let i = 0; i < 8; i++) {
+      const src = seenSource(await ask());
+      if (src) sources.add(src);
+    }
+    expect([...sources]).toEqual([CLIENT_IP]);
+  }, 60_000);
+
+  it('deleting the Service withdraws the address: nothing answers, no node holds it', async () => {
+    await k('delete', 'svc', 'web', '--wait=true', '--timeout=20s');
+    await waitFor(async () => {
+      for (const n of cluster!.nodes) {
+        const out = (await exec.run('ip', ['-n', `${prefix}-${n.name}`, '-o', 'addr', 'show', 'dev', 'eth0'])).stdout;
+        if (out.includes(` ${lbIP}/32 `)) return undefined;
+      }
+      return true;
+    }, 20_000, 'address withdrawn');
+    expect(seenPod(await ask())).toBeUndefined();
+  }, 60_000);
+});
