@@ -15,6 +15,7 @@ import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { cleanupHost } from '../../src/host/cleanup.js';
 import { buildHostExec } from '../../src/host/exec.js';
 import { kubectlFor } from '../apiserver/helpers/kubectl.js';
+import { kdp } from '../helpers/cli.js';
 import { waitFor } from '../helpers/cluster.js';
 import { probe, seenPod, seenSource } from '../helpers/netns-probe.js';
 import { canUseNetns } from '../helpers/root.js';
@@ -36,6 +37,7 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer
   };
   let lbIP = '';
   let pods: string[] = [];
+  let podIPs: string[] = [];
   const ask = () => probe(exec, clientNs, 'tcp', lbIP, 80).catch(() => '');
 
   beforeAll(async () => {
@@ -53,7 +55,9 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer
     pods = await waitFor(async () => {
       const ready = (await cluster!.client.list<Pod>(PODS, { labelSelector: 'app=web' })).items
         .filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-      return ready.length === 4 ? ready.map((p) => p.metadata.name!).sort() : undefined;
+      if (ready.length !== 4) return undefined;
+      podIPs = ready.map((p) => p.status!.podIP!);
+      return ready.map((p) => p.metadata.name!).sort();
     }, 60_000, '4 web pods ready');
   }, 120_000);
 
@@ -83,6 +87,19 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer
     }
     expect([...seen].sort()).toEqual(pods);
   }, 90_000);
+
+  it('kdp trace from an outside address to EXTERNAL-IP:80 shows the DNAT to the endpoints', async () => {
+    // (kdp trace enters an outside client at the first node, not at the address's elected owner;
+    // every node's kube-proxy has the same LoadBalancer rules, so the DNAT is the one shown.)
+    const r = await kdp('trace', '--data-dir', paths.root, CLIENT_IP, `${lbIP}:80`);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`loadbalancer IP`);
+    const j = await kdp('trace', '--data-dir', paths.root, '-o', 'json', CLIENT_IP, `${lbIP}:80`);
+    const dests = (JSON.parse(j.out) as { destinations: Array<{ destination: string; verdict: string }> }).destinations;
+    expect(dests.map((d) => d.destination).sort()).toEqual(podIPs.map((ip) => `${ip}:8080`).sort());
+    expect(dests.every((d) => d.verdict === 'ACCEPT')).toBe(true);
+    for (const ip of podIPs) expect(r.out).toContain(`DNAT ${lbIP}:80 → ${ip}:8080`);
+  });
 
   it('exactly one node holds the address on its uplink', async () => {
     const holders = [];
