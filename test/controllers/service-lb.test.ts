@@ -139,6 +139,17 @@ describe.skipIf(kubectlMissing(33))('LoadBalancer service controller with kubect
     expect(s.metadata.finalizers ?? []).not.toContain(LB_CLEANUP_FINALIZER);
     expect(s.status?.loadBalancer?.ingress).toBeUndefined();
   });
+
+  it('a restarted controller keeps the addresses Services hold and hands out only free ones', async () => {
+    await manager.stop();
+    manager = buildControllerManager({ client,
+      options: { controllers: ['service-lb'], lbCIDR: '172.18.255.200/31' } });
+    await manager.start();
+    await kubectl('expose', 'deployment', 'web', '--type=LoadBalancer', '--port', '80', '--name', 'after');
+    expect(await waitFor(async () => (await externalIP('after')) === '172.18.255.200' || undefined)).toBe(true);
+    expect(await externalIP('want201')).toBe('172.18.255.201');
+    expect(await externalIP('taken')).toBe('<pending>');
+  });
 });
 
 describe('--cloud-provider=none', () => {
