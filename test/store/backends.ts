@@ -7,6 +7,7 @@ import {
 } from '../../src/store/index.js';
 import type { StoreBackend, StoreEvent, Watcher } from '../../src/store/types.js';
 import { buildEtcdStore } from '../../src/store/etcd-store.js';
+import { startLocalEtcd } from '../../src/cluster/etcd-cluster.js';
 import { etcdMissing, startEtcd } from '../helpers/etcd.js';
 
 export interface Opened {
@@ -52,6 +53,23 @@ export const backends: readonly Backend[] = [
         cleanup: async () => {
           await store.close();
           await etcd.stop();
+        },
+      };
+    },
+  }, {
+    name: 'etcd, 3 members (TLS)',
+    async open() {
+      // A fresh local cluster per store, as `kdp up --etcd 3` runs it: Raft between members,
+      // TLS to clients; the contract holds across a real quorum, not only one member.
+      const root = await tempDir();
+      const etcd = await startLocalEtcd(root, 3, () => {});
+      const store = await buildEtcdStore({ endpoints: [...etcd.endpoints], tls: etcd.tls });
+      return {
+        store,
+        cleanup: async () => {
+          await store.close();
+          await etcd.stop();
+          await rm(root, { recursive: true, force: true });
         },
       };
     },
