@@ -57,8 +57,39 @@ export function electOwner(ip: string, candidates: readonly string[]): string | 
   return [...candidates].sort((a, b) => (h(a) < h(b) ? -1 : h(a) > h(b) ? 1 : 0))[0];
 }
 
-interface EndpointSlice extends KubeObject {
+export interface EndpointSlice extends KubeObject {
   endpoints?: Array<{ addresses: string[]; nodeName?: string; conditions?: { ready?: boolean } }>;
+}
+
+/** address → owner node of every `ipMode: VIP` LoadBalancer ingress address `inPool` accepts
+ *  (also what `kdp trace` uses as the node an outside client enters at). */
+export function electLbOwners(services: readonly Service[], nodes: readonly Node[],
+  slices: readonly EndpointSlice[], inPool: (ip: string) => boolean): Map<string, string> {
+  const ready = nodes.filter((n) =>
+    (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True') &&
+    n.metadata.labels?.[EXCLUDE_LB_LABEL] === undefined).map((n) => n.metadata.name!);
+  const out = new Map<string, string>();
+  for (const s of services) {
+    if (s.spec?.type !== 'LoadBalancer' || s.metadata.deletionTimestamp) continue;
+    let candidates = ready;
+    if (s.spec.externalTrafficPolicy === 'Local') {
+      const withEndpoint = new Set<string>();
+      for (const sl of slices) {
+        if (sl.metadata.namespace !== s.metadata.namespace ||
+          sl.metadata.labels?.['kubernetes.io/service-name'] !== s.metadata.name) continue;
+        for (const ep of sl.endpoints ?? []) {
+          if (ep.nodeName && ep.conditions?.ready !== false) withEndpoint.add(ep.nodeName);
+        }
+      }
+      candidates = ready.filter((n) => withEndpoint.has(n));
+    }
+    for (const ing of s.status?.loadBalancer?.ingress ?? []) {
+      if (!ing.ip || ing.ipMode === 'Proxy' || !inPool(ing.ip)) continue;
+      const owner = electOwner(ing.ip, candidates);
+      if (owner) out.set(ing.ip, owner);
+    }
+  }
+  return out;
 }
 
 const SERVICES = { group: '', version: 'v1', resource: 'services' } as const;
@@ -87,33 +118,7 @@ export function startLbSpeaker(o: {
   let queued = false;
   let stopped = false;
 
-  function desired(): Map<string, string> {
-    const ready = nodeInf.cache.list().filter((n) =>
-      (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True') &&
-      n.metadata.labels?.[EXCLUDE_LB_LABEL] === undefined).map((n) => n.metadata.name!);
-    const out = new Map<string, string>();
-    for (const s of svcInf.cache.list()) {
-      if (s.spec?.type !== 'LoadBalancer' || s.metadata.deletionTimestamp) continue;
-      let candidates = ready;
-      if (s.spec.externalTrafficPolicy === 'Local') {
-        const withEndpoint = new Set<string>();
-        for (const sl of sliceInf.cache.list()) {
-          if (sl.metadata.namespace !== s.metadata.namespace ||
-            sl.metadata.labels?.['kubernetes.io/service-name'] !== s.metadata.name) continue;
-          for (const ep of sl.endpoints ?? []) {
-            if (ep.nodeName && ep.conditions?.ready !== false) withEndpoint.add(ep.nodeName);
-          }
-        }
-        candidates = ready.filter((n) => withEndpoint.has(n));
-      }
-      for (const ing of s.status?.loadBalancer?.ingress ?? []) {
-        if (!ing.ip || ing.ipMode === 'Proxy' || !o.inPool(ing.ip)) continue;
-        const owner = electOwner(ing.ip, candidates);
-        if (owner) out.set(ing.ip, owner);
-      }
-    }
-    return out;
-  }
+  const desired = () => electLbOwners(svcInf.cache.list(), nodeInf.cache.list(), sliceInf.cache.list(), o.inPool);
 
   async function reconcile(): Promise<void> {
     queued = false;

@@ -20,6 +20,7 @@ import { readNetpolTable } from '../netpol/table-file.js';
 import { netpolNodeView, withNetpol } from './netpol-stage.js';
 import { isLoopback, type HostListeners, type NodeFilter, type Topology, type TraceNodeInfo, type TracePodInfo } from './topology.js';
 import type { TraceEntry } from './walk.js';
+import { electLbOwners, type EndpointSlice as LbEndpointSlice } from '../cluster/lb-speaker.js';
 
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
@@ -212,7 +213,27 @@ export async function resolveDestination(
   if (node) return { ip: node.nodeIPs[0]!, port: portOf(portText), label: `node ${node.name}`, node: node.name };
   if (isDnsName(host)) return resolveDnsDestination(client, host, portText, namespace);
   const hp = parseHostPort(text, 'DST');
+  const lb = await loadBalancerOwner(client, hp.ip);
+  if (lb) {
+    return { ip: hp.ip, port: hp.port, node: lb.node,
+      label: `${hp.ip} (LoadBalancer ${lb.service}, announced by ${lb.node})` };
+  }
   return { ip: hp.ip, port: hp.port, label: hp.ip };
+}
+
+/** A LoadBalancer ingress address: its Service and the node that answers ARP for it (MetalLB
+ *  layer-2 election, lb-speaker.ts), where an outside client's packet enters. */
+async function loadBalancerOwner(client: Client, ip: string): Promise<{ service: string; node: string } | undefined> {
+  const services = (await client.list<Service>(SERVICES)).items;
+  const svc = services.find((s) => s.spec?.type === 'LoadBalancer' &&
+    (s.status?.loadBalancer?.ingress ?? []).some((i) => i.ip === ip && i.ipMode !== 'Proxy'));
+  if (!svc) return undefined;
+  const [nodes, slices] = await Promise.all([
+    client.list<Node>(NODES).then((l) => l.items),
+    client.list<LbEndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', namespace: svc.metadata.namespace },
+      { labelSelector: `kubernetes.io/service-name=${svc.metadata.name}` }).then((l) => l.items)]);
+  const node = electLbOwners([svc], nodes, slices, () => true).get(ip);
+  return node ? { service: `${svc.metadata.namespace}/${svc.metadata.name}`, node } : undefined;
 }
 
 function splitPort(text: string): [string, string | undefined] {

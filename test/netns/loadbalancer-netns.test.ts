@@ -38,6 +38,16 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer
   let lbIP = '';
   let pods: string[] = [];
   let podIPs: string[] = [];
+  const podNode = new Map<string, string>(); // pod IP → node
+  /** Nodes whose uplink holds the LoadBalancer address. */
+  const holders = async () => {
+    const out: string[] = [];
+    for (const n of cluster!.nodes) {
+      const text = (await exec.run('ip', ['-n', `${prefix}-${n.name}`, '-o', 'addr', 'show', 'dev', 'eth0'])).stdout;
+      if (text.includes(` ${lbIP}/32 `)) out.push(n.name);
+    }
+    return out;
+  };
   const ask = () => probe(exec, clientNs, 'tcp', lbIP, 80).catch(() => '');
 
   beforeAll(async () => {
@@ -57,6 +67,7 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer
         .filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
       if (ready.length !== 4) return undefined;
       podIPs = ready.map((p) => p.status!.podIP!);
+      for (const p of ready) podNode.set(p.status!.podIP!, p.spec!.nodeName!);
       return ready.map((p) => p.metadata.name!).sort();
     }, 60_000, '4 web pods ready');
   }, 120_000);
@@ -89,10 +100,12 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer
   }, 90_000);
 
   it('kdp trace from an outside address to EXTERNAL-IP:80 shows the DNAT to the endpoints', async () => {
-    // (kdp trace enters an outside client at the first node, not at the address's elected owner;
-    // every node's kube-proxy has the same LoadBalancer rules, so the DNAT is the one shown.)
+    // The packet enters at the node that answers ARP for the address.
+    const owner = (await holders())[0];
     const r = await kdp('trace', '--data-dir', paths.root, CLIENT_IP, `${lbIP}:80`);
     expect(r.code).toBe(0);
+    expect(r.out).toContain(`outside client ${CLIENT_IP} → ${lbIP} (LoadBalancer default/web, announced by ${owner})`);
+    expect(r.out).toContain(`1. ${owner} ingress: arrives on ${owner} eth0`);
     expect(r.out).toContain(`loadbalancer IP`);
     const j = await kdp('trace', '--data-dir', paths.root, '-o', 'json', CLIENT_IP, `${lbIP}:80`);
     const dests = (JSON.parse(j.out) as { destinations: Array<{ destination: string; verdict: string }> }).destinations;
@@ -102,12 +115,7 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer
   });
 
   it('exactly one node holds the address on its uplink', async () => {
-    const holders = [];
-    for (const n of cluster!.nodes) {
-      const out = (await exec.run('ip', ['-n', `${prefix}-${n.name}`, '-o', 'addr', 'show', 'dev', 'eth0'])).stdout;
-      if (out.includes(` ${lbIP}/32 `)) holders.push(n.name);
-    }
-    expect(holders).toHaveLength(1);
+    expect(await holders()).toHaveLength(1);
   });
 
   it('externalTrafficPolicy Local: the endpoint sees the outside client\'s own address', async () => {
@@ -119,6 +127,13 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer
       if (src) sources.add(src);
     }
     expect([...sources]).toEqual([CLIENT_IP]);
+    // kdp trace agrees: entering at the owner, only its local endpoints, the client IP kept.
+    const owner = (await holders())[0]!;
+    const j = await kdp('trace', '--data-dir', paths.root, '-o', 'json', CLIENT_IP, `${lbIP}:80`);
+    const dests = (JSON.parse(j.out) as { destinations: Array<{ destination: string; sourceSeen: string }> }).destinations;
+    expect(dests.map((d) => d.destination).sort())
+      .toEqual(podIPs.filter((ip) => podNode.get(ip) === owner).map((ip) => `${ip}:8080`).sort());
+    expect(dests.every((d) => d.sourceSeen === CLIENT_IP)).toBe(true);
   }, 60_000);
 
   it('deleting the Service withdraws the address: nothing answers, no node holds it', async () => {
