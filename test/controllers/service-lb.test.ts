@@ -76,6 +76,11 @@ describe.skipIf(kubectlMissing(33))('LoadBalancer service controller with kubect
     const ev = await events('lb1');
     expect(ev).toMatch(/Normal\s+EnsuringLoadBalancer\s+Ensuring load balancer/);
     expect(ev).toMatch(/Normal\s+EnsuredLoadBalancer\s+Ensured load balancer/);
+    // One change, one pair (our own writes coming back through the watch are not new changes).
+    const counts = await kubectl('get', 'events', '--field-selector', 'involvedObject.name=lb1',
+      '-o', 'custom-columns=REASON:.reason,COUNT:.count', '--no-headers');
+    expect(counts.trim().split('\n').map((l) => l.trim().split(/\s+/).join(' ')).sort())
+      .toEqual(['EnsuredLoadBalancer 1', 'EnsuringLoadBalancer 1']);
   });
 
   it('an exhausted pool leaves the next Service <pending> with SyncLoadBalancerFailed; deleting a Service frees its address for it', async () => {

@@ -54,6 +54,11 @@ export function buildServiceLbController(ctx: ControllerContext): Controller {
   const svcInf = ctx.informers.informerFor<Service>(SERVICES);
   const recorder = ctx.recorder(SERVICE_CONTROLLER_COMPONENT);
   const held = new Map<string, string[]>(); // service key → addresses it holds
+  // resourceVersion of our last write per Service: an older cached copy is skipped (its update
+  // event is still coming), so one change gives one Ensuring/Ensured pair.
+  const written = new Map<string, string>();
+  const older = (rv: string | undefined, than: string | undefined) =>
+    !!rv && !!than && /^\d+$/.test(rv) && /^\d+$/.test(than) && BigInt(rv) < BigInt(than);
   let primed = false;
   const c = buildQueueController('service-lb', 1, sync);
 
@@ -93,7 +98,8 @@ export function buildServiceLbController(ctx: ControllerContext): Controller {
     prime();
     const [ns, name] = key.split('/') as [string, string];
     const svc = svcInf.cache.getByName(ns, name);
-    if (!svc) { await release(key); return; }
+    if (!svc) { written.delete(key); await release(key); return; }
+    if (older(svc.metadata.resourceVersion, written.get(key))) return;
     const hasFinalizer = svc.metadata.finalizers?.includes(LB_CLEANUP_FINALIZER) ?? false;
     if (!wantsLoadBalancer(svc) || svc.metadata.deletionTimestamp) {
       if (hasFinalizer || held.has(key)) await cleanup(key, svc, hasFinalizer);
@@ -177,9 +183,10 @@ export function buildServiceLbController(ctx: ControllerContext): Controller {
     const ref = inNs(SERVICES, svc.metadata.namespace);
     try {
       if (!hasFinalizer) {
-        await client.patch(ref, svc.metadata.name!, 'merge', { metadata: {
+        const out = await client.patch(ref, svc.metadata.name!, 'merge', { metadata: {
           finalizers: [...(svc.metadata.finalizers ?? []), LB_CLEANUP_FINALIZER],
           resourceVersion: svc.metadata.resourceVersion } });
+        written.set(key, out.metadata.resourceVersion ?? '');
       }
     } catch (e) {
       if (isKdpError(e, 'KDP_NOT_FOUND')) return;
@@ -193,8 +200,9 @@ export function buildServiceLbController(ctx: ControllerContext): Controller {
     }
     const ingress: LoadBalancerIngress[] = ips.map((ip) => ({ ip, ipMode: 'VIP' }));
     try {
-      await client.patch(ref, svc.metadata.name!, 'merge',
+      const out = await client.patch(ref, svc.metadata.name!, 'merge',
         { status: { loadBalancer: { ingress } } }, { subresource: 'status' });
+      written.set(key, out.metadata.resourceVersion ?? '');
     } catch (e) {
       if (isKdpError(e, 'KDP_NOT_FOUND')) { await release(key); return; }
       throw e;
