@@ -157,6 +157,36 @@ describe.skipIf(kubectlMissing(33))('LoadBalancer service controller with kubect
   });
 });
 
+describe.skipIf(kubectlMissing(33))('LoadBalancer service controller, dual stack', () => {
+  let h: KubectlHarness;
+  let manager: ControllerManager;
+  let client: Client;
+  beforeAll(async () => {
+    h = await startKubectlHarness({ serviceCIDR: '10.96.0.0/16,fd00:10:96::/112' });
+    client = buildInProcessClient(h.server.server.service, ADMIN_USER);
+    manager = buildControllerManager({ client,
+      options: { controllers: ['service-lb'], lbCIDR: '172.18.255.200/31,fd00:18::ff00/127' } });
+    await manager.start();
+  }, 60_000);
+  afterAll(async () => { await manager?.stop(); await h?.close(); });
+
+  it('a dual-stack Service gets one address per family, in spec.ipFamilies order; single stack gets its family only', async () => {
+    const svc = (name: string, policy: string, families: string) => h.file(`${name}.yaml`, [
+      'apiVersion: v1', 'kind: Service', `metadata: {name: ${name}}`,
+      `spec: {type: LoadBalancer, ipFamilyPolicy: ${policy}, ipFamilies: [${families}], selector: {app: x}, ports: [{port: 80}]}`, ''].join('\n'));
+    for (const [name, policy, fam] of [['dual', 'RequireDualStack', 'IPv6, IPv4'], ['six', 'SingleStack', 'IPv6']]) {
+      const r = await h.kubectl(['apply', '-f', await svc(name!, policy!, fam!)], { minor: 33 });
+      expect(r.stderr).toBe('');
+    }
+    const ingress = (name: string) => waitFor(async () =>
+      (await client.get<Service>(SVC, name)).status?.loadBalancer?.ingress);
+    expect(await ingress('dual')).toEqual([{ ip: 'fd00:18::ff00', ipMode: 'VIP' }, { ip: '172.18.255.200', ipMode: 'VIP' }]);
+    expect(await ingress('six')).toEqual([{ ip: 'fd00:18::ff01', ipMode: 'VIP' }]);
+    const out = await h.kubectl(['get', 'svc', 'dual', '--no-headers'], { minor: 33 });
+    expect(out.stdout.trim().split(/\s+/)[3]).toBe('fd00:18::ff00,172.18.255.200');
+  });
+});
+
 describe('--cloud-provider=none', () => {
   it('builds no service controller work: the controller is inert', async () => {
     const { buildServiceLbController } = await import('../../src/controllers/service-lb/controller.js');
