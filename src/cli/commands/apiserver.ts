@@ -46,6 +46,7 @@ export const apiserverCommand: Command = {
     { name: 'enable-admission-plugins', type: 'string', help: 'admission plugins beyond the defaults, comma-separated: ServiceAccount, KdpPodNetns' },
     { name: 'netns-cluster', type: 'boolean', default: false, help: 'reach pods and kubelets inside the netns cluster of --data-dir (its node namespaces)' },
     { name: 'supervised', type: 'boolean', default: false, help: 'run under kdp up (--apiservers): exit when stdin closes, write no kubeconfig' },
+    { name: 'store', type: 'string', help: 'embedded (default) | etcd (with --etcd-servers; --etcd-servers alone implies it)' },
     ...ETCD_FLAGS,
     DATA_DIR_FLAG,
     REPAIR_FLAG,
@@ -62,6 +63,14 @@ export const apiserverCommand: Command = {
       if (!ADMISSION_PLUGINS.includes(p)) {
         throw kdpError('KDP_CONFIG', `--enable-admission-plugins: ${p} is not one of ${ADMISSION_PLUGINS.join(', ')}`);
       }
+    }
+    const store = args.flags.store as string | undefined;
+    if (store !== undefined && store !== 'embedded' && store !== 'etcd') {
+      throw kdpError('KDP_CONFIG', `--store: ${JSON.stringify(store)} is not embedded or etcd`);
+    }
+    if (store === 'etcd' && !args.flags['etcd-servers']) throw kdpError('KDP_CONFIG', '--store etcd needs --etcd-servers URL,…');
+    if (store === 'embedded' && args.flags['etcd-servers']) {
+      throw kdpError('KDP_CONFIG', '--store embedded and --etcd-servers contradict each other');
     }
     const reach = args.flags['netns-cluster'] ? await netnsReach(paths) : undefined;
     const server = await startApiServer({
