@@ -24,7 +24,7 @@ const exec = buildHostExec();
 const PODS = { group: '', version: 'v1', resource: 'pods', namespace: 'default' } as const;
 const CLIENT_IP = '172.18.254.10';
 
-describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer Services from outside (netns)', () => {
+for (const mode of ['iptables', 'nftables'] as const) describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nft', 'nsenter']))(`LoadBalancer Services from outside (netns, ${mode})`, () => {
   const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-lbn-')));
   const prefix = hostPrefixFor(paths);
   const clientNs = `${prefix}-lbout`;
@@ -51,7 +51,7 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer
   const ask = () => probe(exec, clientNs, 'tcp', lbIP, 80).catch(() => '');
 
   beforeAll(async () => {
-    cluster = await startCluster({ paths, nodes: 2, port: 0, proxyMode: 'iptables', timeScale: 5,
+    cluster = await startCluster({ paths, nodes: 2, port: 0, proxyMode: mode, timeScale: 5,
       dataPlane: 'netns', progress: () => {}, cloud: { lbCIDR: '172.18.255.200/29' } });
     // The outside client: its own namespace, a veth made inside the underlay onto its bridge.
     const underlay = `${prefix}-underlay`;
@@ -106,7 +106,7 @@ describe.runIf(canUseNetns(['ip', 'iptables-restore', 'nsenter']))('LoadBalancer
     expect(r.code).toBe(0);
     expect(r.out).toContain(`outside client ${CLIENT_IP} → ${lbIP} (LoadBalancer default/web, announced by ${owner})`);
     expect(r.out).toContain(`1. ${owner} ingress: arrives on ${owner} eth0`);
-    expect(r.out).toContain(`loadbalancer IP`);
+    if (mode === 'iptables') expect(r.out).toContain('"default/web loadbalancer IP"');
     const j = await kdp('trace', '--data-dir', paths.root, '-o', 'json', CLIENT_IP, `${lbIP}:80`);
     const dests = (JSON.parse(j.out) as { destinations: Array<{ destination: string; verdict: string }> }).destinations;
     expect(dests.map((d) => d.destination).sort()).toEqual(podIPs.map((ip) => `${ip}:8080`).sort());
