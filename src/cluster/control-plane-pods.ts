@@ -9,7 +9,7 @@
 
 import type { Pod } from '../api/types.js';
 import { GIT_VERSION } from '../apiserver/version.js';
-import type { Client } from '../client/types.js';
+import type { Client, KubeObject } from '../client/types.js';
 import type { StaticPod } from '../kubelet/static-pods.js';
 
 export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
@@ -63,7 +63,17 @@ export function controlPlanePods(f: ControlPlaneFlags): StaticPod[] {
 }
 
 /** kubeadm's mark-control-plane phase, without the taint (see the header). */
-export async function markControlPlane(admin: Client, node: string): Promise<void> {
-  await admin.patch({ group: '', version: 'v1', resource: 'nodes' }, node, 'merge',
-    { metadata: { labels: { [CONTROL_PLANE_LABEL]: '' } } });
+/** kubeadm's taint on control-plane nodes (kind keeps it when a cluster has workers). */
+export const CONTROL_PLANE_TAINT = { key: CONTROL_PLANE_LABEL, effect: 'NoSchedule' } as const;
+
+/** kubeadm's mark-control-plane phase: the role label, and with `taint` its NoSchedule taint
+ *  (added beside any taints the node has). */
+export async function markControlPlane(admin: Client, node: string, o: { readonly taint?: boolean } = {}): Promise<void> {
+  const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
+  await admin.patch(NODES, node, 'merge', { metadata: { labels: { [CONTROL_PLANE_LABEL]: '' } } });
+  if (!o.taint) return;
+  const current = await admin.get<KubeObject & { spec?: { taints?: Array<{ key: string; effect: string }> } }>(NODES, node);
+  const taints = current.spec?.taints ?? [];
+  if (taints.some((t) => t.key === CONTROL_PLANE_TAINT.key && t.effect === CONTROL_PLANE_TAINT.effect)) return;
+  await admin.patch(NODES, node, 'merge', { spec: { taints: [...taints, { ...CONTROL_PLANE_TAINT }] } });
 }

@@ -93,6 +93,9 @@ export interface UpOptions {
   /** The lab cloud (`--cloud-provider`, `--lb-cidr`): LoadBalancer addresses from the pool; in
    *  netns mode one node answers ARP for each on the underlay (lb-speaker.ts). */
   readonly cloud?: { readonly cloudProvider?: 'kdp' | 'none'; readonly lbCIDR?: string };
+  /** kubeadm's NoSchedule taint on the control-plane node n1 (`--control-plane-taint`; off by
+   *  default so that a two-node lab schedules onto both nodes). */
+  readonly controlPlaneTaint?: boolean;
 }
 
 export interface RunningCluster {
@@ -269,7 +272,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     if (o.systemPods) await waitForDaemonSets(client, 'kube-system', ['kube-proxy', 'kdp-cni'], o.progress);
     // The first node is the control-plane node, its components shown as kubeadm's static pods.
     const cp = nodes[0]!;
-    await markControlPlane(client, cp.name);
+    await markControlPlane(client, cp.name, { taint: o.controlPlaneTaint });
     // The local etcd members as static pods too (etcd-pods.ts: member i on node i).
     const etcdPods = etcdLayout ? etcdStaticPods(o.paths.root, etcdLayout, nodes.map((n) => n.name)) : new Map();
     const nodeClients = buildInProcessNodeClients(api.server.service, o.paths.root, caOf(api.pki));
