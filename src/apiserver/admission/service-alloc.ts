@@ -161,6 +161,24 @@ export function dropTypeDependentFields(svc: Service, old: Service): void {
   if (needsHCNP(old) && !needsHCNP(svc) && s.healthCheckNodePort === o.healthCheckNodePort) {
     delete s.healthCheckNodePort;
   }
+  // Leaving LoadBalancer: allocateLoadBalancerNodePorts and loadBalancerClass go unless changed.
+  if (o.type === 'LoadBalancer' && s.type !== 'LoadBalancer') {
+    if (s.allocateLoadBalancerNodePorts !== undefined && o.allocateLoadBalancerNodePorts !== undefined &&
+      s.allocateLoadBalancerNodePorts === o.allocateLoadBalancerNodePorts) delete s.allocateLoadBalancerNodePorts;
+    if (same(s.loadBalancerClass, o.loadBalancerClass)) delete s.loadBalancerClass;
+  }
+  // No longer reachable from outside: externalTrafficPolicy goes unless changed.
+  if (externallyAccessible(old) && !externallyAccessible(svc) && same(s.externalTrafficPolicy, o.externalTrafficPolicy)) {
+    delete s.externalTrafficPolicy;
+  }
+  // The load balancer's status goes with the type (its teardown is the cloud's business).
+  if (s.type !== 'LoadBalancer' && svc.status?.loadBalancer) svc.status = { ...svc.status, loadBalancer: {} };
+}
+
+/** Upstream serviceapi.ExternallyAccessible: NodePort, LoadBalancer, or ClusterIP with externalIPs. */
+function externallyAccessible(svc: Service): boolean {
+  const t = svc.spec?.type ?? 'ClusterIP';
+  return t === 'LoadBalancer' || t === 'NodePort' || (t === 'ClusterIP' && (svc.spec?.externalIPs?.length ?? 0) > 0);
 }
 
 /**
