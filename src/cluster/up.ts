@@ -267,7 +267,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const supervisor = superviseAgents(informers, nodeSet, nodes, o.progress);
     closers.push(() => supervisor.stop());
     await waitForReady(client, nodes, net.families, o.paths.root, o.progress);
-    await monitoring.start(client);
+    await monitoring.start(client, { url: api.url, caPem: api.pki.caCertPem, token: api.pki.adminToken });
     closers.push(() => monitoring.stop());
     if (o.systemPods) await waitForDaemonSets(client, 'kube-system', ['kube-proxy', 'kdp-cni'], o.progress);
     // The first node is the control-plane node, its components shown as kubeadm's static pods.
