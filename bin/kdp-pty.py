@@ -11,6 +11,7 @@ import errno
 import fcntl
 import os
 import select
+import time
 import struct
 import sys
 import termios
@@ -44,7 +45,37 @@ def exit_code(status):
 
 def main():
     cols, rows = int(sys.argv[1]), int(sys.argv[2])
-    argv = sys.argv[sys.argv.index('--') + 1:]
+    sep = sys.argv.index('--')
+    opts = sys.argv[3:sep]
+    argv = sys.argv[sep + 1:]
+    control = b''
+    # --await-size MS: the client's terminal size comes first on fd 3 (kubectl exec -t sends it
+    # as soon as its streams are up); wait for it, at most MS, so the program starts at that
+    # size rather than 80x24 with a resize racing its first `stty size`.
+    if len(opts) == 2 and opts[0] == '--await-size':
+        deadline = time.monotonic() + int(opts[1]) / 1000.0
+        while b'\n' not in control:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                ready, _, _ = select.select([3], [], [], left)
+            except (InterruptedError, OSError, ValueError):
+                break
+            if not ready:
+                break
+            try:
+                data = os.read(3, 4096)
+            except OSError:
+                data = b''
+            if not data:
+                break
+            control += data
+        while b'\n' in control:
+            line, control = control.split(b'\n', 1)
+            parts = line.split()
+            if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+                cols, rows = int(parts[0]), int(parts[1])
     # The size is set before the fork: the program sees it from its first instruction, and a
     # resize read from fd 3 can never be overtaken by the initial size.
     master, slave = os.openpty()
@@ -64,7 +95,6 @@ def main():
         inputs.append(3)
     except OSError:
         pass
-    control = b''
     while True:
         try:
             ready, _, _ = select.select(inputs, [], [])

@@ -28,6 +28,9 @@ export interface PtyOptions {
   readonly cols?: number;
   readonly rows?: number;
   readonly cwd?: string;
+  /** Wait up to this long for the client's first size (a resize) before starting the program,
+   *  so it starts at the client's size (`kubectl exec -t` sends it first). */
+  readonly awaitSizeMs?: number;
 }
 
 /** A terminal process also tells its pid (the python relay's; the program is its child). */
@@ -49,7 +52,8 @@ export function ptyProcess(argv: readonly string[], stdin: boolean, env: NodeJS.
       return;
     }
     const size = (n: number | undefined, d: number) => String(Number.isInteger(n) && n! > 0 && n! < 65536 ? n : d);
-    const child = spawn(ptyPython(), [PTY_SCRIPT, size(o.cols, 80), size(o.rows, 24), '--', ...argv],
+    const wait = o.awaitSizeMs && o.awaitSizeMs > 0 ? ['--await-size', String(Math.round(o.awaitSizeMs))] : [];
+    const child = spawn(ptyPython(), [PTY_SCRIPT, size(o.cols, 80), size(o.rows, 24), ...wait, '--', ...argv],
       { stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'ignore', 'pipe'], env, cwd: o.cwd });
     const exited = new Promise<number>((done) => {
       child.once('exit', (code, signal) => done(code ?? 128 + (signal ? constants.signals[signal] ?? 0 : 0)));

@@ -37,7 +37,8 @@ export function netnsStreaming(runtime: Runtime & {
       // The container's own env (as CRI exec), with a terminal type for -t.
       const env = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root',
         ...runtime.containerEnv?.(uid, container), ...(opts.tty ? { TERM: 'xterm' } : {}) };
-      return opts.tty ? ptyProcess(full, opts.stdin, env) : childProcessStream(full, opts, env);
+      // kubectl exec -t sends its terminal's size first: the program starts at it (1 s at most).
+      return opts.tty ? ptyProcess(full, opts.stdin, env, { awaitSizeMs: 1000 }) : childProcessStream(full, opts, env);
     },
     async attach(uid, container, opts) {
       const eph = runtime.ephemeralProcess?.(uid, container);

@@ -27,6 +27,17 @@ describe('ptyProcess', () => {
     expect(await p.exited).toBe(3);
   });
 
+  it('with awaitSizeMs the program starts at the first size the client sends, however late within it', async () => {
+    const p = await ptyProcess(['sh', '-c', 'stty size'], false, env, { awaitSizeMs: 3000 });
+    await new Promise((r) => setTimeout(r, 200)); // the client's size arrives after the start
+    p.resize(90, 27);
+    expect(await until(p.stdout, /\d+ \d+/)).toContain('27 90');
+    expect(await p.exited).toBe(0);
+    // No size within the wait: the default 80x24.
+    const q = await ptyProcess(['sh', '-c', 'stty size'], false, env, { awaitSizeMs: 100 });
+    expect(await until(q.stdout, /\d+ \d+/)).toContain('24 80');
+  });
+
   it('types stdin into the terminal and resizes it while running', async () => {
     const p = await ptyProcess(['sh', '-c', 'read a; stty size; read b; echo "b=$b"'], true, env);
     p.resize(100, 40);
