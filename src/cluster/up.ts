@@ -99,7 +99,10 @@ export interface UpOptions {
 }
 
 export interface RunningCluster {
+  /** The cluster's address (the balancer's with several API servers). */
   readonly url: string;
+  /** Each API server's own address, this process's first. */
+  readonly apiServers: readonly string[];
   readonly client: Client;
   readonly nodes: readonly NodeSpec[];
   readonly nodeSet: NodeSet;
@@ -182,6 +185,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     closers.push(() => api.close());
     // HA: the other API servers on the same etcd, and one address in front of them all.
     let url = api.url;
+    const apiServers = [api.url];
     if (apiservers > 1) {
       const replicas: Replica[] = [];
       closers.push(async () => { await Promise.all(replicas.map((r) => r.stop())); });
@@ -190,6 +194,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
           serviceCIDR: net.serviceCIDRs.join(','), admissionPlugins: ['ServiceAccount', ...(netns ? ['KdpPodNetns'] : [])],
           netns: !!netns, log: o.progress }));
       }
+      apiServers.push(...replicas.map((r) => r.url));
       const backends = [{ host: '127.0.0.1', port: api.port }, ...replicas.map((r) => ({ host: '127.0.0.1', port: r.port }))];
       const lb = await startTcpBalancer({ port: o.port, backends: () => backends });
       closers.push(() => lb.close());
@@ -300,7 +305,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
         token: api.pki.adminToken, nodes: nodes.map((n) => n.name), timeScale: factor, port: o.prometheus.port, client,
         progress: o.progress }));
     }
-    return { url, client, nodes, nodeSet, close };
+    return { url, apiServers, client, nodes, nodeSet, close };
   } catch (e) {
     await close();
     throw e;

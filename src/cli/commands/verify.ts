@@ -53,9 +53,10 @@ export const verifyCommand: Command = {
     // NetworkPolicy, which may deny any of it by design: those checks trace the nodes' tables
     // without the policy tables, and `--netpol` checks the policies. Live probes meet the real
     // kernel, policies included, so their simulation includes them.
-    const topo = await loadTopology(client, paths.root, info.proxyMode);
-    const modelTopo = await loadTopology(client, paths.root, info.proxyMode, { netpol: false });
     const policies = (await client.list({ group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies' })).items.length;
+    const topo = await loadTopology(client, paths.root, info.proxyMode);
+    // Without policies the two views are one: no second read of the cluster.
+    const modelTopo = policies > 0 ? await loadTopology(client, paths.root, info.proxyMode, { netpol: false }) : topo;
     const services = (await client.list<Service>({ group: '', version: 'v1', resource: 'services' })).items;
     const slices = (await client.list<EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' })).items;
     const started = Date.now();
