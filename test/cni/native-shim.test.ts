@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBridgeCache } from '../../src/cni/bridge-state.js';
+import { execPlugin } from '../../src/cni/exec-plugin.js';
 import type { CniInvocation } from '../../src/cni/plugin.js';
 import { runCniPlugin } from '../../src/cni/plugin.js';
 import { buildCniShim, cniSocketDir } from '../../src/cni/shim-build.js';
@@ -52,18 +52,10 @@ describe('kdp-cni shim wire format', () => {
 });
 
 interface Ran { code: number; stdout: string; stderr: string }
-function runShim(file: string, env: Record<string, string>, stdin: string, netns?: string): Promise<Ran> {
-  const [cmd, args] = netns ? ['ip', ['netns', 'exec', netns, file]] as const : [file, []] as const;
-  return new Promise((resolve) => {
-    const c = spawn(cmd, [...args], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', ...env } });
-    let stdout = '';
-    let stderr = '';
-    c.stdout.on('data', (d) => { stdout += d; });
-    c.stderr.on('data', (d) => { stderr += d; });
-    c.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    c.stdin.on('error', () => undefined);
-    c.stdin.end(stdin);
-  });
+/** Execs the plugin as a runtime does (the product's own execPlugin), in `netns` when given. */
+async function runShim(file: string, env: Record<string, string>, stdin: string, netns?: string): Promise<Ran> {
+  const o = await execPlugin({ command: [file], env: { HOME: '/nonexistent', ...env }, stdin, netns, timeoutMs: 30_000 });
+  return { code: o.exitCode, stdout: o.stdout, stderr: o.stderr };
 }
 
 // The shim finds its agent by the inode of its own network namespace; in this process's

@@ -2,13 +2,13 @@
 // `<data-dir>/bin/cni/kdp-cni` there gets its ADD answered by that node's agent (not by a Node
 // start), with the node's own bridge and the cluster's IPAM dir layout.
 
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNetnsDataPlane, type NetnsDataPlane } from '../../src/cluster/data-plane-netns.js';
 import { dataDirPaths } from '../../src/cluster/data-dir.js';
+import { execPlugin } from '../../src/cni/exec-plugin.js';
 import { cniBinDir, cniSocketDir } from '../../src/cni/shim-build.js';
 import { buildHostExec } from '../../src/host/exec.js';
 import { deleteNetns, ensureNetns } from '../../src/host/netns.js';
@@ -19,15 +19,10 @@ import { waitFor } from '../helpers/cluster.js';
 const exec = buildHostExec();
 const pod = `${testNetnsName()}-shp`;
 
-function runIn(netns: string, file: string, env: Record<string, string>, stdin: string) {
-  return new Promise<{ code: number; stdout: string }>((resolve) => {
-    const c = spawn('ip', ['netns', 'exec', netns, file], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env } });
-    let stdout = '';
-    c.stdout.on('data', (d) => { stdout += d; });
-    c.stderr.resume();
-    c.on('close', (code) => resolve({ code: code ?? -1, stdout }));
-    c.stdin.end(stdin);
-  });
+/** Execs the plugin in `netns` as a runtime does (the product's own execPlugin). */
+async function runIn(netns: string, file: string, env: Record<string, string>, stdin: string) {
+  const o = await execPlugin({ command: [file], env, stdin, netns, timeoutMs: 30_000 });
+  return { code: o.exitCode, stdout: o.stdout };
 }
 
 describe.runIf(hasCompiler() && canUseNetns(['ip', 'nsenter']))('the native kdp-cni in a netns data plane (root)', () => {
