@@ -12,8 +12,6 @@ export interface Backend { readonly host: string; readonly port: number }
 export interface TcpBalancer {
   readonly host: string;
   readonly port: number;
-  /** Connections handed to each backend so far, in `backends` order. */
-  counts(): number[];
   close(): Promise<void>;
 }
 
@@ -28,7 +26,6 @@ export interface TcpBalancerOptions {
 export async function startTcpBalancer(o: TcpBalancerOptions): Promise<TcpBalancer> {
   const holdDown = o.holdDownMs ?? 2_000;
   const down = new Map<string, number>();
-  const counts = new Map<string, number>();
   const key = (b: Backend) => `${b.host}:${b.port}`;
   const open = new Set<Socket>();
   let next = 0;
@@ -61,7 +58,6 @@ export async function startTcpBalancer(o: TcpBalancerOptions): Promise<TcpBalanc
           continue;
         }
         down.delete(key(b));
-        counts.set(key(b), (counts.get(key(b)) ?? 0) + 1);
         open.add(upstream);
         upstream.once('close', () => open.delete(upstream));
         upstream.setNoDelay(true);
@@ -84,7 +80,6 @@ export async function startTcpBalancer(o: TcpBalancerOptions): Promise<TcpBalanc
   const addr = server.address() as { address: string; port: number };
   return {
     host: addr.address, port: addr.port,
-    counts: () => o.backends().map((b) => counts.get(key(b)) ?? 0),
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       for (const s of open) s.destroy();
