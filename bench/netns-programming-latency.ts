@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '../src/client/types.js';
 import { buildHelperHostExec } from '../src/host/exec-helper.js';
-import { buildKernelApplier } from '../src/host/rule-applier.js';
+import { buildKernelApplier } from '../src/proxy/kernel-applier.js';
 import { iptablesSave, nftList } from '../src/host/rules.js';
 import { RuleHistory } from '../src/proxy/history.js';
 import { buildKubeProxy, type SyncTiming } from '../src/proxy/proxy-server.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { buildInformerFactory } from '../src/client/informer.js';
 import type { KubeObject } from '../src/client/types.js';
 import { buildHelperHostExec } from '../src/host/exec-helper.js';
-import { buildKernelApplier } from '../src/host/rule-applier.js';
+import { buildKernelApplier } from '../src/proxy/kernel-applier.js';
 import { buildKernelNetpolApplier } from '../src/netpol/applier.js';
 import { buildNetpolController } from '../src/netpol/controller.js';
 import { RuleHistory } from '../src/proxy/history.js';

@@ -12,7 +12,7 @@ import type { InformerFactory } from '../client/informer.js';
 import { cleanupHost } from '../host/cleanup.js';
 import type { HostExec } from '../host/exec.js';
 import { buildHelperHostExec } from '../host/exec-helper.js';
-import { buildKernelApplier } from '../host/rule-applier.js';
+import { buildKernelApplier } from '../proxy/kernel-applier.js';
 import { recordProcess } from '../host/process.js';
 import { HostStateFile } from '../host/state.js';
 import {

@@ -43,7 +43,7 @@ import { buildNetnsAnnotationPlugin } from './netns-annotation.js';
 import { listenOnUnderlay, netnsBackendDialer } from './netns-reach.js';
 import { netnsSockets, type NetnsSockets } from '../host/netns-socket.js';
 import { startNetnsDataPlane, type CniNetworkOptions, type NetnsDataPlane } from './data-plane-netns.js';
-import { assertKernelMode } from '../host/rule-applier.js';
+import { assertKernelMode } from '../proxy/kernel-applier.js';
 import { ensureDnsAddon } from './addons/dns.js';
 import { dnsServiceIP } from '../api/service-cidr.js';
 import { startLogCollection } from '../logging/collector.js';

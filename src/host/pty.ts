@@ -12,7 +12,7 @@ import { constants } from 'node:os';
 import { PassThrough, type Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { kdpError } from '../errors.js';
-import type { StreamProcess } from '../kubelet/streams.js';
+import type { StreamProcess } from './spawn.js';
 
 export const PTY_SCRIPT = fileURLToPath(new URL('../../bin/kdp-pty.py', import.meta.url));
 

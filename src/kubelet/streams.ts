@@ -2,7 +2,8 @@
 // runtime. The protocol side (src/streaming/: SPDY/3.1, WebSocket channel protocols) knows
 // nothing of runtimes; the runtime knows nothing of protocols; the kubelet server joins them.
 
-import type { Duplex, Readable, Writable } from 'node:stream';
+import type { Duplex } from 'node:stream';
+import type { StreamProcess } from '../host/spawn.js';
 
 /** Which of a process's streams the client asked for (kubelet query: input/output/error/tty). */
 export interface StreamOptions {
@@ -13,25 +14,8 @@ export interface StreamOptions {
   readonly tty: boolean;
 }
 
-/**
- * A process the client is connected to: one started by exec, or a container's own main process
- * (attach). A stream is present exactly when its option was requested. For attach, closing
- * `stdin` detaches the client's input; it does not end the container (unless `stdinOnce`).
- */
-export interface StreamProcess {
-  readonly stdin?: Writable;
-  readonly stdout?: Readable;
-  readonly stderr?: Readable;
-  /** Terminal size changes (tty only); no-op otherwise. */
-  resize(cols: number, rows: number): void;
-  /**
-   * Exit code once the process ends: 0..255, a signal as 128+n. For attach, resolves when the
-   * container exits or the client detaches (`undefined`: detached, no status to report).
-   */
-  readonly exited: Promise<number | undefined>;
-  /** Ends the process (exec) or detaches (attach); idempotent. */
-  close(): void;
-}
+/** A process the client is connected to (defined at the kernel boundary, which starts them). */
+export type { StreamProcess };
 
 /** The streaming part of a runtime; a runtime without processes (virtual) leaves it out. */
 export interface StreamingRuntime {

@@ -18,16 +18,9 @@
 
 import type { ConntrackSettings } from './config.js';
 import type { ProxyMode } from './backend.js';
+import type { SysctlWrite } from '../host/sysctls.js';
 
-export interface SysctlWrite {
-  /** Dotted name (`net.ipv4.conf.all.route_localnet`). */
-  readonly key: string;
-  readonly value: number;
-  /** Written only when the current value is lower (upstream's conntrack rule). */
-  readonly raiseOnly: boolean;
-  /** Written only where the key exists (a module's key). */
-  readonly ifPresent: boolean;
-}
+export type { SysctlWrite };
 
 export interface SysctlPlanInput {
   readonly mode: ProxyMode;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isKdpError } from '../../src/errors.js';
 import { buildRecordingExec } from '../../src/host/fake-exec.js';
-import { buildKernelApplier } from '../../src/host/rule-applier.js';
+import { buildKernelApplier } from '../../src/proxy/kernel-applier.js';
 import { HostStateFile } from '../../src/host/state.js';
 import { buildTopology } from '../../src/host/topology.js';
 

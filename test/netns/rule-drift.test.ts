@@ -10,7 +10,7 @@ import type { Event } from '../../src/api/types.js';
 import type { KubeObject } from '../../src/client/types.js';
 import type { HostExec } from '../../src/host/exec.js';
 import { kdpError } from '../../src/errors.js';
-import { buildKernelApplier } from '../../src/host/rule-applier.js';
+import { buildKernelApplier } from '../../src/proxy/kernel-applier.js';
 import { readDriftStatus, RuleHistory } from '../../src/proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../../src/proxy/proxy-server.js';
 import { startApi, waitFor } from '../helpers/cluster.js';

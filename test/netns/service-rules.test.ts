@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/client/types.js';
 import { isKdpError } from '../../src/errors.js';
-import { assertKernelMode, buildKernelApplier } from '../../src/host/rule-applier.js';
+import { assertKernelMode, buildKernelApplier } from '../../src/proxy/kernel-applier.js';
 import { podNetnsName } from '../../src/kubelet/runtime-netns.js';
 import { RuleHistory } from '../../src/proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../../src/proxy/proxy-server.js';

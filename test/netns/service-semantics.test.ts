@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/client/types.js';
-import { buildKernelApplier } from '../../src/host/rule-applier.js';
+import { buildKernelApplier } from '../../src/proxy/kernel-applier.js';
 import { podNetnsName } from '../../src/kubelet/runtime-netns.js';
 import { RuleHistory } from '../../src/proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../../src/proxy/proxy-server.js';

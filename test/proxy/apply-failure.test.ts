@@ -12,7 +12,7 @@ import type { Event, Service } from '../../src/api/types.js';
 import type { KubeObject } from '../../src/client/types.js';
 import { buildHostExec } from '../../src/host/exec.js';
 import { deleteNetns, ensureNetns } from '../../src/host/netns.js';
-import { buildKernelApplier } from '../../src/host/rule-applier.js';
+import { buildKernelApplier } from '../../src/proxy/kernel-applier.js';
 import { buildMemoryApplier, type RuleApplier } from '../../src/proxy/applier.js';
 import { readApplyStatus, readSnapshot, RuleHistory } from '../../src/proxy/history.js';
 import { buildKubeProxy, type KubeProxy } from '../../src/proxy/proxy-server.js';

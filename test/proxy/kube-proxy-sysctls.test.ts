@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { applyKubeProxySysctls } from '../../src/host/kube-proxy-sysctls.js';
+import { applySysctls } from '../../src/host/sysctls.js';
 import { buildRecordingExec } from '../../src/host/fake-exec.js';
 import { parseKubeProxyConfiguration } from '../../src/proxy/config.js';
 import { kubeProxySysctls, ROUTE_LOCALNET } from '../../src/proxy/sysctls.js';
@@ -54,7 +54,7 @@ describe('applying the sysctls in a node namespace', () => {
     exec.on((c) => c.args[0] === '-n' && c.args[1]!.startsWith('net.bridge.'), { fail: 'sysctl: cannot stat /proc/sys/net/bridge' });
     exec.on((c) => c.args.includes('net.netfilter.nf_conntrack_max=131072'), { fail: 'permission denied' });
     const writes = kubeProxySysctls({ mode: 'iptables', localhostNodePorts: true, conntrack: defaults.conntrack, cores: 2 });
-    const problems = await applyKubeProxySysctls(exec, 'kdp-x-n1', writes);
+    const problems = await applySysctls(exec, 'kdp-x-n1', writes);
     expect(exec.calls.every((c) => c.netns === 'kdp-x-n1' && c.file === 'sysctl')).toBe(true);
     const wrote = exec.calls.filter((c) => c.args[0] === '-q').map((c) => c.args[2]);
     expect(wrote).toEqual([`${ROUTE_LOCALNET}=1`, 'net.netfilter.nf_conntrack_max=131072',

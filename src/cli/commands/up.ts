@@ -72,7 +72,7 @@ export const upCommand: Command = {
     if (args.flags.detach && io.env.KDP_DETACHED !== '1') return detach(paths, io);
     // The cluster's code loads only now: other commands start without it.
     const [{ startCluster }, { assertKernelMode }] = await Promise.all([
-      import('../../cluster/up.js'), import('../../host/rule-applier.js')]);
+      import('../../cluster/up.js'), import('../../proxy/kernel-applier.js')]);
     const dataPlane = await chooseDataPlane(args.flags, io);
     if (dataPlane === 'netns') {
       assertKernelMode(proxyMode);

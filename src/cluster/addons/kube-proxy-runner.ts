@@ -2,7 +2,7 @@
 // kube-proxy image (host-components.ts). The configuration is the pod's own --config file, read
 // from the ConfigMap volume mounted over it (kubeadm: kube-system/kube-proxy, key config.conf),
 // its mode the file's. At start, as upstream: the other modes' rules are removed (kernel:
-// kube-proxy-leftovers.ts; virtual: their in-memory tables dropped); then the first sync is full.
+// proxy/kernel-leftovers.ts; virtual: their in-memory tables dropped); then the first sync is full.
 // At stop nothing is flushed: the node keeps its rules until the next kube-proxy replaces them.
 // In netns mode /metrics and /healthz are served in the node's namespace on the configured
 // addresses; the pod is Ready while /healthz is healthy (healthz-server.ts).
@@ -11,8 +11,8 @@ import type { Pod } from '../../api/types.js';
 import type { Client } from '../../client/types.js';
 import type { InformerFactory } from '../../client/informer.js';
 import { kdpError } from '../../errors.js';
-import { cleanupOtherModes } from '../../host/kube-proxy-leftovers.js';
-import { assertKernelMode, buildKernelApplier } from '../../host/rule-applier.js';
+import { cleanupOtherModes } from '../../proxy/kernel-leftovers.js';
+import { assertKernelMode, buildKernelApplier } from '../../proxy/kernel-applier.js';
 import type { HostComponent } from '../../kubelet/host-components.js';
 import { buildMemoryApplier, type RuleApplier } from '../../proxy/applier.js';
 import type { ProxyMode } from '../../proxy/backend.js';

@@ -5,11 +5,11 @@
 // the proxiers' own (iptables/cleanup.ts, nftables/cleanup.ts); "already gone" is not an error.
 // kdp's own tables (KDP-MASQ, kdp-netpol) are not kube-proxy's and stay.
 
-import type { ProxyMode } from '../proxy/backend.js';
-import { planCleanup } from '../proxy/iptables/cleanup.js';
-import { cleanupArtifacts } from '../proxy/nftables/cleanup.js';
-import type { HostExec } from './exec.js';
-import { applyIptablesRestore, applyNft, iptablesSave, type IptablesFamily } from './rules.js';
+import type { ProxyMode } from './backend.js';
+import { planCleanup } from './iptables/cleanup.js';
+import { cleanupArtifacts } from './nftables/cleanup.js';
+import type { HostExec } from '../host/exec.js';
+import { applyIptablesRestore, applyNft, iptablesSave, type IptablesFamily } from '../host/rules.js';
 
 const IPTABLES: Record<IptablesFamily, string> = { ipv4: 'iptables', ipv6: 'ip6tables' };
 

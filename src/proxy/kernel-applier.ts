@@ -8,17 +8,17 @@
 // what the kernel lists back (rule-drift.ts).
 
 import { kdpError } from '../errors.js';
-import type { RuleApplier } from '../proxy/applier.js';
-import { buildMemoryApplier, jumpRuleRestoreInput } from '../proxy/applier.js';
-import type { ProxyMode } from '../proxy/backend.js';
-import type { IPFamily } from '../proxy/types.js';
-import type { HostExec } from './exec.js';
+import type { RuleApplier } from './applier.js';
+import { buildMemoryApplier, jumpRuleRestoreInput } from './applier.js';
+import type { ProxyMode } from './backend.js';
+import type { IPFamily } from './types.js';
+import type { HostExec } from '../host/exec.js';
 import { dumpOps } from '../ruleset/nftables/fake.js';
 import { parseListText } from '../ruleset/nftables/list-text.js';
 import { formatTransaction } from '../ruleset/nftables/transaction.js';
-import { iptablesDrift, nftDrift } from './rule-drift.js';
-import { applyKubeProxySysctls } from './kube-proxy-sysctls.js';
-import { applyIptablesRestore, applyNft, iptablesSave, nftList, type IptablesFamily } from './rules.js';
+import { iptablesDrift, nftDrift } from '../host/rule-drift.js';
+import { applySysctls } from '../host/sysctls.js';
+import { applyIptablesRestore, applyNft, iptablesSave, nftList, type IptablesFamily } from '../host/rules.js';
 
 /** Throws KDP_CONFIG for modes the kernel data plane cannot apply. */
 export function assertKernelMode(mode: ProxyMode): void {
@@ -56,7 +56,7 @@ export function buildKernelApplier(exec: HostExec, netns: string, mode: ProxyMod
   return {
     mode,
     dump,
-    setSysctls: (writes) => applyKubeProxySysctls(exec, netns, writes),
+    setSysctls: (writes) => applySysctls(exec, netns, writes),
     async restore(family) {
       const want = await shadow.dump(family);
       if (!want.trim()) return;

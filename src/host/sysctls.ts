@@ -1,11 +1,21 @@
-// Writes kube-proxy's sysctls (src/proxy/sysctls.ts) inside a node's network namespace through
-// `sysctl` run there (HostExec with `netns`): never on the host. Returns what could not be
-// done, one line each; the caller logs it (a read-only key is not a reason to stop kube-proxy).
+// Writes sysctls inside a node's network namespace through `sysctl` run there (HostExec with
+// `netns`): never on the host. Which keys and values is the caller's business (kube-proxy's:
+// src/proxy/sysctls.ts). Returns what could not be done, one line each; the caller logs it (a
+// read-only key is not a reason to stop kube-proxy).
 
-import type { SysctlWrite } from '../proxy/sysctls.js';
 import type { HostExec } from './exec.js';
 
-export async function applyKubeProxySysctls(
+export interface SysctlWrite {
+  /** Dotted name (`net.ipv4.conf.all.route_localnet`). */
+  readonly key: string;
+  readonly value: number;
+  /** Written only when the current value is lower (upstream's conntrack rule). */
+  readonly raiseOnly: boolean;
+  /** Written only where the key exists (a module's key). */
+  readonly ifPresent: boolean;
+}
+
+export async function applySysctls(
   exec: HostExec, netns: string, writes: readonly SysctlWrite[],
 ): Promise<string[]> {
   const problems: string[] = [];
