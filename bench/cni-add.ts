@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBridgeCache } from '../src/cni/bridge-state.js';
-import { buildIpSessionPool } from '../src/cni/ip-session.js';
+import { buildIpSessionPool } from '../src/host/ip-session.js';
 import { runCniPlugin } from '../src/cni/plugin.js';
 import { buildCniShim, cniSocketDir } from '../src/cni/shim-build.js';
 import { serveCni } from '../src/cni/shim-service.js';

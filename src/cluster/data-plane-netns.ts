@@ -20,14 +20,13 @@ import {
 } from '../host/topology.js';
 import { resolveEchoCommand, type EchoCommand } from '../kubelet/echo-command.js';
 import { buildBridgeCache } from '../cni/bridge-state.js';
-import { buildIpSessionPool } from '../cni/ip-session.js';
+import { buildIpSessionPool } from '../host/ip-session.js';
 import { runCniPlugin } from '../cni/plugin.js';
 import { buildCniShim, cniSocketDir } from '../cni/shim-build.js';
 import { serveCni } from '../cni/shim-service.js';
-import { buildHelperLauncher } from '../kubelet/launcher.js';
+import { buildHelperLauncher } from '../host/launcher.js';
 import { buildNetnsRuntime, ipamDirFor, podNetnsName, type NetnsRuntimeOptions } from '../kubelet/runtime-netns.js';
-import { deleteNetns } from '../host/netns.js';
-import { buildSandboxNetns } from '../kubelet/sandbox-netns.js';
+import { buildSandboxNetns, deleteNetns } from '../host/netns.js';
 import type { Runtime } from '../kubelet/runtime.js';
 import type { RuleApplier } from '../proxy/applier.js';
 import type { ProxyMode } from '../proxy/backend.js';
@@ -121,7 +120,7 @@ export async function startNetnsDataPlane(
     onSpawn: (pid) => { void state.addProcess(recordProcess(pid)); },
     onExit: (pid) => { void state.removeProcess(pid); },
   });
-  // Pod namespaces of every node come from the same ip sessions (sandbox-netns.ts).
+  // Pod namespaces of every node come from the same ip sessions (host/netns.ts).
   const sandboxNetns = buildSandboxNetns({ warm: true });
   // Per node, kept across `kdp node stop/start`: the restarted kubelet finds its pods running
   // (like a real kubelet restart) instead of wiring them a second time.

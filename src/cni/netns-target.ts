@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecResult, HostExec } from '../host/exec.js';
+import type { BatchOutcome } from '../host/ip-session.js';
 
 export interface NodeNetns {
   /** Named namespace of the node; undefined = the current process's namespace. */
@@ -20,12 +21,7 @@ export interface NodeNetns {
 }
 
 /** The outcome of one `ip -batch`; line numbers are 1-based, as ip reports them. */
-export interface BatchOutcome {
-  readonly ok: boolean;
-  /** Every line ip reported as failed (several only with `force`). */
-  readonly failedLines: readonly number[];
-  readonly stderr: string;
-}
+export type { BatchOutcome };
 
 export interface Targets {
   node(file: string, args: readonly string[], input?: string): Promise<ExecResult>;

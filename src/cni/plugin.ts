@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { HostExec } from '../host/exec.js';
 import { cmdAdd, cmdCheck, cmdDel, cmdGc, type BridgeDeps } from './bridge.js';
 import type { BridgeCache } from './bridge-state.js';
-import type { IpSessionPool } from './ip-session.js';
+import type { IpSessionPool } from '../host/ip-session.js';
 import { parseCniArgs, parseCniEnv, type CniCommand, type CniEnv } from './env.js';
 import { buildDiskIpamStore } from './ipam/store-disk.js';
 import type { IpamStore } from './ipam/store.js';
@@ -35,7 +35,7 @@ export interface PluginDeps {
   readonly ipamStore?: (conf: BridgeConf) => IpamStore;
   /** Bridge state kept across calls by a long-lived caller (see bridge-state.ts). */
   readonly bridgeCache?: BridgeCache;
-  /** Running `ip -batch` processes in the node namespace (long-lived callers; ip-session.ts). */
+  /** Running `ip -batch` processes in the node namespace (long-lived callers; host/ip-session.ts). */
   readonly ipSessions?: IpSessionPool;
 }
 

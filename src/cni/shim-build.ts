@@ -5,7 +5,7 @@
 import { lstatSync, readlinkSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildNative } from '../util/native-build.js';
+import { buildNative } from '../host/native-build.js';
 import { ensurePrivateDirSync } from '../util/private-files.js';
 import { KDP_CNI_SCRIPT } from './exec-plugin.js';
 

@@ -16,7 +16,7 @@ import {
   buildPluginConfig, forNode, loadNetworkConfigList, parseNetworkConfigList, type NetworkConfigList,
 } from '../cni/conf-list.js';
 import { execPlugin, findPlugin } from '../cni/exec-plugin.js';
-import { buildIpSessionPool } from '../cni/ip-session.js';
+import { buildIpSessionPool } from '../host/ip-session.js';
 import { runCniPlugin, type CniOutcome } from '../cni/plugin.js';
 import { compareVersions } from '../cni/spec.js';
 import { kdpError, KdpError } from '../errors.js';

@@ -4,7 +4,7 @@
 // same contract. Both answer `pod=… from=… to=…` identically (test/kubelet/echo-command.test.ts).
 
 import { fileURLToPath } from 'node:url';
-import { buildNative } from '../util/native-build.js';
+import { buildNative } from '../host/native-build.js';
 
 export const ECHO_SOURCE = fileURLToPath(new URL('../../native/kdp-echo.c', import.meta.url));
 export const ECHO_SCRIPT = fileURLToPath(new URL('../../bin/kdp-echo.js', import.meta.url));

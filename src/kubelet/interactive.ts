@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
 import { ptyProcess } from '../host/pty.js';
 import { childProcessStream } from '../streaming/fakes.js';
-import type { Workload } from './launcher.js';
+import type { Workload } from '../host/launcher.js';
 import type { StreamOptions, StreamProcess } from './streams.js';
 
 export interface InteractiveWorkload extends Workload {

@@ -1,5 +1,5 @@
 // The netns runtime: a pod sandbox is a network namespace (`<prefix>-p-<hash of uid>`, made by a
-// line to a running `ip -batch`, sandbox-netns.ts) wired by the CNI plugin, called in-process
+// line to a running `ip -batch`, host/netns.ts) wired by the CNI plugin, called in-process
 // with the node's namespace as the plugin's own (bridge `cni0`, isGateway, no ipMasq, host-local
 // over the node's podCIDR); containers are processes started in the pod namespace with
 // `nsenter --net`, forked by small launcher helpers (launcher.ts), not by kdp. A container runs
@@ -27,12 +27,12 @@ import { createHash } from 'node:crypto';
 import { constants as osConstants, release } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
 import type { Container as Container_, Pod, ProbeHandler } from '../api/types.js';
 import { jsEchoCommand, type EchoCommand } from './echo-command.js';
 import { kdpError } from '../errors.js';
 import type { HostExec } from '../host/exec.js';
 import { recordProcess } from '../host/process.js';
+import { hostSpawner, runProgram } from '../host/spawn.js';
 import type { HostStateFile } from '../host/state.js';
 import type {
   NodeNetwork, Runtime, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxRecord,
@@ -43,7 +43,7 @@ import { buildRestartBackoff, type RestartBackoff } from './backoff.js';
 import { memoryLogStore, type ContainerLogStore, type ContainerLogWriter } from './container-log-files.js';
 import { buildPodNetwork } from './cni-caller.js';
 import { buildHelperProber, type ProbeOutcome, type Prober } from './prober.js';
-import { buildHelperLauncher, type Launcher, type Workload } from './launcher.js';
+import { buildHelperLauncher, type Launcher, type Workload } from '../host/launcher.js';
 import { containerEnv, expandVars, type EnvContext } from './container-env.js';
 import { imageKind, resolveImage } from './images.js';
 import { preparePodMounts, refreshPodVolumes, removePodDir, PODNS_SCRIPT, type PodMountDeps } from './pod-mounts.js';
@@ -52,7 +52,7 @@ import { startInteractive, type InteractiveWorkload } from './interactive.js';
 import type { StreamOptions, StreamProcess } from './streams.js';
 import { probeRequest, startReadinessWorker, type ReadinessWorker } from './readiness.js';
 import type { ContainerEvent } from './container-events.js';
-import { buildSandboxNetns, type SandboxNetns } from './sandbox-netns.js';
+import { buildSandboxNetns, type SandboxNetns } from '../host/netns.js';
 
 export interface NetnsRuntimeOptions {
   readonly exec: HostExec;
@@ -226,14 +226,13 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
    *  no shell); exit 0 = ok, else the output is the message (as upstream's exec prober). */
   function execIn(sb: Sandbox, c: Container, argv: readonly string[], timeoutMs: number): Promise<ProbeOutcome> {
     if (argv.length === 0) return Promise.resolve({ ok: false, message: 'exec: no command' });
-    return new Promise((resolve) => {
-      execFile('nsenter', [...nsEnter(sb, '/'), '--', ...argv], { env: c.env as NodeJS.ProcessEnv,
-        timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 20 }, (e, out, err) => {
-        if (!e) { resolve({ ok: true }); return; }
-        const text = `${out}${err}`.trim();
-        resolve({ ok: false, message: (e as { killed?: boolean }).killed
-          ? `command ${JSON.stringify(argv)} timed out` : text || `command exited ${e.code ?? 'abnormally'}` });
-      });
+    return runProgram(hostSpawner, 'nsenter', [...nsEnter(sb, '/'), '--', ...argv], {
+      env: c.env as NodeJS.ProcessEnv, timeoutMs, killSignal: 'SIGKILL', maxOutput: 1 << 20,
+    }).then((r) => {
+      if (r.code === 0) return { ok: true };
+      const text = `${r.stdout}${r.stderr}`.trim();
+      return { ok: false, message: r.timedOut
+        ? `command ${JSON.stringify(argv)} timed out` : text || `command exited ${r.code ?? 'abnormally'}` };
     });
   }
 

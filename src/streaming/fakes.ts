@@ -2,12 +2,12 @@
 // a StreamProcess from a host child process (argv array, no shell), an in-memory echo, and a
 // loopback dialer. They fail the way the real ones do (exit codes, connection refused).
 
-import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import { constants } from 'node:os';
 import { kdpError } from '../errors.js';
+import { hostSpawner, type Spawner } from '../host/spawn.js';
 import type { StreamOptions, StreamProcess } from '../kubelet/streams.js';
 
 /**
@@ -15,14 +15,14 @@ import type { StreamOptions, StreamProcess } from '../kubelet/streams.js';
  * stderr is merged into stdout, and resizes are recorded in `sizes`).
  */
 export function childProcessStream(
-  argv: readonly string[], opts: StreamOptions, env?: NodeJS.ProcessEnv,
+  argv: readonly string[], opts: StreamOptions, env?: NodeJS.ProcessEnv, spawner: Spawner = hostSpawner,
 ): Promise<StreamProcess & { readonly sizes: Array<[number, number]> }> {
   return new Promise((resolve, reject) => {
     if (argv.length === 0) {
       reject(kdpError('KDP_BAD_REQUEST', 'command is required'));
       return;
     }
-    const child = spawn(argv[0]!, argv.slice(1), {
+    const child = spawner.spawn(argv[0]!, argv.slice(1), {
       stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], env: env ?? process.env,
     });
     const sizes: Array<[number, number]> = [];

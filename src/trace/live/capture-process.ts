@@ -3,17 +3,18 @@
 // listens, stopped with SIGINT (tcpdump then flushes its file), SIGKILL if it lingers.
 // `ip netns exec` execs the tool in place, so the child's pid is the tool's own.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { kdpError } from '../../errors.js';
+import { hostSpawner, type HostChild, type Spawner } from '../../host/spawn.js';
 
 export interface WatcherSpec {
   readonly netns: string;
   readonly file: string;
   readonly args: readonly string[];
   /** Resolves once the tool listens; given the child and its stderr so far. */
-  readonly ready: (child: ChildProcess, stderr: () => string) => boolean;
+  readonly ready: (child: HostChild, stderr: () => string) => boolean;
   readonly readyTimeoutMs?: number;
+  readonly spawner?: Spawner;
 }
 
 export interface Watcher {
@@ -29,13 +30,13 @@ const POLL_MS = 10;
 
 export async function startWatcher(spec: WatcherSpec): Promise<Watcher> {
   const what = `${spec.file} in netns ${spec.netns}`;
-  const child = spawn('ip', ['netns', 'exec', spec.netns, spec.file, ...spec.args],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = (spec.spawner ?? hostSpawner).spawn('ip',
+    ['netns', 'exec', spec.netns, spec.file, ...spec.args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   let exit: string | undefined;
-  child.stdout.on('data', (d: Buffer) => { out += d.toString('utf8'); });
-  child.stderr.on('data', (d: Buffer) => { err = (err + d.toString('utf8')).slice(-8000); });
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString('utf8'); });
+  child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString('utf8')).slice(-8000); });
   const exited = new Promise<void>((res) => {
     child.once('exit', (code, sig) => { exit = `exited (${code ?? sig})`; res(); });
     child.once('error', (e) => { exit = `could not start (${e.message})`; res(); });
@@ -67,7 +68,7 @@ export async function startWatcher(spec: WatcherSpec): Promise<Watcher> {
 }
 
 /** tcpdump tells on stderr once its capture is open. */
-export function tcpdumpListening(_child: ChildProcess, stderr: () => string): boolean {
+export function tcpdumpListening(_child: HostChild, stderr: () => string): boolean {
   return stderr().includes('listening on');
 }
 
@@ -80,7 +81,7 @@ const NFTRACE_GROUP_BIT = 1 << 8;
  * namespace's /proc/net/netlink with protocol NETLINK_NETFILTER and the NFTRACE group bit set.
  * From then on no trace event of the namespace can be missed.
  */
-export function subscribedToNftrace(child: ChildProcess): boolean {
+export function subscribedToNftrace(child: HostChild): boolean {
   const pid = child.pid;
   if (pid === undefined) return false;
   try {

@@ -2,10 +2,10 @@
 // (started through `ip netns exec`, JSON lines over stdin/stdout) that listens and sends probes.
 // Long-lived because a Node start costs ~0.1 s and a fidelity run sends thousands of probes.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { kdpError } from '../../errors.js';
+import { hostSpawner, type HostChild, type Spawner } from '../../host/spawn.js';
 import { parseReplyLine } from './reply.js';
 
 export interface ProbeSpec {
@@ -50,6 +50,7 @@ export interface Prober {
 export interface ProberOptions {
   /** The responder name its replies carry (default: the namespace name). */
   name?: string;
+  spawner?: Spawner;
 }
 
 const SCRIPT = fileURLToPath(new URL('../../../bin/kdp-probe.js', import.meta.url));
@@ -58,15 +59,16 @@ const SCRIPT = fileURLToPath(new URL('../../../bin/kdp-probe.js', import.meta.ur
 export function startProber(netns: string, opts: ProberOptions = {}): Promise<Prober> {
   const name = opts.name ?? (netns || 'local');
   const args = [SCRIPT, '--name', name];
+  const spawner = opts.spawner ?? hostSpawner;
   const child = netns
-    ? spawn('ip', ['netns', 'exec', netns, process.execPath, ...args], { stdio: 'pipe' })
-    : spawn(process.execPath, args, { stdio: 'pipe' });
+    ? spawner.spawn('ip', ['netns', 'exec', netns, process.execPath, ...args])
+    : spawner.spawn(process.execPath, args);
   return connectProber(child, `prober ${name}${netns ? ` in netns ${netns}` : ''}`);
 }
 
 type Pending = (msg: Record<string, unknown>) => void;
 
-function connectProber(child: ChildProcess, what: string): Promise<Prober> {
+function connectProber(child: HostChild, what: string): Promise<Prober> {
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let stderr = '';

@@ -14,7 +14,7 @@
 // workloads are reported exited (SIGKILL) and the next start launches a new helper.
 
 import { EventEmitter } from 'node:events';
-import { isRunning, startHelperProcess, type HelperProcess } from '../host/helper-process.js';
+import { isRunning, startHelperProcess, type HelperProcess } from './helper-process.js';
 
 const HELPER_SOURCE = `
 const { spawn } = require('node:child_process');

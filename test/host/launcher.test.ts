@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { buildHelperLauncher, type Workload } from '../../src/kubelet/launcher.js';
+import { buildHelperLauncher, type Workload } from '../../src/host/launcher.js';
 
 const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
-const LAUNCHER = fileURLToPath(new URL('../../src/kubelet/launcher.ts', import.meta.url));
+const LAUNCHER = fileURLToPath(new URL('../../src/host/launcher.ts', import.meta.url));
 
 const exited = (w: Workload) => new Promise<[number | null, string | null]>((r) =>
   w.once('exit', (code: number | null, sig: string | null) => r([code, sig])));

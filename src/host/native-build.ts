@@ -4,14 +4,11 @@
 // it is compiled to a temporary name and renamed, so concurrent callers never run a half-written
 // binary. Executables stay owner-only (0700), as every file in the data dir.
 
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { ensurePrivateDirSync } from './private-files.js';
-
-const run = promisify(execFile);
+import { ensurePrivateDirSync } from '../util/private-files.js';
+import { hostSpawner, runProgram, type Spawner } from './spawn.js';
 
 export interface NativeBuild {
   /** The C source file. */
@@ -23,6 +20,7 @@ export interface NativeBuild {
   /** String constants compiled in as `-DNAME="value"` (values are C-escaped here). */
   readonly defines?: Readonly<Record<string, string>>;
   readonly compilers?: readonly string[];
+  readonly spawner?: Spawner;
 }
 
 export type NativeBuildOutcome =
@@ -52,15 +50,17 @@ export async function buildNative(b: NativeBuild): Promise<NativeBuildOutcome> {
   const tmp = `${target}.${process.pid}.tmp`;
   const errors: string[] = [];
   for (const cc of b.compilers ?? ['cc', 'gcc']) {
-    try {
-      await run(cc, ['-O2', ...defines, '-o', tmp, b.source], { timeout: 60_000 });
+    const r = await runProgram(b.spawner ?? hostSpawner, cc, ['-O2', ...defines, '-o', tmp, b.source],
+      { timeoutMs: 60_000 });
+    if (r.code === 0) {
       chmodSync(tmp, 0o700);
       renameSync(tmp, target);
       return { ok: true, file: target };
-    } catch (e) {
-      rmSync(tmp, { force: true });
-      errors.push(`${cc}: ${((e as Error).message.split('\n')[0] ?? '').slice(0, 200)}`);
     }
+    rmSync(tmp, { force: true });
+    const why = r.startError ? r.startError.message : r.timedOut ? 'timed out'
+      : `exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n')[0] ?? ''}`;
+    errors.push(`${cc}: ${why.slice(0, 200)}`);
   }
   return { ok: false, reason: `no working C compiler (${errors.join('; ')})` };
 }

@@ -6,8 +6,15 @@
 // `Command failed -:N`, and the session respawns on the next request. If the caller dies, the
 // pipe closes and ip exits on end of input.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import type { BatchOutcome } from './netns-target.js';
+import { hostSpawner, type HostChild, type Spawner } from './spawn.js';
+
+/** What a batch did: ip stops at the first failing line (without -force). */
+export interface BatchOutcome {
+  readonly ok: boolean;
+  /** Every line ip reported as failed (several only with `force`). */
+  readonly failedLines: readonly number[];
+  readonly stderr: string;
+}
 
 export interface IpSessionPool {
   /** Runs the lines (no -force semantics: stops at the first failure). */
@@ -23,10 +30,11 @@ export interface IpSessionOptions {
   readonly timeoutMs?: number;
   readonly onSpawn?: (pid: number) => void;
   readonly onExit?: (pid: number) => void;
+  readonly spawner?: Spawner;
 }
 
 interface Proc {
-  readonly child: ChildProcess;
+  readonly child: HostChild;
   sent: number;
   out: string;
   err: string;
@@ -60,7 +68,7 @@ function buildSession(netns: string | undefined, o: IpSessionOptions) {
   function start(): Proc {
     // Its own process group, so a terminal's Ctrl-C does not cut it off mid-shutdown.
     const where = netns ? ['-n', netns] : [];
-    const child = spawn('stdbuf', ['-oL', 'ip', ...where, '-batch', '-'], {
+    const child = (o.spawner ?? hostSpawner).spawn('stdbuf', ['-oL', 'ip', ...where, '-batch', '-'], {
       stdio: ['pipe', 'pipe', 'pipe'], detached: true,
     });
     const p: Proc = { child, sent: 0, out: '', err: '', exited: false };

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildHostExec } from '../../src/host/exec.js';
 import { deleteNetns, listNetns } from '../../src/host/netns.js';
-import { buildSandboxNetns } from '../../src/kubelet/sandbox-netns.js';
+import { buildSandboxNetns } from '../../src/host/netns.js';
 import { canUseNetns, testNetnsName } from '../helpers/root.js';
 
 describe.runIf(canUseNetns(['ip', 'stdbuf']))('pod sandbox namespaces through ip sessions (root)', () => {
