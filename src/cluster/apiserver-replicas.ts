@@ -5,10 +5,10 @@
 // plane runs one kube-apiserver per control-plane node. A replica exits when its stdin closes,
 // so one never outlives `kdp up`, even after a SIGKILL.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kdpError } from '../errors.js';
+import { hostSpawner, type HostChild, type Spawner } from '../host/spawn.js';
 
 export const KDP_BIN = fileURLToPath(new URL('../../bin/kdp.js', import.meta.url));
 
@@ -21,6 +21,7 @@ export interface ReplicaOptions {
   /** netns mode: dial pods and kubelets inside the data dir's cluster namespaces. */
   readonly netns: boolean;
   readonly log: (line: string) => void;
+  readonly spawner?: Spawner;
 }
 
 export interface Replica {
@@ -42,7 +43,7 @@ export function startReplica(name: string, o: ReplicaOptions): Promise<Replica> 
     '--etcd-certfile', join(pki, 'apiserver-etcd-client.crt'), '--etcd-keyfile', join(pki, 'apiserver-etcd-client.key'),
     ...(o.admissionPlugins.length ? ['--enable-admission-plugins', o.admissionPlugins.join(',')] : []),
     ...(o.netns ? ['--netns-cluster'] : [])];
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: HostChild = (o.spawner ?? hostSpawner).spawn(process.execPath, args);
   let exitedFlag = false;
   const exit = new Promise<void>((resolve) => child.once('exit', () => { exitedFlag = true; resolve(); }));
   child.stderr!.setEncoding('utf8');

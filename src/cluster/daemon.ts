@@ -2,10 +2,10 @@
 // records pid + start time, so a stale file after a reboot or a reused pid never makes us signal
 // a process that is not ours.
 
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { openPrivateSync, writePrivateFileSync } from '../util/private-files.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { hostSpawner } from '../host/spawn.js';
 import {
   isAlive, procStartTicks, recordProcess, signalIfSame, type ProcessRecord,
 } from '../host/process.js';
@@ -36,7 +36,7 @@ export function spawnDetached(script: string, args: readonly string[], logFile: 
   nodeFlags: readonly string[] = []): number {
   const fd = openPrivateSync(logFile, 'a');
   try {
-    const child = spawn(process.execPath, [...nodeFlags, script, ...args], {
+    const child = hostSpawner.spawn(process.execPath, [...nodeFlags, script, ...args], {
       detached: true,
       stdio: ['ignore', fd, fd],
       env: { ...process.env, KDP_DETACHED: '1' },

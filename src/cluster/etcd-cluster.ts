@@ -6,12 +6,12 @@
 // of one member with `kdp etcd start`) finds the same cluster. Each member's pid is in
 // <data-dir>/etcd/<member>.pid; stopping kdp up stops them.
 
-import { execFile, spawn } from 'node:child_process';
 import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { freePort } from '../util/free-port.js';
 import { join } from 'node:path';
 import { request } from 'node:https';
 import { kdpError } from '../errors.js';
+import { hostSpawner, runProgram } from '../host/spawn.js';
 import { issueCa, issueLeaf, readIfPresent, type CertPair } from '../apiserver/pki/index.js';
 import { ensurePrivateDirSync, writePrivateFileSync } from '../util/private-files.js';
 
@@ -106,7 +106,7 @@ export function startEtcdMember(root: string, layout: EtcdLayout, name: string):
     throw kdpError('KDP_CONFIG', `${ETCD_BINARY} not found: install Debian's etcd-server (apt-get install -y etcd-server)`);
   }
   const out = openSync(join(dirOf(root), `${m.name}.out`), 'a');
-  const child = spawn(ETCD_BINARY, memberArgs(root, layout, m), { stdio: ['ignore', out, out], detached: true });
+  const child = hostSpawner.spawn(ETCD_BINARY, memberArgs(root, layout, m), { stdio: ['ignore', out, out], detached: true });
   child.unref();
   writeFileSync(pidFile(root, m.name), String(child.pid));
   return child.pid!;
@@ -229,12 +229,12 @@ export function quorumTable(size: number): string {
   return rows.join('\n');
 }
 
-const run = (file: string, args: readonly string[]) => new Promise<string>((resolve, reject) => {
-  execFile(file, args, { env: { ...process.env, ETCDCTL_API: '3' }, timeout: 60_000 }, (e, stdout, stderr) => {
-    if (e) reject(kdpError('KDP_HOST_EXEC', `${file} ${args[0]} ${args[1] ?? ''} failed: ${(stderr || e.message).trim()}`));
-    else resolve(stdout);
-  });
-});
+const run = async (file: string, args: readonly string[]): Promise<string> => {
+  const r = await runProgram(hostSpawner, file, args, { env: { ...process.env, ETCDCTL_API: '3' }, timeoutMs: 60_000 });
+  if (r.code === 0) return r.stdout;
+  const why = r.timedOut ? 'timed out' : r.stderr.trim() || `exit ${r.code ?? r.signal}`;
+  throw kdpError('KDP_HOST_EXEC', `${file} ${args[0]} ${args[1] ?? ''} failed: ${why}`);
+};
 
 /** `etcdctl snapshot save` from a healthy member of the local cluster into `file`. */
 export async function saveEtcdSnapshot(root: string, file: string): Promise<string> {

@@ -4,7 +4,6 @@
 // `name`/`dev` keywords, so one that is also an `ip` keyword (`up`, `type`) stays a name.
 
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import type { BridgeAddr, BridgeState } from './bridge-state.js';
 import type { BridgeConf } from './netconf.js';
 import type { CniRoute } from './result.js';
@@ -29,20 +28,6 @@ export interface BridgePlan {
 /** A sysctl name from path segments; dots inside a segment (an interface name) become `/`. */
 export function sysctlKey(...segments: string[]): string {
   return segments.map((s) => s.replace(/\./g, '/')).join('.');
-}
-
-/** Writes `key=value` sysctls of the current namespace through /proc/sys, without a process. */
-export function writeSysctlsHere(sysctls: readonly string[]): void {
-  for (const kv of sysctls) {
-    const [key, value] = kv.split('=') as [string, string];
-    const path = `/proc/sys/${key.split('.').map((s) => s.replace(/\//g, '.')).join('/')}`;
-    try {
-      writeFileSync(path, value);
-    } catch (e) {
-      // Like `sysctl -e`: a key this kernel lacks (IPv6 disabled) is not an error.
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-  }
 }
 
 /** A random locally administered unicast MAC. */

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { formatCIDR, parseCIDR } from '../api/net.js';
 import {
-  coversGateways, planBridge, podBatchText, podSysctls, randomMac, writeSysctlsHere, type GwIP,
+  coversGateways, planBridge, podBatchText, podSysctls, randomMac, type GwIP,
 } from './bridge-plan.js';
 import { bridgeCacheKey, queryBridge, type BridgeCache } from './bridge-state.js';
 import { buildHostLocalIpam, type HostLocalIpam } from './ipam/host-local.js';
@@ -14,6 +14,7 @@ import {
   addMasq, byFamily, masqAddText, masqRemoveText, removeMasq, restoreCommand, type MasqIP,
 } from './masq.js';
 import type { BridgeConf } from './netconf.js';
+import { writeSysctlsHere } from '../host/sysctls.js';
 import {
   batchError, isSameNetns, netnsExists, type BatchOutcome, type Targets,
 } from './netns-target.js';

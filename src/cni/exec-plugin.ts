@@ -4,10 +4,10 @@
 // `ip netns exec NODE` (which also remounts /sys, as plugins that read it need). Arguments are
 // always an array; no shell.
 
-import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hostSpawner, runProgram, type Spawner } from '../host/spawn.js';
 import type { CniOutcome } from './plugin.js';
 
 /** kdp's own plugin, for `type: kdp-cni` when no `kdp-cni` binary lies in the bin dirs. */
@@ -33,23 +33,14 @@ export interface ExecPluginOptions {
   /** The named node namespace the plugin runs in; undefined = this process's namespace. */
   readonly netns?: string;
   readonly timeoutMs?: number;
+  readonly spawner?: Spawner;
 }
 
-export function execPlugin(o: ExecPluginOptions): Promise<CniOutcome> {
+export async function execPlugin(o: ExecPluginOptions): Promise<CniOutcome> {
   const [file, ...args] = o.netns ? ['ip', 'netns', 'exec', o.netns, ...o.command] : o.command;
-  return new Promise((resolve) => {
-    const child = spawn(file!, args, {
-      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ...o.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      timeout: o.timeoutMs ?? 120_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.stdin.on('error', () => undefined);
-    child.on('error', (e) => resolve({ stdout: '', stderr: e.message, exitCode: 127 }));
-    child.on('close', (code, signal) => resolve({ stdout, stderr, exitCode: code ?? (signal ? 128 : 1) }));
-    child.stdin.end(o.stdin);
+  const r = await runProgram(o.spawner ?? hostSpawner, file!, args, {
+    env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ...o.env },
+    input: o.stdin, timeoutMs: o.timeoutMs ?? 120_000, maxOutput: 16 << 20,
   });
+  return { stdout: r.stdout, stderr: r.stderr, exitCode: r.code ?? (r.signal ? 128 : 1) };
 }

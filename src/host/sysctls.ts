@@ -3,6 +3,7 @@
 // src/proxy/sysctls.ts). Returns what could not be done, one line each; the caller logs it (a
 // read-only key is not a reason to stop kube-proxy).
 
+import { writeFileSync } from 'node:fs';
 import type { HostExec } from './exec.js';
 
 export interface SysctlWrite {
@@ -39,4 +40,18 @@ export async function applySysctls(
 
 function firstLine(e: unknown): string {
   return String((e as Error)?.message ?? e).split('\n')[0]!;
+}
+
+/** Writes `key=value` sysctls of the current namespace through /proc/sys, without a process. */
+export function writeSysctlsHere(sysctls: readonly string[]): void {
+  for (const kv of sysctls) {
+    const [key, value] = kv.split('=') as [string, string];
+    const path = `/proc/sys/${key.split('.').map((s) => s.replace(/\//g, '.')).join('/')}`;
+    try {
+      writeFileSync(path, value);
+    } catch (e) {
+      // Like `sysctl -e`: a key this kernel lacks (IPv6 disabled) is not an error.
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
 }

@@ -4,9 +4,9 @@
 // takes requests as JSON lines over stdio: a probe costs a line each way, not a process. The
 // helper starts on the first probe and is restarted if it dies (pending probes fail).
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { hostSpawner, isRunning, type HostChild, type Spawner } from '../host/spawn.js';
 
 export interface ProbeRequest {
   readonly kind: 'tcp' | 'http';
@@ -35,6 +35,7 @@ export interface HelperProberOptions {
   /** Called with the helper's pid when it starts (the host state file records it). */
   readonly onSpawn?: (pid: number) => void;
   readonly onExit?: (pid: number) => void;
+  readonly spawner?: Spawner;
 }
 
 const HELPER = fileURLToPath(new URL('../../bin/kdp-kubelet-prober.js', import.meta.url));
@@ -42,18 +43,19 @@ const HELPER = fileURLToPath(new URL('../../bin/kdp-kubelet-prober.js', import.m
 const NODE_FLAGS = ['--max-semi-space-size=1', '--max-old-space-size=16', '--v8-pool-size=0'];
 
 export function buildHelperProber(o: HelperProberOptions = {}): Prober {
-  let child: ChildProcess | undefined;
+  let child: HostChild | undefined;
   let nextId = 1;
   const pending = new Map<number, (r: ProbeOutcome) => void>();
   let closed = false;
 
-  function ensure(): ChildProcess {
-    if (child && child.exitCode === null && child.signalCode === null) return child;
+  function ensure(): HostChild {
+    if (isRunning(child)) return child;
     const argv = [process.execPath, ...NODE_FLAGS, o.script ?? HELPER];
+    const spawner = o.spawner ?? hostSpawner;
     const c = o.netns
-      ? spawn('nsenter', [`--net=/run/netns/${o.netns}`, '--', ...argv],
+      ? spawner.spawn('nsenter', [`--net=/run/netns/${o.netns}`, '--', ...argv],
         { stdio: ['pipe', 'pipe', 'ignore'], detached: true })
-      : spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+      : spawner.spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
     const pid = c.pid;
     if (pid) o.onSpawn?.(pid);
     c.stdin!.on('error', () => undefined);

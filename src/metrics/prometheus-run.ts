@@ -5,9 +5,9 @@
 // its command line still names this data dir's config (nothing else is ever signalled). The DNS
 // pods' file_sd targets are rewritten every scrape interval from `dnsPods` (when they changed).
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { hostSpawner, type HostChild, type Spawner } from '../host/spawn.js';
 import { writePrivateFileSync } from '../util/private-files.js';
 import { dnsTargets, renderPrometheusConfig } from './prometheus-config.js';
 
@@ -33,7 +33,7 @@ export function stopLeftover(pidFile: string, configFile: string): boolean {
 }
 
 export function startPrometheus(o: { dataDir: string; apiServer: string; caPem: string; token: string;
-  nodes: readonly string[]; intervalSeconds: number; port: number; bin?: string;
+  nodes: readonly string[]; intervalSeconds: number; port: number; bin?: string; spawner?: Spawner;
   /** The names of the kube-system DNS pods now. */
   dnsPods(): Promise<readonly string[]> }): PrometheusSetup {
   const dir = join(o.dataDir, 'prometheus');
@@ -63,7 +63,7 @@ export function startPrometheus(o: { dataDir: string; apiServer: string; caPem: 
   const pidFile = join(dir, 'prometheus.pid');
   stopLeftover(pidFile, configFile);
   const log = openSync(join(dir, 'prometheus.log'), 'a', 0o600);
-  const child: ChildProcess = spawn(bin, [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`,
+  const child: HostChild = (o.spawner ?? hostSpawner).spawn(bin, [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${o.port}`, '--storage.tsdb.retention.time=1d'],
   { stdio: ['ignore', log, log] });
   child.on('error', () => undefined);

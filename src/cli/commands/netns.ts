@@ -5,9 +5,9 @@
 // pod's namespace); `node/NAME` and `pod/NAME` say which outright. The command's own argument
 // vector is run as given (no shell unless it is one), with the terminal handed over.
 
-import { spawn } from 'node:child_process';
 import { readClusterInfo, type ClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir, type DataDirPaths } from '../../cluster/data-dir.js';
+import { hostSpawner } from '../../host/spawn.js';
 import { clusterId, clusterPrefix } from '../../host/topology.js';
 import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
@@ -85,8 +85,8 @@ export const shCommand: Command = {
     const t = await resolveNetnsTarget(pathsOf(args.flags, io.env), args.positionals[0], args.flags);
     const cmd = args.positionals.length > 1 ? args.positionals.slice(1)
       : [io.env.SHELL || '/bin/sh'];
-    const child = spawn('nsenter', [`--net=/run/netns/${t.netns}`, '--', ...cmd],
-      { stdio: 'inherit', env: { ...io.env, KDP_NETNS: t.netns } });
+    const child = hostSpawner.spawn('nsenter', [`--net=/run/netns/${t.netns}`, '--', ...cmd],
+      { stdio: ['inherit', 'inherit', 'inherit'], env: { ...io.env, KDP_NETNS: t.netns } });
     return new Promise((resolve, reject) => {
       child.once('error', (e) => reject(kdpError('KDP_UNAVAILABLE', `nsenter: ${e.message}`)));
       child.once('exit', (code, sig) => resolve(code ?? (sig ? 128 + (signalNumber(sig) ?? 0) : 1)));
