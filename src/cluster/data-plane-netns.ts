@@ -3,10 +3,10 @@
 // node. Everything is named `kdp-<id>-…` (id = hash of the data dir) and recorded in the data
 // dir's host state file, so `close()` — or `kdp down` after a crash — removes exactly it.
 
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { netnsSockets, type NetnsSockets } from '../host/netns-socket.js';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Node } from '../api/types.js';
 import type { InformerFactory } from '../client/informer.js';
 import { cleanupHost } from '../host/cleanup.js';
@@ -26,11 +26,13 @@ import { buildCniShim, cniSocketDir } from '../cni/shim-build.js';
 import { serveCni } from '../cni/shim-service.js';
 import { buildHelperLauncher } from '../host/launcher.js';
 import { buildNetnsRuntime, ipamDirFor, podNetnsName, type NetnsRuntimeOptions } from '../kubelet/runtime-netns.js';
-import { buildSandboxNetns, deleteNetns } from '../host/netns.js';
+import { buildSandboxNetns, deleteNetns, listNetns } from '../host/netns.js';
+import { kdpError } from '../errors.js';
 import type { Runtime } from '../kubelet/runtime.js';
 import type { RuleApplier } from '../proxy/applier.js';
 import type { ProxyMode } from '../proxy/backend.js';
 import type { DataDirPaths } from './data-dir.js';
+import type { HostLayout } from '../host/hosts.js';
 
 export interface NetnsDataPlane {
   readonly topo: Topology;
@@ -75,6 +77,26 @@ export interface CniNetworkOptions {
   readonly binDirs?: readonly string[];
   /** The cluster's pod CIDRs (masquerade exclusion; an IPv6 one turns on the IPv6 underlay). */
   readonly clusterCIDRs?: readonly string[];
+  /** The built-in network's pod MTU (the VXLAN backend's: 50 less than the underlay's). */
+  readonly mtu?: number;
+  /** Simulated hosts (host/hosts.ts): nodes attach to their host's underlay; default one. */
+  readonly hosts?: HostLayout;
+}
+
+/**
+ * A plane that joins the underlay of a netns cluster another process runs on this host (`kdp
+ * node --name N` beside `sudo kdp up` in the same data dir), for the one node it hosts: the
+ * underlay must exist and is left alone; the node's namespace, its pods' namespaces and its
+ * processes are recorded in the node's own state file and are all that `close()` (or the next
+ * start after a crash) removes — the cluster's other namespaces are not this process's.
+ */
+export interface JoinNode {
+  readonly node: string;
+}
+
+/** The host state file of a node joined by a separate process. */
+export function joinedNodeStateFile(paths: DataDirPaths, node: string): string {
+  return join(paths.root, 'nodes', node, 'host-state.json');
 }
 
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
@@ -99,20 +121,31 @@ export function hostPrefixFor(paths: DataDirPaths): string {
 }
 
 export async function startNetnsDataPlane(
-  paths: DataDirPaths, exec: HostExec = buildHelperHostExec(), cni: CniNetworkOptions = {},
+  paths: DataDirPaths, exec: HostExec = buildHelperHostExec(), cni: CniNetworkOptions = {}, joining?: JoinNode,
 ): Promise<NetnsDataPlane> {
   const prefix = hostPrefixFor(paths);
-  // What a crashed run of this data dir left behind goes first.
-  await cleanupHost(exec, paths.hostState, prefix);
-  const state = new HostStateFile(paths.hostState, prefix);
+  // What this plane owns: the whole cluster prefix, or (joining) the node's namespace name and
+  // what its own state file records.
+  const stateFile = joining ? joinedNodeStateFile(paths, joining.node) : paths.hostState;
+  const owned = joining ? `${prefix}-${joining.node}` : prefix;
+  // What a crashed run of this data dir (or of this node) left behind goes first.
+  await cleanupHost(exec, stateFile, owned);
+  if (joining) mkdirSync(dirname(stateFile), { recursive: true });
+  const state = new HostStateFile(stateFile, owned);
   const topo = buildTopology({
-    exec, state, id: clusterId(paths.root), clusterCIDRs: cni.clusterCIDRs,
+    exec, state, id: clusterId(paths.root), clusterCIDRs: cni.clusterCIDRs, hosts: cni.hosts,
   });
-  await topo.ensureUnderlay();
+  if (!joining) await topo.ensureUnderlay();
+  else if (!(await listNetns(exec)).includes(topo.underlayNetns)) {
+    throw kdpError('KDP_NOT_RUNNING', `no netns cluster to join in ${paths.root} (namespace ${topo.underlayNetns} `
+      + 'is missing): start it with `sudo kdp up`');
+  }
   const echo = await resolveEchoCommand(join(paths.root, 'bin'));
   // The native kdp-cni for runtimes that exec plugins (bin/cni/kdp-cni), built in the
   // background (no node waits for a compiler); each node serves its requests from the start.
-  const shim = buildCniShim(paths.root).catch((e: Error) => ({ ok: false as const, reason: e.message }));
+  // A joining node uses the one its cluster's process built.
+  const shim = joining ? Promise.resolve()
+    : buildCniShim(paths.root).catch((e: Error) => ({ ok: false as const, reason: e.message }));
   const started = new Set<string>();
   // One workload launcher for every node: kdp's own process never forks a pod's process.
   const launcher = buildHelperLauncher({
@@ -170,7 +203,7 @@ export async function startNetnsDataPlane(
       started.add(node.name);
       const runtime = buildNetnsRuntime({
         exec, state, prefix, nodeNetns: topo.nodeNetns(node.name), ipamDir: ipamDirFor(paths.root, node.name),
-        cniConfDir: cni.confDir, cniBinDirs: cni.binDirs, echo, launcher, sandboxNetns,
+        cniConfDir: cni.confDir, cniBinDirs: cni.binDirs, podMtu: cni.mtu, echo, launcher, sandboxNetns,
         timeScale: opts.timeScale, nodeName: node.name,
         nodeIPs: node.ip6 ? [node.ip, node.ip6] : [node.ip], lookup: opts.lookup,
         apiService: opts.apiService, ...(opts.logStore ? { logStore: opts.logStore } : {}),
@@ -234,7 +267,7 @@ export async function startNetnsDataPlane(
       sandboxNetns.close();
       await shim;
       await state.settled().catch(() => undefined); // cleanup reads the file
-      await cleanupHost(exec, paths.hostState, prefix);
+      await cleanupHost(exec, stateFile, owned);
     },
   };
 }

@@ -158,31 +158,7 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('containers run
       || undefined, 30_000, 'piped deleted');
   }, 90_000);
 
-  it('kubectl run -it --rm gives a shell on a terminal inside the pod', async () => {
-    const ptyRun = join(import.meta.dirname, '..', 'streaming', 'helpers', 'pty-run.py');
-    const r = await new Promise<{ code: number; out: string }>((resolve) => {
-      execFile('python3', [ptyRun, '100', '30', '100', '30', 'echo "on-$(hostname)-$((6*7))"; tty; exit 5\n', '--',
-        kubectlPath(33), '--kubeconfig', paths.kubeconfig, 'run', 'term', '-it', '--rm', '--restart=Never',
-        '--image=busybox', '--', 'sh'], { timeout: 60_000 },
-      (e, out) => resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out }));
-    });
-    expect(r.out).toContain('on-term-42');
-    expect(r.out).toMatch(/\/dev\/pts\/\d+/);
-  }, 90_000);
-
-  it('kubectl cp copies into the pod\'s own /tmp and back (tar through exec)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kdp-cp-'));
-    writeFileSync(join(dir, 'in.txt'), 'payload-1\n');
-    for (const minor of [27, 33]) {
-      const to = await kubectl(['cp', join(dir, 'in.txt'), `sh1:/tmp/copied-${minor}.txt`], undefined, minor);
-      expect(to.err).toBe('');
-      expect((await kubectl(['exec', 'sh1', '--', 'cat', `/tmp/copied-${minor}.txt`])).out).toBe('payload-1\n');
-      expect(existsSync(`/tmp/copied-${minor}.txt`)).toBe(false);
-      const back = await kubectl(['cp', `sh1:/tmp/copied-${minor}.txt`, join(dir, `back-${minor}.txt`)], undefined, minor);
-      expect(back.code).toBe(0);
-      expect(readFileSync(join(dir, `back-${minor}.txt`), 'utf8')).toBe('payload-1\n');
-    }
-  }, 90_000);
+  // kubectl run --rm -it and kubectl cp: the shared scenario (test/helpers/pod-work-scenario.ts).
 
   it('a volume kdp cannot mount is a FailedCreatePodSandBox Warning naming it; the pod stays Pending', async () => {
     await cluster.client.create(PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'badmount', namespace: 'default' },

@@ -7,8 +7,6 @@ import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { buildHttpClient } from '../../client/http-client.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import type { Client } from '../../client/types.js';
-import type { Pod } from '../../api/types.js';
-import type { NodeMonitor } from '../../metrics/node-monitor.js';
 import { kdpError } from '../../errors.js';
 import type { FlagSpec, FlagValues } from '../flags.js';
 import type { Command } from '../command.js';
@@ -76,64 +74,43 @@ export const schedulerCommand: Command = {
 
 export const nodeAgentCommand: Command = {
   name: 'node',
-  summary: 'run one node agent (kubelet with the virtual runtime + kube-proxy) against an API server',
+  summary: 'run one node agent (kubelet + kube-proxy) against an API server; beside a netns `kdp up` in the same data dir, a netns node of it (root)',
   flags: [
     { name: 'name', type: 'string', help: 'node name (required)' },
-    { name: 'node-ip', type: 'string', default: '172.18.0.2', help: 'the node\'s InternalIP (dual stack: a comma-separated pair, primary first)' },
-    { name: 'mode', type: 'string', default: 'iptables', help: 'kube-proxy mode: iptables | nftables | ipvs' },
+    { name: 'node-ip', type: 'string', help: 'the node\'s InternalIP (dual stack: a comma-separated pair, primary first); default 172.18.0.2, or in netns mode the first free underlay address' },
+    { name: 'mode', type: 'string', default: 'iptables', help: 'kube-proxy mode: iptables | nftables | ipvs (unused when the cluster runs kube-proxy as a DaemonSet)' },
     { name: 'kube-proxy-config', type: 'string', help: 'a KubeProxyConfiguration file' },
     ...COMMON,
   ],
   async run(args, io) {
-    const [{ nodeProcessClients, nodeProcessKubeletTls }, { buildNodeAgent }, { buildVirtualRuntime },
-      { buildMemoryApplier }, { RuleHistory, rulesDir }, { buildKubeProxy }, serve, logFiles] = await Promise.all([
-      import('../../cluster/node-identity.js'), import('../../kubelet/node-agent.js'),
-      import('../../kubelet/runtime-virtual.js'), import('../../proxy/applier.js'),
-      import('../../proxy/history.js'), import('../../proxy/proxy-server.js'),
-      import('../../kubelet/server/serve.js'), import('../../kubelet/container-log-files.js')]);
     const name = args.flags.name as string | undefined;
     if (!name) throw kdpError('KDP_CONFIG', '--name: the node name is required');
     const mode = parseMode(args.flags.mode)!;
-    const { client: given, factor, dataDir, kubeconfig } = connect(args.flags, io.env);
-    const { kubelet: client, kubeProxy } = await nodeProcessClients(kubeconfig, dataDir, name,
-      given, (line) => io.err(`kdp node ${name}: ${line}\n`));
-    const nodeIPs = (args.flags['node-ip'] as string).split(',').map((s) => s.trim()).filter(Boolean);
-    const nodeIP = nodeIPs.join(', ');
-    const runtime = buildVirtualRuntime({ timeScale: factor,
-      logStore: logFiles.fileLogStore(logFiles.nodeDirOf(dataDir, name)) });
-    // The kubelet API on a free loopback port, published in the Node's daemonEndpoints: the API
-    // server reaches it there for logs and nodes/proxy (as for kdp up's virtual nodes).
-    const tls = await nodeProcessKubeletTls(dataDir, name, nodeIPs);
-    let agentRef: { pod(ns: string, n: string): Pod | undefined; pods?(): readonly Pod[] } | undefined;
-    let monitorRef: NodeMonitor | undefined;
-    const kubeletApi = tls ? await serve.listenOnLoopback(serve.buildNodeKubeletServer({
-      nodeName: name, tls, client, agent: () => agentRef, runtime, monitor: () => monitorRef })) : undefined;
-    if (!tls) io.err(`kdp node ${name}: no cluster CA key in ${dataDir}/pki: serving no kubelet API (no logs)\n`);
-    const agent = buildNodeAgent({ client, nodeName: name, runtime,
-      options: { nodeIPs, timeScale: factor, ...(kubeletApi ? { kubeletPort: kubeletApi.port } : {}) } });
-    agentRef = agent;
-    // Its usage (the virtual model) on /metrics/resource, which kdp up's collector scrapes.
-    monitorRef = (await import('../../metrics/node-monitor.js')).buildNodeMonitors()
-      .attach(name, { pods: () => agent.pods?.() ?? [] }, runtime);
-    await agent.start();
-    // The node's runtime endpoint (`kdp crictl --node NAME`), in the data dir it was given.
-    const { serveNodeRuntimeEndpoint } = await import('../../kubelet/runtime-endpoint/serve.js');
-    const closeRuntime = await serveNodeRuntimeEndpoint({ dataDir, nodeName: name, runtime });
-    const proxy = await buildKubeProxy({
-      client: kubeProxy, nodeName: name, nodeIPs, mode, applier: buildMemoryApplier(mode),
-      configText: args.flags['kube-proxy-config'] ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
-      history: new RuleHistory(rulesDir(dataDir, name)), timeScale: factor,
-      onError: (e) => io.err(`kube-proxy: ${(e as Error).message}\n`),
-      log: (line) => io.err(`${line}\n`),
-    });
-    await proxy.start();
-    io.err(`kdp node ${name} (${nodeIP}) running: kubelet (virtual runtime${kubeletApi
-      ? `, API on 127.0.0.1:${kubeletApi.port}` : ''}) + kube-proxy (${mode})\n`);
+    const { client, factor, dataDir, kubeconfig } = connect(args.flags, io.env);
+    const paths = dataDirPaths(dataDir);
+    const [{ startNodeProcess }, { readClusterInfo }] = await Promise.all([
+      import('../../cluster/node-process.js'), import('../../cluster/cluster-file.js')]);
+    let cluster: ReturnType<typeof readClusterInfo> | undefined;
+    try { cluster = readClusterInfo(paths); } catch { /* no kdp up in this data dir (kdp apiserver) */ }
+    if (cluster?.mode === 'netns' && mode !== cluster.proxyMode && !args.flags['kube-proxy-config']) {
+      io.err(`kdp node ${name}: kube-proxy in ${mode} mode beside a cluster in ${cluster.proxyMode} mode\n`);
+    }
+    const nodeIPs = (args.flags['node-ip'] as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
+    const node = await startNodeProcess({ paths, kubeconfig, client, name, proxyMode: mode, factor, cluster,
+      ...(nodeIPs?.length ? { nodeIPs } : {}),
+      kubeProxyConfig: args.flags['kube-proxy-config']
+        ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
+      log: (line) => io.err(`kdp node ${name}: ${line}\n`) });
+    io.err(`kdp node ${name} (${(node.node.ips ?? [node.node.ip]).join(', ')}) running: kubelet (${node.dataPlane} runtime) + `
+      + `${node.componentsAsPods ? 'kube-proxy and kdp-cni as the DaemonSets\' pods' : `kube-proxy (${mode})`}\n`);
+    // Shutdown waits on helper processes that do not hold the event loop open; this timer does.
     await io.interrupted;
-    proxy.stop();
-    await agent.stop();
-    kubeletApi?.close();
-    await closeRuntime();
+    const keepAlive = setInterval(() => undefined, 1000);
+    try {
+      await node.close();
+    } finally {
+      clearInterval(keepAlive);
+    }
     return 0;
   },
 };

@@ -1,0 +1,129 @@
+// One node's agents as their own process (`kdp node --name N`), joining a cluster over HTTPS with
+// the node's own certificates: the same node set `kdp up` runs its nodes with (node-set.ts), so a
+// joined node is what an in-process one is — kubelet, kube-proxy (or the kube-proxy and kdp-cni
+// DaemonSets' pods, when the cluster has them, as a node kubeadm joins runs them), policy agent,
+// kubelet API, runtime endpoint. Its data plane is its cluster's: beside a `sudo kdp up` running
+// in netns mode in the same data dir, the node gets a namespace on that cluster's underlay, real
+// pod processes and kernel rules, and its kubelet API on its InternalIP:10250 there, where the
+// API server dials it; otherwise (a virtual `kdp up`, `kdp apiserver`) the virtual runtime, and
+// the kubelet API on a loopback port published in the Node.
+
+import { buildInformerFactory } from '../client/informer.js';
+import type { Client, KubeObject } from '../client/types.js';
+import type { Node } from '../api/types.js';
+import { kdpError } from '../errors.js';
+import { loadTopology, nodeIP, nodeIP6 } from '../host/topology.js';
+import { buildNodeMonitors } from '../metrics/node-monitor.js';
+import type { ProxyMode } from '../proxy/backend.js';
+import type { ClusterInfo } from './cluster-file.js';
+import type { DataDirPaths } from './data-dir.js';
+import { startNetnsDataPlane, type NetnsDataPlane } from './data-plane-netns.js';
+import { nodeProcessClients, nodeProcessKubeletTls } from './node-identity.js';
+import { buildNodeSet, type NodeSpec } from './node-set.js';
+import { defaultKubeProxyConfig } from './up.js';
+
+export interface NodeProcessOptions {
+  readonly paths: DataDirPaths;
+  readonly kubeconfig: string;
+  /** The kubeconfig's client (the informers, and the node's identity without the CA key). */
+  readonly client: Client;
+  readonly name: string;
+  /** `--node-ip` as given; default: a free underlay address (netns), 172.18.0.2 (virtual). */
+  readonly nodeIPs?: readonly string[];
+  readonly proxyMode: ProxyMode;
+  readonly kubeProxyConfig?: string;
+  /** Multiplier of every timer (1 / --time-scale). */
+  readonly factor: number;
+  /** The `kdp up` running in the data dir, if any: its data plane is the node's. */
+  readonly cluster?: ClusterInfo;
+  readonly log: (line: string) => void;
+}
+
+export interface NodeProcess {
+  readonly node: NodeSpec;
+  readonly dataPlane: 'netns' | 'virtual';
+  /** Whether kube-proxy runs as the node's kube-proxy DaemonSet pod. */
+  readonly componentsAsPods: boolean;
+  close(): Promise<void>;
+}
+
+const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
+const DAEMONSETS = { group: 'apps', version: 'v1', resource: 'daemonsets', namespace: 'kube-system' } as const;
+
+/** The first underlay address (IPv4, and IPv6 on an IPv6 cluster) no Node has as its InternalIP. */
+async function freeUnderlayAddress(client: Client, v6: boolean): Promise<{ ip: string; ip6?: string }> {
+  const spec = loadTopology();
+  const used = new Set((await client.list<Node>(NODES)).items
+    .flatMap((n) => (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address)));
+  for (let i = 0; i < 250; i++) {
+    const ip = nodeIP(spec, i);
+    const ip6 = v6 ? nodeIP6(spec, i) : undefined;
+    if (!used.has(ip) && !(ip6 && used.has(ip6))) return { ip, ...(ip6 ? { ip6 } : {}) };
+  }
+  throw kdpError('KDP_CONFIG', '--node-ip: no free underlay address left');
+}
+
+export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProcess> {
+  const netnsCluster = o.cluster?.mode === 'netns';
+  if (netnsCluster && process.getuid?.() !== 0) {
+    throw kdpError('KDP_CONFIG', `the cluster in ${o.paths.root} runs in netns mode: its nodes create network `
+      + 'namespaces: run `kdp node` as root (sudo)');
+  }
+  const families = o.cluster?.ipFamily ?? 'ipv4';
+  let node: NodeSpec;
+  if (o.nodeIPs?.length) {
+    const v4 = o.nodeIPs.find((ip) => !ip.includes(':'));
+    const v6 = o.nodeIPs.find((ip) => ip.includes(':'));
+    if (netnsCluster && !v4) throw kdpError('KDP_CONFIG', '--node-ip: a netns node needs an IPv4 underlay address');
+    node = { name: o.name, ip: v4 ?? o.nodeIPs[0]!, ...(v6 && v4 ? { ip6: v6 } : {}), ips: [...o.nodeIPs] };
+  } else if (netnsCluster) {
+    const free = await freeUnderlayAddress(o.client, families !== 'ipv4');
+    const ips = families === 'ipv6' ? [free.ip6!] : families === 'dual' ? [free.ip, free.ip6!] : [free.ip];
+    node = { name: o.name, ...free, ips };
+  } else {
+    node = { name: o.name, ip: '172.18.0.2' };
+  }
+  const componentsAsPods = await o.client.get<KubeObject>(DAEMONSETS, 'kube-proxy')
+    .then(() => true, (e: { code?: string }) => {
+      if (e.code === 'KDP_NOT_FOUND') return false;
+      throw e;
+    });
+  const closers: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c();
+  };
+  try {
+    let netns: NetnsDataPlane | undefined;
+    if (netnsCluster) {
+      netns = await startNetnsDataPlane(o.paths, undefined, { clusterCIDRs: o.cluster?.clusterCIDRs },
+        { node: o.name });
+      const plane = netns;
+      closers.push(() => plane.close());
+    }
+    const tls = await nodeProcessKubeletTls(o.paths.root, o.name, node.ips ?? [node.ip]);
+    if (!tls) o.log(`no cluster CA key in ${o.paths.root}/pki: serving no kubelet API (no logs)`);
+    const informers = buildInformerFactory(o.client);
+    closers.push(() => informers.stop());
+    const clusterCIDRs = o.cluster?.clusterCIDRs;
+    const nodeSet = buildNodeSet({
+      client: o.client, dataDir: o.paths.root, proxyMode: o.proxyMode,
+      kubeProxyConfig: o.kubeProxyConfig ?? (clusterCIDRs ? defaultKubeProxyConfig(clusterCIDRs) : undefined),
+      timeScale: o.factor, informers, netns,
+      onError: (where, e) => o.log(`${where}: ${(e as Error).message}`), log: o.log,
+      clientsFor: async () => nodeProcessClients(o.kubeconfig, o.paths.root, o.name, o.client, o.log),
+      ...(tls ? { kubeletTls: async () => tls } : {}),
+      monitors: buildNodeMonitors(),
+      componentsAsPods,
+    });
+    // Without the kdp-cni DaemonSet's pods (which keep them), this process keeps its node's
+    // host-gw routes to the other nodes' pod CIDRs (kdp up keeps theirs to this node's).
+    if (netns && !componentsAsPods) netns.watchRoutes(informers, (e) => o.log(`routes: ${(e as Error).message}`));
+    closers.push(() => nodeSet.stopAll());
+    informers.start();
+    await nodeSet.start(node);
+    return { node, dataPlane: netns ? 'netns' : 'virtual', componentsAsPods, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
