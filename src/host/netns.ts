@@ -132,3 +132,9 @@ export async function listLinks(exec: HostExec, netns: string): Promise<LinkInfo
     })),
   }));
 }
+
+/** Whether a link of that name exists in the namespace. */
+export async function linkExists(exec: HostExec, ns: string, name: string): Promise<boolean> {
+  const { stdout } = await exec.run('ip', ['-n', ns, '-o', 'link', 'show']);
+  return stdout.split('\n').some((l) => l.split(':')[1]?.trim().split('@')[0] === name);
+}

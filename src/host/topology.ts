@@ -14,7 +14,8 @@ import { parse as parseYaml } from 'yaml';
 import { cidrList, nthAddress } from '../api/net.js';
 import { kdpError } from '../errors.js';
 import type { HostExec } from './exec.js';
-import { ensureNetns, ipBatch, setSysctl } from './netns.js';
+import { buildHosts, SINGLE_HOST, type HostLayout, type Hosts, type HostUnderlay } from './hosts.js';
+import { ensureNetns, ipBatch, linkExists, setSysctl } from './netns.js';
 import { linkName } from './names.js';
 import type { HostStateFile } from './state.js';
 
@@ -34,6 +35,8 @@ export interface TopologyNode {
   readonly ip: string;
   /** The IPv6 underlay address (eth0), on IPv6 and dual-stack clusters. */
   readonly ip6?: string;
+  /** The simulated host (0-based, hosts.ts) whose underlay the node attaches to; default 0. */
+  readonly host?: number;
 }
 
 export interface RoutePeer {
@@ -81,10 +84,15 @@ export interface Topology {
   readonly spec: TopologySpec;
   readonly prefix: string;
   readonly underlayNetns: string;
+  /** The simulated hosts (one unless the layout says more). */
+  readonly hosts: Hosts;
+  /** The underlay of the host a started node is on (host 1 for a node not started here). */
+  hostOf(node: string): HostUnderlay;
   nodeNetns(node: string): string;
   ensureUnderlay(): Promise<void>;
   ensureNodeNetns(node: TopologyNode): Promise<void>;
-  /** Makes the node's host-gw routes exactly `peers` (routes of peers gone are removed). */
+  /** Makes the node's host-gw routes (those via its uplink) exactly `peers` (routes of peers gone
+   *  are removed; routes on other links, the VXLAN backend's, are left alone). */
   syncRoutes(node: string, peers: readonly RoutePeer[]): Promise<void>;
   /** The node's underlay link (its veth on the bridge) down or up: a cable pulled or back. */
   setUplink(node: string, up: boolean): Promise<void>;
@@ -103,6 +111,8 @@ export interface TopologyDeps {
   /** The cluster's pod CIDRs (`kdp up --cluster-cidr`); default the spec's `clusterCIDR`. An
    *  IPv6 one turns on the IPv6 underlay, forwarding and ip6tables masquerade. */
   readonly clusterCIDRs?: readonly string[];
+  /** Simulated hosts (hosts.ts); default one. */
+  readonly hosts?: HostLayout;
 }
 
 export function buildTopology(d: TopologyDeps): Topology {
@@ -116,6 +126,9 @@ export function buildTopology(d: TopologyDeps): Topology {
   const v6CIDRs = clusterCIDRs.filter((c) => c.includes(':'));
   const v6 = v6CIDRs.length > 0 && spec.underlay.cidr6 !== undefined;
   const prefixLen6 = spec.underlay.cidr6?.split('/')[1];
+  const hosts = buildHosts({ exec: d.exec, state: d.state, spec, prefix, layout: d.hosts ?? SINGLE_HOST });
+  const hostIndex = new Map<string, number>();
+  const hostOf = (node: string) => hosts.underlay(hostIndex.get(node) ?? 0);
 
   async function recordAndEnsure(ns: string): Promise<void> {
     await d.state.addNetns(ns);
@@ -123,7 +136,7 @@ export function buildTopology(d: TopologyDeps): Topology {
   }
 
   return {
-    spec, prefix, underlayNetns, nodeNetns,
+    spec, prefix, underlayNetns, nodeNetns, hosts, hostOf,
     async ensureUnderlay() {
       await recordAndEnsure(underlayNetns);
       const br = spec.underlay.bridge;
@@ -136,21 +149,25 @@ export function buildTopology(d: TopologyDeps): Topology {
         ...(gw ? [`addr replace ${gw}/${prefixLen} dev ${br}`] : []),
         ...(gw6 ? [`addr replace ${gw6}/${prefixLen6} dev ${br} nodad`] : []),
         `link set ${br} up`]);
+      await hosts.ensure();
     },
     async ensureNodeNetns(node) {
       const ns = nodeNetns(node.name);
       await recordAndEnsure(ns);
+      hostIndex.set(node.name, node.host ?? 0);
+      const host = hostOf(node.name);
       const peer = linkName(node.name);
       const up = spec.node.uplink;
       if (!(await linkExists(d.exec, ns, up))) {
         // A peer left from the node's previous namespace (deleted namespaces are torn down
         // asynchronously by the kernel, a rebooted node's link can outlive it) goes first.
-        if (await linkExists(d.exec, underlayNetns, peer)) await ipBatch(d.exec, underlayNetns, [`link del ${peer}`]);
-        await ipBatch(d.exec, underlayNetns, [`link add ${peer} type veth peer name ${up} netns ${ns}`]);
+        if (await linkExists(d.exec, host.netns, peer)) await ipBatch(d.exec, host.netns, [`link del ${peer}`]);
+        await ipBatch(d.exec, host.netns, [`link add ${peer} type veth peer name ${up} netns ${ns}`]);
       }
-      await ipBatch(d.exec, underlayNetns, [`link set ${peer} master ${spec.underlay.bridge} up`]);
-      // A default route (as on a real node), so node → ClusterIP has a route before DNAT.
-      const gw = spec.underlay.gateway;
+      await ipBatch(d.exec, host.netns, [`link set ${peer} master ${host.bridge} up`]);
+      // A default route (as on a real node), so node → ClusterIP has a route before DNAT: the
+      // gateway of the node's host (host 1's is the underlay's).
+      const gw = host.index === 0 ? spec.underlay.gateway : host.gateway;
       const ip6 = v6 ? node.ip6 : undefined;
       const gw6 = spec.underlay.gateway6;
       // No DAD: the address is usable at once (a tentative one drops the first packets).
@@ -174,7 +191,7 @@ export function buildTopology(d: TopologyDeps): Topology {
       if (ip6) await ensureMasquerade(d.exec, ns, v6CIDRs, true);
     },
     async setUplink(node, up) {
-      await ipBatch(d.exec, underlayNetns, [`link set ${linkName(node)} ${up ? 'up' : 'down'}`]);
+      await ipBatch(d.exec, hostOf(node).netns, [`link set ${linkName(node)} ${up ? 'up' : 'down'}`]);
     },
     async syncRoutes(node, peers) {
       const ns = nodeNetns(node);
@@ -185,8 +202,8 @@ export function buildTopology(d: TopologyDeps): Topology {
           if (via) want.set(c, via);
         }
       }
-      const have = new Map([...await gatewayRoutes(d.exec, ns, '-4'),
-        ...(v6 ? await gatewayRoutes(d.exec, ns, '-6') : [])]);
+      const have = new Map([...await gatewayRoutes(d.exec, ns, '-4', spec.node.uplink),
+        ...(v6 ? await gatewayRoutes(d.exec, ns, '-6', spec.node.uplink) : [])]);
       const lines: string[] = [];
       for (const [dst, via] of have) if (!want.has(dst)) lines.push(`route del ${dst} via ${via}`);
       for (const [dst, via] of want) {
@@ -197,16 +214,12 @@ export function buildTopology(d: TopologyDeps): Topology {
   };
 }
 
-async function linkExists(exec: HostExec, ns: string, name: string): Promise<boolean> {
-  const { stdout } = await exec.run('ip', ['-n', ns, '-o', 'link', 'show']);
-  return stdout.split('\n').some((l) => l.split(':')[1]?.trim().split('@')[0] === name);
-}
-
-/** Routes of a family with a gateway: kdp's host-gw routes (pods' own subnet route has none). */
+/** Routes of a family with a gateway on `dev`: kdp's host-gw routes (pods' own subnet route has
+ *  none; the VXLAN backend's are on its VTEP). */
 async function gatewayRoutes(
-  exec: HostExec, ns: string, family: '-4' | '-6',
+  exec: HostExec, ns: string, family: '-4' | '-6', dev: string,
 ): Promise<Map<string, string>> {
-  const { stdout } = await exec.run('ip', ['-n', ns, family, '-j', 'route', 'show']);
+  const { stdout } = await exec.run('ip', ['-n', ns, family, '-j', 'route', 'show', 'dev', dev]);
   const out = new Map<string, string>();
   for (const r of JSON.parse(stdout || '[]') as Array<{ dst: string; gateway?: string }>) {
     if (r.gateway && r.dst !== 'default') out.set(r.dst, r.gateway);

@@ -252,6 +252,9 @@ export interface PodNetworkOptions {
   /** CNI_PATH. Default `/usr/lib/cni` (kdp's own `kdp-cni` is always found). */
   readonly binDirs?: readonly string[];
   readonly execKdpCni?: boolean;
+  /** The built-in config's pod MTU (the VXLAN backend's: the underlay's less 50); default the
+   *  plugin's (the bridge's). */
+  readonly mtu?: number;
 }
 
 export interface PodNetworkTarget {
@@ -337,6 +340,7 @@ function builtinList(o: PodNetworkOptions, podCIDRs: readonly string[]): Network
     cniVersion: '1.0.0', name: 'kdp', disableCheck: false, disableGC: false, source: 'inline',
     plugins: [{
       type: 'kdp-cni', bridge: o.podBridge ?? 'cni0', isGateway: true, ipMasq: false, hairpinMode: true,
+      ...(o.mtu ? { mtu: o.mtu } : {}),
       ipam: {
         type: 'host-local', dataDir: o.ipamDir, routes: routes.map((dst) => ({ dst })),
         ranges: podCIDRs.map((subnet) => [{ subnet }]),

@@ -52,6 +52,7 @@ import { startInteractive, type InteractiveWorkload } from './interactive.js';
 import type { StreamOptions, StreamProcess } from './streams.js';
 import { probeRequest, startReadinessWorker, type ReadinessWorker } from './readiness.js';
 import type { ContainerEvent } from './container-events.js';
+import { appsFinished, isSidecar, nextInitStep } from './sidecars.js';
 import { buildSandboxNetns, type SandboxNetns } from '../host/netns.js';
 
 export interface NetnsRuntimeOptions {
@@ -68,6 +69,8 @@ export interface NetnsRuntimeOptions {
   readonly cniConfDir?: string;
   /** CNI_PATH for exec'd plugins; default /usr/lib/cni. */
   readonly cniBinDirs?: readonly string[];
+  /** The built-in network's pod MTU (cni-caller.ts); default the plugin's. */
+  readonly podMtu?: number;
   readonly killGraceMs?: number;
   /** The workload program; default the JS echo (`echoScript`, default bin/kdp-echo.js). */
   readonly echo?: EchoCommand;
@@ -129,6 +132,12 @@ interface Container {
   restartTimer?: NodeJS.Timeout;
   /** An init container (spec.initContainers): runs to completion before the app containers. */
   readonly init?: boolean;
+  /** A sidecar: an init container with restartPolicy Always (sidecars.ts). */
+  readonly sidecar?: boolean;
+  /** Its program is being resolved (between startContainer and runContainer). */
+  launching?: boolean;
+  /** It has run at least once. */
+  ran?: boolean;
 }
 
 interface Sandbox {
@@ -141,6 +150,10 @@ interface Sandbox {
   podIPs: string[];
   readonly containers: Map<string, Container>;
   stopping: boolean;
+  /** The app containers have been started (once every init container is done or started). */
+  appsStarted?: boolean;
+  /** The app containers have finished for good: the sidecars are stopping, not restarting. */
+  sidecarsStopping?: boolean;
   /** The process holding the pod's mount/UTS/IPC namespaces (with `podsDir`). */
   holder?: Workload;
   podDir?: string;
@@ -283,17 +296,51 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
 
   const fieldPath = (c: Container, name: string) => `spec.${c.init ? 'initContainers' : 'containers'}{${name}}`;
 
-  /** Starts the first init container that has not completed; once all have, the app containers. */
+  /** Starts the next init container (a regular one once the one before completed, a sidecar
+   *  once the one before started: sidecars.ts); once all are done, the app containers. */
   function startNext(sb: Sandbox): Promise<void> {
+    if (sb.appsStarted || sb.stopping) return Promise.resolve();
     const all = [...sb.containers.entries()];
-    const next = all.find(([, c]) => c.init && !(c.status.state === 'exited' && c.status.exitCode === 0));
-    if (next) return startContainer(sb, next[0]);
+    const step = nextInitStep(all.filter(([, c]) => c.init).map(([name, c]) => ({ name, sidecar: !!c.sidecar,
+      state: c.status.state, exitCode: c.status.exitCode, started: c.status.started,
+      pending: !!c.launching || !!c.restartTimer, ran: !!c.ran })));
+    if (step === 'wait') return Promise.resolve();
+    if (step !== 'apps') return startContainer(sb, step.start);
+    sb.appsStarted = true;
     return Promise.all(all.filter(([, c]) => !c.init).map(([n]) => startContainer(sb, n))).then(() => undefined);
+  }
+
+  /** Once the app containers have finished for good, the sidecars stop (reverse spec order, as
+   *  at deletion); a regular init container that failed under Never ends the pod the same way. */
+  function stopSidecarsIfDone(sb: Sandbox): void {
+    if (sb.sidecarsStopping || sb.stopping) return;
+    const all = [...sb.containers.values()];
+    const initFailed = sb.pod.spec?.restartPolicy === 'Never'
+      && all.some((c) => c.init && !c.sidecar && c.status.state === 'exited' && (c.status.exitCode ?? 0) !== 0);
+    if (!initFailed && !(sb.appsStarted && appsFinished(sb.pod, all.filter((c) => !c.init).map((c) => c.status),
+      (name) => !!sb.containers.get(name)?.restartTimer))) return;
+    if (!all.some((c) => c.sidecar)) return;
+    sb.sidecarsStopping = true;
+    const grace = (sb.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000 * scale;
+    void stopSidecars(sb, Date.now() + grace).then(() => listener(sb.uid));
+  }
+
+  /** Stops the pod's sidecars one at a time in reverse spec order, within the deadline. */
+  async function stopSidecars(sb: Sandbox, deadline: number): Promise<void> {
+    const sidecars = [...sb.containers.entries()].filter(([, c]) => c.sidecar).reverse();
+    for (const [name, c] of sidecars) {
+      clearTimeout(c.restartTimer);
+      c.restartTimer = undefined;
+      c.readiness?.stop();
+      c.liveness?.stop();
+      c.startup?.stop();
+      await killContainer(sb, name, Math.max(0, deadline - Date.now()));
+    }
   }
 
   const podNetwork = buildPodNetwork({
     exec: o.exec, nodeNetns: o.nodeNetns, ipamDir: o.ipamDir, podBridge: o.podBridge,
-    confDir: o.cniConfDir, binDirs: o.cniBinDirs,
+    confDir: o.cniConfDir, binDirs: o.cniBinDirs, ...(o.podMtu ? { mtu: o.podMtu } : {}),
   });
 
   /** CNI through the node's network config list (kubelet/cni-caller.ts); ADD returns the result JSON. */
@@ -350,7 +397,9 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
   /** Resolves once the container runs or waits with a config error (callers then publish). */
   function startContainer(sb: Sandbox, name: string): Promise<void> {
     const c = sb.containers.get(name)!;
+    c.launching = true;
     return containerProgram(sb, name).then((prog) => {
+      c.launching = false;
       if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
       if (prog.warning && !c.warned) {
         c.warned = true;
@@ -359,6 +408,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       }
       runContainer(sb, name, prog);
     }, (e: Error) => {
+      c.launching = false;
       // upstream: the container waits with CreateContainerConfigError and the sync retries.
       if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
       c.status = { ...c.status, state: 'waiting', ready: false, reason: 'CreateContainerConfigError', message: e.message };
@@ -397,16 +447,19 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       : launcher.launch({ file: 'nsenter', args: nsArgs, env: prog.env });
     child.once('spawn', (pid: number) => { void o.state.addProcess(recordProcess(pid)); });
     c.child = child;
+    c.ran = true;
     // Without a probe a container is ready once running (upstream); the echo says when it listens.
-    // Init containers take no probes (upstream validation) and are ready once completed.
-    const probe = c.init ? undefined : spec?.readinessProbe;
+    // Regular init containers take no probes nor hooks (upstream validation) and are ready once
+    // completed; sidecars take both, as app containers do.
+    const plainInit = c.init && !c.sidecar;
+    const probe = plainInit ? undefined : spec?.readinessProbe;
     // A startup probe holds readiness and liveness back until it has succeeded (upstream's
     // `started`); failureThreshold failures before that kill the container as liveness does.
-    const startup = c.init ? undefined : spec?.startupProbe;
+    const startup = plainInit ? undefined : spec?.startupProbe;
     // Each run is a new container (its own ID), as a CRI runtime's.
     c.status = { ...c.status, state: 'running', reason: undefined, message: undefined, startedAt: iso(),
       containerID: containerIdUrl(sb.uid, name, c.status.restartCount),
-      ready: !c.init && !probe && !isEcho && !startup, started: !c.init && !startup };
+      ready: !plainInit && !probe && !isEcho && !startup, started: !plainInit && !startup };
     const exec = (argv: readonly string[], ms: number) => execIn(sb, c, argv, ms);
     let listening = false;
     const failed = (kind: string, grace?: number) => {
@@ -432,6 +485,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
           c.status = { ...c.status, started: true, ready: !probe && (!isEcho || listening) };
           startProbes();
           listener(sb.uid);
+          // A started sidecar lets the next init container (or the app containers) start.
+          if (c.sidecar) void startNext(sb).then(() => listener(sb.uid));
         },
         onFailure: (message) => {
           if (c.child !== child) return;
@@ -459,7 +514,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       }) : undefined;
       // Liveness (upstream's prober worker with an initial success): failureThreshold failures in a
       // row kill the container (preStop, SIGTERM, grace) and the restart policy decides what next.
-      const live = c.init ? undefined : spec?.livenessProbe;
+      const live = plainInit ? undefined : spec?.livenessProbe;
       c.liveness = live && spec ? startReadinessWorker({
         probe: live, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale, exec, initial: true,
         onChange: (alive) => { if (!alive) failed('liveness', live.terminationGracePeriodSeconds); },
@@ -472,7 +527,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     }
     // postStart runs beside the program (upstream runs it right after the start); a failed one is
     // a FailedPostStartHook Warning and the container is killed, the restart policy deciding next.
-    const post = c.init ? undefined : spec?.lifecycle?.postStart;
+    const post = plainInit ? undefined : spec?.lifecycle?.postStart;
     if (post) {
       const grace = (sb.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000 * scale;
       void runHook(sb, c, name, post, Math.max(grace, 30_000 * scale)).then((r) => {
@@ -520,6 +575,12 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
       };
       if (sb.stopping || sandboxes.get(sb.uid) !== sb) return;
       const policy = sb.pod.spec?.restartPolicy ?? 'Always';
+      if (c.sidecar) {
+        // A sidecar is restarted whenever it exits, until the app containers are done.
+        if (!sb.sidecarsStopping) scheduleRestart(sb, name);
+        listener(sb.uid);
+        return;
+      }
       if (c.init) {
         // Completed: the next one (or the app containers) starts. Failed: restarted with back-off
         // unless the policy is Never (the pod then fails); Always restarts it as OnFailure.
@@ -527,10 +588,12 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
           c.status = { ...c.status, ready: true };
           void startNext(sb).then(() => listener(sb.uid));
         } else if (policy !== 'Never') scheduleRestart(sb, name);
+        else stopSidecarsIfDone(sb);
         listener(sb.uid);
         return;
       }
       if (policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0)) scheduleRestart(sb, name);
+      stopSidecarsIfDone(sb);
       listener(sb.uid);
     });
   }
@@ -608,7 +671,7 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     for (const [init, spec] of [...inits.map((s) => [true, s] as const),
       ...(pod.spec?.containers ?? []).map((s) => [false, s] as const)]) {
       sb.containers.set(spec.name, {
-        backoff: buildRestartBackoff(scale), init, status: {
+        backoff: buildRestartBackoff(scale), init, sidecar: init && isSidecar(spec), status: {
           name: spec.name, state: 'waiting', reason: inits.length ? 'PodInitializing' : 'ContainerCreating', ready: false,
           restartCount: 0, containerID: containerIdUrl(uid, spec.name, 0), imageID: spec.image ?? '',
         },
@@ -655,15 +718,20 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     if (sb.podDir) removePodDir(sb.podDir);
   }
 
+  /** Stops every container within the grace period: the app (and running init) containers
+   *  together, then the sidecars one at a time in reverse spec order (upstream, KEP-753). */
   async function stopProcesses(sb: Sandbox, graceMs = o.killGraceMs ?? 2000): Promise<void> {
     sb.stopping = true;
+    const deadline = Date.now() + graceMs;
     for (const c of sb.containers.values()) {
       clearTimeout(c.restartTimer);
       c.readiness?.stop();
       c.liveness?.stop();
       c.startup?.stop();
     }
-    await Promise.all([...sb.containers.keys()].map((name) => killContainer(sb, name, graceMs)));
+    await Promise.all([...sb.containers.entries()].filter(([, c]) => !c.sidecar)
+      .map(([name]) => killContainer(sb, name, graceMs)));
+    await stopSidecars(sb, deadline);
   }
 
   return {
