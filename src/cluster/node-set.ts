@@ -27,7 +27,8 @@ import type { Client as KClient, KubeObject } from '../client/types.js';
 import type { NetnsDataPlane } from './data-plane-netns.js';
 import type { NodeClientsFactory } from './node-identity.js';
 import type { IPFamily } from '../api/net.js';
-import { loadTopology, nodeIP, nodeIP6, type TopologySpec } from '../host/topology.js';
+import { loadTopology, nodeIP6, type TopologySpec } from '../host/topology.js';
+import { hostOfNode, nodeIPOnHosts, SINGLE_HOST, type HostLayout } from '../host/hosts.js';
 import { buildKernelNetpolApplier, buildMemoryNetpolApplier, type NetpolApplier } from '../netpol/applier.js';
 import { buildNetpolController, type NetpolController } from '../netpol/controller.js';
 import { writeNetpolTable } from '../netpol/table-file.js';
@@ -43,6 +44,8 @@ export interface NodeSpec {
   readonly ip6?: string;
   /** The node's InternalIPs, primary family first (the cluster CIDR order); default [ip]. */
   readonly ips?: readonly string[];
+  /** netns mode: the simulated host (0-based, host/hosts.ts) the node runs on; default 0. */
+  readonly host?: number;
 }
 
 /** The node's InternalIPs (kubelet --node-ip, kube-proxy's node IPs). */
@@ -119,16 +122,23 @@ export interface NodeSet {
 
 /**
  * Node i (0-based) of a kdp cluster: `n<i+1>` at 172.18.0.(i+2) (DESIGN.md §4); with IPv6 in
- * `families` also at <underlay cidr6>::(i+2), and InternalIPs in `families` order.
+ * `families` also at <underlay cidr6>::(i+2), and InternalIPs in `families` order. On several
+ * simulated hosts (`hosts`), node i is on host i mod N, numbered in its host's subnet when the
+ * hosts are routed (hosts.ts).
  */
 export function nodeSpecs(
   count: number, families: readonly IPFamily[] = ['IPv4'], spec: TopologySpec = loadTopology(),
+  hosts: HostLayout = SINGLE_HOST,
 ): NodeSpec[] {
+  if (hosts.count > 1 && families.includes('IPv6')) {
+    throw kdpError('KDP_CONFIG', '--hosts: several simulated hosts carry IPv4 only (use --ip-family ipv4)');
+  }
   if (!Number.isInteger(count) || count < 1 || count > 250) {
     throw kdpError('KDP_CONFIG', `--nodes: ${count} is not between 1 and 250`);
   }
   return Array.from({ length: count }, (_, i) => {
-    const ip = nodeIP(spec, i);
+    const ip = nodeIPOnHosts(spec, hosts, i);
+    if (hosts.count > 1) return { name: `n${i + 1}`, ip, host: hostOfNode(hosts, i) };
     if (!families.includes('IPv6')) return { name: `n${i + 1}`, ip };
     const ip6 = nodeIP6(spec, i);
     if (!ip6) throw kdpError('KDP_CONFIG', 'an IPv6 cluster needs underlay.cidr6 in the topology');
@@ -241,7 +251,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
               }),
             informers: o.informers, dataDir: o.dataDir, timeScale: o.timeScale, netns: o.netns,
             onError: (e) => o.onError(`kube-proxy ${node.name}`, e), log: o.log }),
-          cni: kdpCniComponent({ nodeName: node.name, informers: o.informers, netns: o.netns,
+          cni: kdpCniComponent({ nodeName: node.name, informers: o.informers, netns: o.netns, client: kubeletClient,
             onError: (e) => o.onError(`kdp-cni ${node.name}`, e) }),
         },
       }) : undefined;

@@ -50,6 +50,10 @@ import { startLogCollection } from '../logging/collector.js';
 import { buildClusterMonitoring, METRIC_RESOLUTION_MS, startClusterPrometheus } from '../metrics/cluster-monitoring.js';
 import { ensureKubeProxyAddon, ensureObjects, kubeProxyConfigConf } from './addons/kube-proxy.js';
 import { kdpCniAddonObjects } from './addons/kdp-cni.js';
+import { SINGLE_HOST, type HostLayout } from '../host/hosts.js';
+import { usesVxlan, type Backend } from '../cni/backend.js';
+import { VXLAN_OVERHEAD } from '../host/vxlan.js';
+import { buildNetnsLabCloud, buildVirtualLabCloud } from './lab-cloud.js';
 import { waitForDaemonSets } from './addons/wait-daemonsets.js';
 import { etcdHealth, etcdStaticPods } from './etcd-pods.js';
 import type { EtcdLayout } from './etcd-cluster.js';
@@ -96,6 +100,11 @@ export interface UpOptions {
   /** kubeadm's NoSchedule taint on the control-plane node n1 (`--control-plane-taint`; off by
    *  default so that a two-node lab schedules onto both nodes). */
   readonly controlPlaneTaint?: boolean;
+  /** netns mode: nodes spread over simulated hosts (`--hosts`, `--host-link`; host/hosts.ts). */
+  readonly hosts?: HostLayout;
+  /** The pod network between nodes (`--backend`, cni/backend.ts); default host-gw. Other than
+   *  host-gw needs systemPods (the kdp-cni agents run it). */
+  readonly backend?: Backend;
 }
 
 export interface RunningCluster {
@@ -126,14 +135,24 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
   const mode = o.dataPlane ?? 'virtual';
   const net = o.network ?? resolveClusterNetwork();
   const topoSpec = loadTopology();
+  const hosts = o.hosts ?? SINGLE_HOST;
+  const backend = o.backend ?? 'host-gw';
   try {
     if (mode === 'netns') assertKernelMode(o.proxyMode);
+    if (hosts.count > 1 && mode !== 'netns') throw kdpError('KDP_CONFIG', '--hosts: simulated hosts are netns mode\'s (run as root)');
+    if (backend !== 'host-gw' && !o.systemPods) {
+      throw kdpError('KDP_CONFIG', `--backend ${backend}: the kdp-cni agents run it (system pods)`);
+    }
     let netns: NetnsDataPlane | undefined;
     let sockets: NetnsSockets | undefined;
     if (mode === 'netns') {
       o.progress('netns data plane: underlay namespace and bridge');
-      netns = await startNetnsDataPlane(o.paths, undefined,
-        { ...o.cni, clusterCIDRs: net.clusterCIDRs });
+      netns = await startNetnsDataPlane(o.paths, undefined, { ...o.cni, clusterCIDRs: net.clusterCIDRs, hosts,
+        ...(usesVxlan(backend) ? { mtu: 1500 - VXLAN_OVERHEAD } : {}) });
+      if (hosts.count > 1) {
+        o.progress(`${hosts.count} simulated hosts (${hosts.link}): ${Array.from({ length: hosts.count },
+          (_, k) => { const h = netns!.topo.hosts.underlay(k); return `${h.name} ${h.cidr}`; }).join(', ')}`);
+      }
       o.progress(netns.echo.native ? `workload: native kdp/echo (${netns.echo.file})`
         : `workload: JS kdp/echo (${netns.echo.reason ?? 'native build unavailable'})`);
       const plane = netns;
@@ -216,11 +235,16 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       onError: (e) => o.progress(`logs: ${(e as Error).message}`) });
     closers.push(() => logs.stop());
     const agentLog = logs.tee(o.progress);
+    // The lab cloud's route table and instances (route and cloud node lifecycle controllers).
+    const nodeCache = informers.informerFor<Node>(NODES).cache;
+    const labCloud = netns ? buildNetnsLabCloud({ plane: netns, nodes: () => nodeCache.list(),
+      onError: (e) => o.progress(`lab cloud routes: ${(e as Error).message}`) }) : buildVirtualLabCloud();
     const manager: ControllerManager = buildControllerManager({ client, informers, options: {
       timeScale: factor, clusterCIDR: net.clusterCIDRs.join(','),
       serviceCIDR: net.serviceCIDRs.join(','), ...nodeMaskOptions(net),
-      rootCaPem: api.pki.caCertPem, ...o.cloud,
+      rootCaPem: api.pki.caCertPem, ...o.cloud, cloud: labCloud,
     } });
+    const cloudRoutes = o.cloud?.cloudProvider !== 'none';
     if (netns && o.cloud?.cloudProvider !== 'none') {
       const pool = buildLbPool(parseLbCidrs(o.cloud?.lbCIDR ?? DEFAULT_LB_CIDR));
       const speaker = startLbSpeaker({ informers, addresses: netnsLbAddresses(netns.exec, netns.topo),
@@ -246,10 +270,11 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       const configConf = kubeProxyConfigConf(o.kubeProxyConfig ?? defaultKubeProxyConfig(net.clusterCIDRs), o.proxyMode);
       const made = [...await ensureKubeProxyAddon(client, { configConf,
         server: `https://${advertise.includes(':') ? `[${advertise}]` : advertise}:${api.port}` }),
-      ...await ensureObjects(client, kdpCniAddonObjects({ clusterCIDRs: net.clusterCIDRs }))];
+      ...await ensureObjects(client, kdpCniAddonObjects({ clusterCIDRs: net.clusterCIDRs, backend,
+        routes: cloudRoutes ? 'cloud' : 'agent' }))];
       o.progress(`kube-system DaemonSets kube-proxy (${o.proxyMode}) and kdp-cni${made.length ? '' : ' (kept from before)'}`);
     }
-    const nodes = nodeSpecs(o.nodes, net.families, topoSpec);
+    const nodes = nodeSpecs(o.nodes, net.families, topoSpec, hosts);
     const nodeSet = buildNodeSet({
       client, dataDir: o.paths.root, proxyMode: o.proxyMode,
       kubeProxyConfig: o.kubeProxyConfig ?? defaultKubeProxyConfig(net.clusterCIDRs),
@@ -261,8 +286,9 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       monitors: monitoring.monitors,
       componentsAsPods: o.systemPods,
     });
-    // With system pods, the kdp-cni pods keep the routes (as kindnet does).
-    if (!o.systemPods) netns?.watchRoutes(informers, (e) => o.progress(`routes: ${(e as Error).message}`));
+    // The host-gw routes are the lab cloud's route controller's; without a cloud, with system
+    // pods the kdp-cni pods keep them (as kindnet does), else the data plane does.
+    if (!o.systemPods && !cloudRoutes) netns?.watchRoutes(informers, (e) => o.progress(`routes: ${(e as Error).message}`));
     closers.push(() => nodeSet.stopAll());
     informers.start();
     for (const n of nodes) {

@@ -24,6 +24,8 @@ import { buildServiceAccountController } from './serviceaccount/controller.js';
 import { buildRootCaPublisher } from './rootcacertpublisher/controller.js';
 import { buildDisruptionController } from './disruption/controller.js';
 import { buildServiceLbController } from './service-lb/controller.js';
+import { buildRouteController } from './route/controller.js';
+import { buildCloudNodeLifecycleController } from './cloud-nodelifecycle/controller.js';
 import type { Controller } from './util.js';
 
 export interface ControllerManager {
@@ -53,6 +55,8 @@ const BUILDERS: Record<string, (ctx: ControllerContext) => Controller> = {
   'root-ca-certificate-publisher': buildRootCaPublisher,
   disruption: buildDisruptionController,
   'service-lb': buildServiceLbController,
+  route: (ctx) => buildRouteController(ctx),
+  'cloud-node-lifecycle': (ctx) => buildCloudNodeLifecycleController(ctx),
 };
 
 export function buildControllerManager(deps: {

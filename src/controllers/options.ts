@@ -8,6 +8,7 @@ import type { Client } from '../client/types.js';
 import type { EventRecorder } from './events.js';
 import { parseClusterCIDRs } from './nodeipam/cluster-cidrs.js';
 import { DEFAULT_LB_CIDR, parseCloudProvider, parseLbCidrs } from './service-lb/pool.js';
+import type { CloudInstances, CloudRoutes } from './route/cloud.js';
 
 export interface ControllerOptions {
   /** Multiplies every duration below. Default 1. */
@@ -16,7 +17,8 @@ export interface ControllerOptions {
   readonly workers?: number;
   /** Controllers to run; default all (`replicaset`, `deployment`, `endpointslice`, `endpoints`,
    * `nodeipam`, `nodelifecycle`, `taint-eviction`, `job`, `statefulset`, `cronjob`, `namespace`, `gc`,
-   * `serviceaccount`, `root-ca-certificate-publisher`, `disruption`, `service-lb`). */
+   * `serviceaccount`, `root-ca-certificate-publisher`, `disruption`, `service-lb`, `route`,
+   * `cloud-node-lifecycle`). */
   readonly controllers?: readonly string[];
   /** `--cluster-cidr`: one CIDR, or two of different families (dual stack), comma-separated;
    *  nodes' podCIDRs follow this order. Default 10.244.0.0/16. */
@@ -47,6 +49,9 @@ export interface ControllerOptions {
   readonly cloudProvider?: 'kdp' | 'none';
   /** `--lb-cidr`: the LoadBalancer address pool, one CIDR per family; default 172.18.255.200/29. */
   readonly lbCIDR?: string;
+  /** The lab cloud's route table and instances (route and cloud node lifecycle controllers);
+   *  absent: those controllers do not run. */
+  readonly cloud?: { readonly routes?: CloudRoutes; readonly instances?: CloudInstances };
 }
 
 export interface ResolvedControllerOptions {
@@ -68,13 +73,15 @@ export interface ResolvedControllerOptions {
   readonly rootCaPem?: string;
   readonly cloudProvider: 'kdp' | 'none';
   readonly lbCIDRs: readonly string[];
+  readonly cloud?: { readonly routes?: CloudRoutes; readonly instances?: CloudInstances };
   /** Scales a duration (ms) by timeScale. */
   scaled(ms: number): number;
 }
 
 export const ALL_CONTROLLERS = ['replicaset', 'deployment', 'daemonset', 'endpointslice', 'endpoints',
   'nodeipam', 'nodelifecycle', 'taint-eviction', 'job', 'statefulset', 'cronjob', 'namespace', 'gc',
-  'serviceaccount', 'root-ca-certificate-publisher', 'disruption', 'service-lb'] as const;
+  'serviceaccount', 'root-ca-certificate-publisher', 'disruption', 'service-lb', 'route',
+  'cloud-node-lifecycle'] as const;
 
 export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedControllerOptions {
   const timeScale = o.timeScale ?? 1;
@@ -96,6 +103,7 @@ export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedCon
     rootCaPem: o.rootCaPem,
     cloudProvider: parseCloudProvider(o.cloudProvider),
     lbCIDRs: parseLbCidrs(o.lbCIDR ?? DEFAULT_LB_CIDR),
+    ...(o.cloud ? { cloud: o.cloud } : {}),
     scaled: (ms) => ms * timeScale,
   };
 }

@@ -139,7 +139,9 @@ export function buildNodeAgent(deps: NodeAgentDeps): NodeAgent {
       return;
     }
     lastReport = now();
-    node = await client.patch<Node>(NODES, nodeName, 'merge', {
+    // A strategic merge patch, as upstream's kubelet: conditions merge by type, so the ones other
+    // components own (NetworkUnavailable, the route controller's) stay.
+    node = await client.patch<Node>(NODES, nodeName, 'strategic', {
       status: { conditions: nodeConditions(iso(), cur?.status?.conditions),
         // A restarted kubelet may serve on another port (virtual nodes: any free loopback port).
         ...(o.kubeletPort ? { daemonEndpoints: { kubeletEndpoint: { Port: o.kubeletPort } } } : {}) },

@@ -20,6 +20,7 @@ import { readNetpolTable } from '../netpol/table-file.js';
 import { netpolNodeView, withNetpol } from './netpol-stage.js';
 import { isLoopback, type HostListeners, type NodeFilter, type Topology, type TraceNodeInfo, type TracePodInfo } from './topology.js';
 import type { TraceEntry } from './walk.js';
+import { vxlanInfoOf } from './overlay.js';
 import { electLbOwners, type EndpointSlice as LbEndpointSlice } from '../cluster/lb-speaker.js';
 
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
@@ -40,6 +41,7 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
     .flatMap((p) => (p.status!.podIPs?.length ? p.status!.podIPs.map((x) => x.ip) : [p.status!.podIP!])
       .map((ip) => ({ name: `${p.metadata.namespace}/${p.metadata.name}`, ip, node: p.spec!.nodeName!,
         listeners: podListeners(p) })));
+  const vxlan = vxlanInfoOf(nodes);
   const infos: TraceNodeInfo[] = nodes.map((n) => {
     const name = n.metadata.name!;
     const podCIDRs = n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []);
@@ -53,6 +55,7 @@ export async function loadTopology(client: Client, dataDir: string, mode: TraceM
       underlayIface: 'eth0',
       filter: o.netpol === false ? filter : withNodeNetpol(filter, name, rulesDir(dataDir, name), podInfos),
       routeLocalnet: routeLocalnetOf(mode, rulesDir(dataDir, name)),
+      ...(vxlan.has(name) ? { vxlan: vxlan.get(name)! } : {}),
     };
   });
   return { nodes: infos, pods: podInfos, host: await hostListenersOf(client, dataDir) };

@@ -37,6 +37,19 @@ export interface TraceNodeInfo {
   /** net.ipv4.conf.all.route_localnet in the node's namespace (kube-proxy's iptables mode
    *  sets it for localhost NodePorts): a packet with a 127/8 source may leave `lo`. */
   readonly routeLocalnet?: boolean;
+  /** The pod network's VXLAN backend on this node (cni/backend.ts): the peers (by node name)
+   *  whose pods it reaches through its VTEP, and the outer addresses. Absent: host-gw to all. */
+  readonly vxlan?: VxlanInfo;
+}
+
+export interface VxlanInfo {
+  /** The VTEP (`kdp-vxlan-1`). */
+  readonly iface: string;
+  readonly vni: number;
+  /** UDP destination port of the outer packet (8472). */
+  readonly port: number;
+  /** Peer node → the outer source (this node's underlay IP) and destination (the peer's). */
+  readonly peers: ReadonlyMap<string, { readonly src: string; readonly dst: string }>;
 }
 
 export interface TracePodInfo {

@@ -171,6 +171,20 @@ function nextHop(
     // The packet mark is per namespace: a veth crossing into another namespace scrubs it
     // (skb_scrub_packet), so kube-proxy's 0x4000 never reaches the next node.
     w.mark = 0;
+    const vx = owner === next ? node.vxlan : undefined;
+    const tunnel = vx?.peers.get(next.name);
+    if (vx && tunnel) {
+      // flannel's VXLAN: the route via the peer's VTEP encapsulates; the peer's VTEP decapsulates
+      // and the inner packet (addresses unchanged) enters its stack from there.
+      if (isRecording(w)) {
+        w.hops.push({ where: node.name, stage: 'vxlan', text: `${vx.iface} → ${next.name}: encapsulated in ` +
+          `UDP ${tunnel.src} → ${tunnel.dst}:${vx.port} VNI ${vx.vni}, out of ${node.underlayIface} (vxlan route)` });
+        w.hops.push({ where: next.name, stage: 'vxlan', text: `decapsulated on ${vx.iface} of ${next.name} ` +
+          `(VNI ${vx.vni}): inner ${endpointString(w.pkt.src, w.pkt.sport)} → ${endpointString(w.pkt.dst, w.pkt.dport)}` });
+      }
+      nodePass(ti, nodeContext(next), [w], false, vx.iface, depth + 1, out);
+      return;
+    }
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'underlay', text: `${node.underlayIface} → ${next.name} (host-gw route)` });
     nodePass(ti, nodeContext(next), [w], false, next.underlayIface, depth + 1, out);
     return;

@@ -8,7 +8,7 @@ import { get } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/types.js';
 import { kubeProxyAddonObjects, kubeProxyConfigConf, kubeProxyConfigSource } from '../../src/cluster/addons/kube-proxy.js';
-import { routePeers } from '../../src/cluster/addons/kdp-cni.js';
+import { netNodeOf, planPeers } from '../../src/cni/backend.js';
 import { etcdHealth, etcdStaticPods } from '../../src/cluster/etcd-pods.js';
 import { withHostComponents, type HostComponent } from '../../src/kubelet/host-components.js';
 import { buildVirtualRuntime } from '../../src/kubelet/runtime-virtual.js';
@@ -155,9 +155,10 @@ describe('kdp-cni routes', () => {
   it('a route per other node\'s podCIDR via its InternalIP; nodes without either are left out', () => {
     const node = (name: string, ip?: string, cidr?: string) => ({ metadata: { name },
       spec: cidr ? { podCIDRs: [cidr] } : {}, status: ip ? { addresses: [{ type: 'InternalIP', address: ip }] } : {} });
-    expect(routePeers([node('n2', '172.18.0.3', '10.244.1.0/24'), node('n1', '172.18.0.2', '10.244.0.0/24'),
-      node('n3', '172.18.0.4'), node('n4', undefined, '10.244.3.0/24')] as never, 'n1'))
-      .toEqual([{ name: 'n2', ips: ['172.18.0.3'], podCIDRs: ['10.244.1.0/24'] }]);
+    const nodes = [node('n2', '172.18.0.3', '10.244.1.0/24'), node('n1', '172.18.0.2', '10.244.0.0/24'),
+      node('n3', '172.18.0.4'), node('n4', undefined, '10.244.3.0/24')].map((n) => netNodeOf(n as never));
+    expect(planPeers(nodes[1]!, nodes))
+      .toEqual({ vxlan: [], hostGw: [{ name: 'n2', ips: ['172.18.0.3'], podCIDRs: ['10.244.1.0/24'] }] });
   });
 });
 

@@ -21,6 +21,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { isAlive, recordProcess } from '../../host/process.js';
 import { PRIVATE_DIR_MODE } from '../../util/private-files.js';
+import { parseHostLayout } from '../../host/hosts.js';
+import { parseBackend } from '../../cni/backend.js';
 
 const NETWORK_FLAGS = [
   { name: 'ip-family', type: 'string', help: 'ipv4 | ipv6 | dual (default: from --cluster-cidr, else ipv4)' },
@@ -46,6 +48,9 @@ export const upCommand: Command = {
     { name: 'cni-conf-dir', type: 'string', help: 'netns mode: pods\' CNI network from this dir (first *.conflist/*.conf by name)' },
     { name: 'cni-bin-dir', type: 'string', help: 'netns mode: CNI plugin dirs, comma-separated (default /usr/lib/cni)' },
     ...NETWORK_FLAGS,
+    { name: 'hosts', type: 'number', default: 1, help: 'netns mode: spread the nodes over N simulated hosts (namespaces with their own underlay; node i on host i mod N)' },
+    { name: 'host-link', type: 'string', default: 'routed', help: 'with --hosts: routed (a subnet per host behind a router: no shared L2) | l2 (one segment)' },
+    { name: 'backend', type: 'string', help: 'pod network between nodes: host-gw | vxlan | auto (host-gw on one segment, else vxlan); default host-gw, auto with --hosts' },
     { name: 'no-dns', type: 'boolean', default: false, help: 'leave out the cluster DNS addon (kube-system/coredns behind the kube-dns Service)' },
     { name: 'log-store-size', type: 'string', default: '256Mi', help: 'bound of the cluster log store in the data dir (kdp logs): oldest lines dropped past it' },
     { name: 'prometheus', type: 'boolean', default: false, help: 'write a Prometheus scrape config (data dir/prometheus) and run Debian\'s prometheus on 127.0.0.1' },
@@ -65,6 +70,8 @@ export const upCommand: Command = {
     if (!(timeScale > 0)) throw kdpError('KDP_CONFIG', '--time-scale: must be greater than 0');
     const network = networkFlags(args.flags);
     const cloud = cloudFlags(args.flags);
+    const hosts = parseHostLayout(args.flags.hosts as number, args.flags['host-link'] as string);
+    const backend = parseBackend((args.flags.backend as string | undefined) ?? (hosts.count > 1 ? 'auto' : 'host-gw'));
     const logStoreBytes = parseStoreSize(args.flags['log-store-size'] as string, '--log-store-size');
     if (livePid(paths.pidFile) !== undefined) {
       throw kdpError('KDP_CONFIG', `a cluster is already running in ${paths.root} (kdp down, or --data-dir)`);
@@ -91,7 +98,7 @@ export const upCommand: Command = {
       dns: !args.flags['no-dns'],
       logStoreBytes,
       prometheus: args.flags.prometheus ? { port: args.flags['prometheus-port'] as number } : undefined,
-      systemPods: true, cloud,
+      systemPods: true, cloud, hosts, backend,
     });
     const ready = readClusterInfo(paths);
     io.out(readyMessage(ready, paths.root, { detached: false, env: io.env }));

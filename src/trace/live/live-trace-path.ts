@@ -42,8 +42,15 @@ function podSide(c: LiveCluster, pod: string, node: string): CapturePoint[] {
 }
 
 /** From one node to the next: out of its eth0, onto the underlay (the sender's bridge port:
- *  the frame is the same on the receiver's), into the next node's eth0. */
-function crossing(c: LiveCluster, from: string, to: string): CapturePoint[] {
+ *  the frame is the same on the receiver's), into the next node's eth0. Over VXLAN the probe
+ *  itself is seen on the two VTEPs (on eth0 and the underlay it is inside UDP 8472). */
+function crossing(c: LiveCluster, from: string, to: string, vxlan: string | undefined): CapturePoint[] {
+  if (vxlan) {
+    return [
+      { netns: nodeNetns(c, from), iface: vxlan, label: `node ${from} ${vxlan}`, node: from },
+      { netns: nodeNetns(c, to), iface: vxlan, label: `node ${to} ${vxlan}`, node: to },
+    ];
+  }
   return [
     { netns: nodeNetns(c, from), iface: 'eth0', label: `node ${from} eth0`, node: from },
     { netns: `${c.prefix}-underlay`, iface: linkName(from), label: `underlay ${linkName(from)}` },
@@ -57,13 +64,21 @@ export function pathPoints(
 ): CapturePoint[] {
   const nodeNames = new Set(c.topo.nodes.map((n) => n.name));
   const nodes: string[] = [src.entry.node];
+  /** Per crossing (index of the node it enters), the VTEP when it went over VXLAN. */
+  const tunnels: Array<string | undefined> = [undefined];
+  let tunnel: string | undefined;
   for (const h of b.hops) {
-    if (nodeNames.has(h.where) && nodes[nodes.length - 1] !== h.where) nodes.push(h.where);
+    if (h.stage === 'vxlan' && h.where === nodes[nodes.length - 1]) tunnel = /^(\S+) → /.exec(h.text)?.[1];
+    if (nodeNames.has(h.where) && nodes[nodes.length - 1] !== h.where) {
+      nodes.push(h.where);
+      tunnels.push(tunnel);
+      tunnel = undefined;
+    }
   }
   const out: CapturePoint[] = [];
   // A node sends from its own stack: its eth0 shows up only when the packet leaves the node.
   if (src.entry.kind === 'pod') out.push(...podSide(c, src.entry.pod, src.entry.node));
-  for (let i = 1; i < nodes.length; i++) out.push(...crossing(c, nodes[i - 1]!, nodes[i]!));
+  for (let i = 1; i < nodes.length; i++) out.push(...crossing(c, nodes[i - 1]!, nodes[i]!, tunnels[i]));
   const last = nodes[nodes.length - 1]!;
   if (b.reached.startsWith('pod ')) {
     out.push(...podSide(c, b.reached.slice(4), last).reverse());

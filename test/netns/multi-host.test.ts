@@ -1,0 +1,145 @@
+// Three simulated hosts (issue 19): the control-plane host h1 and two hosts h2, h3, each an
+// underlay namespace with its own bridge and subnet, joined only through a router namespace, so
+// host-gw cannot work between them and the VXLAN backend must. A Deployment spreads over the two
+// remote hosts; pods talk across hosts with real connections, NAT-free; the VTEP entries come
+// from the Nodes' annotations; the lab cloud's route controller marks each Node's network
+// available; `kdp verify --live` passes; and once a host is removed its Node is deleted by the
+// cloud node lifecycle controller.
+
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Node, Pod } from '../../src/api/types.js';
+import { hostPrefixFor } from '../../src/cluster/data-plane-netns.js';
+import { dataDirPaths } from '../../src/cluster/data-dir.js';
+import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
+import { BACKEND_DATA_ANNOTATION, BACKEND_TYPE_ANNOTATION } from '../../src/cni/backend.js';
+import { cleanupHost } from '../../src/host/cleanup.js';
+import { buildHostExec } from '../../src/host/exec.js';
+import { deleteNetns, listNetns } from '../../src/host/netns.js';
+import { VTEP_LINK, vtepMac } from '../../src/host/vxlan.js';
+import { podNetnsName } from '../../src/kubelet/runtime-netns.js';
+import { kdp } from '../helpers/cli.js';
+import { waitFor } from '../helpers/cluster.js';
+import { probe, seenPod, seenSource } from '../helpers/netns-probe.js';
+import { canUseNetns } from '../helpers/root.js';
+
+const exec = buildHostExec();
+const ref = (resource: string, namespace?: string, group = '', version = 'v1') =>
+  ({ group, version, resource, ...(namespace ? { namespace } : {}) });
+const PODS = ref('pods', 'default');
+const NODES = ref('nodes');
+const ready = (p: Pod) => p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+
+describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('three simulated hosts over VXLAN', () => {
+  const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-mh-')));
+  const prefix = hostPrefixFor(paths);
+  let cluster: RunningCluster | undefined;
+  const client = () => cluster!.client;
+  let pods: Pod[] = [];
+
+  beforeAll(async () => {
+    cluster = await startCluster({ paths, nodes: 3, port: 0, proxyMode: 'iptables', timeScale: 10, dataPlane: 'netns',
+      systemPods: true, dns: false, controlPlaneTaint: true, progress: () => {},
+      hosts: { count: 3, link: 'routed' }, backend: 'vxlan' });
+    await client().create(ref('deployments', 'default', 'apps'), {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
+      spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'echo', image: 'kdp/echo', ports: [{ containerPort: 8080 }] }] } } } });
+    await client().create(ref('services', 'default'), { apiVersion: 'v1', kind: 'Service',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] } });
+    pods = await waitFor(async () => {
+      const items = (await client().list<Pod>(PODS)).items.filter((p) => p.metadata.labels?.app === 'web');
+      return items.length === 4 && items.every(ready) ? items : undefined;
+    }, 60_000, 'web pods Ready');
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+    await cleanupHost(exec, paths.hostState, prefix);
+    expect((await listNetns(exec)).filter((n) => n.startsWith(prefix))).toEqual([]);
+  }, 60_000);
+
+  it('puts each node on its own host subnet behind the router', async () => {
+    expect(cluster!.nodes.map((n) => [n.name, n.ip])).toEqual([['n1', '172.18.0.2'], ['n2', '172.19.0.2'], ['n3', '172.20.0.2']]);
+    const ns = await listNetns(exec);
+    for (const h of ['underlay', 'underlay-h2', 'underlay-h3', 'router']) expect(ns).toContain(`${prefix}-${h}`);
+    // No host-gw route can reach another host's node: its address is not on the node's segment.
+    const onLink = await exec.run('ip', ['-n', `${prefix}-n2`, '-j', 'route', 'get', '172.20.0.2']);
+    expect(JSON.parse(onLink.stdout)[0].gateway).toBe('172.19.0.1');
+  });
+
+  it('spreads the Deployment over both remote hosts (n1 keeps its control-plane taint)', () => {
+    expect(new Set(pods.map((p) => p.spec!.nodeName))).toEqual(new Set(['n2', 'n3']));
+  });
+
+  it('publishes each node\'s VTEP on its Node and programs the peers from them', async () => {
+    const nodes = (await client().list<Node>(NODES)).items;
+    for (const n of nodes) {
+      const ip = n.status!.addresses!.find((a) => a.type === 'InternalIP')!.address;
+      expect(n.metadata.annotations?.[BACKEND_TYPE_ANNOTATION]).toBe('vxlan');
+      expect(JSON.parse(n.metadata.annotations![BACKEND_DATA_ANNOTATION]!)).toEqual({ VNI: 1, VtepMAC: vtepMac(ip) });
+    }
+    const n2 = `${prefix}-n2`;
+    const link = JSON.parse((await exec.run('ip', ['-n', n2, '-j', '-d', 'link', 'show', VTEP_LINK])).stdout)[0];
+    expect(link.linkinfo.info_data).toMatchObject({ id: 1, port: 8472, local: '172.19.0.2' });
+    expect(link.mtu).toBe(1450);
+    const n3 = nodes.find((n) => n.metadata.name === 'n3')!;
+    const cidr3 = n3.spec!.podCIDRs![0]!;
+    const vtep3 = cidr3.split('/')[0];
+    const fdb = JSON.parse((await exec.run('bridge', ['-n', n2, '-j', 'fdb', 'show', 'dev', VTEP_LINK])).stdout);
+    expect(fdb).toContainEqual(expect.objectContaining({ mac: vtepMac('172.20.0.2'), dst: '172.20.0.2' }));
+    const neigh = JSON.parse((await exec.run('ip', ['-n', n2, '-j', 'neigh', 'show', 'dev', VTEP_LINK])).stdout);
+    expect(neigh).toContainEqual(expect.objectContaining({ dst: vtep3, lladdr: vtepMac('172.20.0.2') }));
+    const routes = JSON.parse((await exec.run('ip', ['-n', n2, '-j', 'route', 'show', cidr3])).stdout);
+    expect(routes).toEqual([expect.objectContaining({ dst: cidr3, gateway: vtep3, dev: VTEP_LINK, flags: ['onlink'] })]);
+  });
+
+  it('pod to pod across hosts over VXLAN: a real connection, the server sees the client pod IP', async () => {
+    const a = pods.find((p) => p.spec!.nodeName === 'n2')!;
+    const b = pods.find((p) => p.spec!.nodeName === 'n3')!;
+    for (const [from, to] of [[a, b], [b, a]] as const) {
+      const ans = await probe(exec, podNetnsName(prefix, from.metadata.uid!), 'tcp', to.status!.podIP!, 8080);
+      expect(seenPod(ans)).toBe(to.metadata.name);
+      expect(seenSource(ans)).toBe(from.status!.podIP);
+    }
+    // The pods' MTU leaves room for the VXLAN header.
+    const eth0 = JSON.parse((await exec.run('ip', ['-n', podNetnsName(prefix, a.metadata.uid!), '-j', 'link', 'show', 'eth0'])).stdout)[0];
+    expect(eth0.mtu).toBe(1450);
+  });
+
+  it('the route controller marks every Node NetworkUnavailable=False (RouteCreated)', async () => {
+    const nodes = await waitFor(async () => {
+      const items = (await client().list<Node>(NODES)).items;
+      return items.every((n) => n.status?.conditions?.some((c) => c.type === 'NetworkUnavailable')) ? items : undefined;
+    }, 20_000, 'NetworkUnavailable on every Node');
+    for (const n of nodes) {
+      expect(n.status!.conditions!.find((c) => c.type === 'NetworkUnavailable'))
+        .toMatchObject({ status: 'False', reason: 'RouteCreated', message: 'RouteController created a route' });
+    }
+  });
+
+  it('kdp verify --live passes across the hosts', async () => {
+    const r = await kdp('verify', '--live', '--sample', '3', '--data-dir', paths.root, '-o', 'json');
+    const j = JSON.parse(r.out);
+    expect(j.checks.flatMap((c: { failures: unknown[] }) => c.failures)).toEqual([]);
+    expect(j.checks.some((c: { name: string; cases: number }) => c.name.startsWith('live:') && c.cases > 0)).toBe(true);
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  it('deletes the Node of a host that is gone, once its grace period has passed', async () => {
+    await cluster!.nodeSet.fail('n3', 'crashed');
+    await deleteNetns(exec, `${prefix}-n3`);
+    await deleteNetns(exec, `${prefix}-underlay-h3`);
+    expect(existsSync(`/run/netns/${prefix}-n3`)).toBe(false);
+    await waitFor(async () => !(await client().list<Node>(NODES)).items.some((n) => n.metadata.name === 'n3') || undefined,
+      30_000, 'n3 deleted');
+    // The cloud node lifecycle controller says why (events are written asynchronously).
+    expect(await waitFor(async () => (await client().list<{ reason?: string; involvedObject?: { name?: string } } &
+      { metadata: object }>(ref('events'))).items.some((e) => e.reason === 'DeletingNode' && e.involvedObject?.name === 'n3') || undefined,
+    10_000, 'DeletingNode event')).toBe(true);
+  }, 60_000);
+});
