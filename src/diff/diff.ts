@@ -2,8 +2,9 @@
 // status of diff(1): 0 same, 1 different. Mixing formats needs --behaviour (KDP_DIFF).
 
 import { kdpError } from '../errors.js';
+import { proxyMode } from '../proxy/registry.js';
 import { behaviourDiff, type BehaviourOptions, type BehaviourResult } from './behaviour.js';
-import { EMPTY_TEXT, familySections, withFamilies, type Family } from './families.js';
+import { emptyText, familySections, withFamilies, type Family } from './families.js';
 import { parseSide, type ParsedSide } from './load.js';
 import { reducePair } from './reduce.js';
 import { behaviourJson, renderBehaviour, renderSemantic, renderUnified } from './render.js';
@@ -36,7 +37,7 @@ export function runDiff(a: LoadedTable, b: LoadedTable, req: DiffRequest): DiffO
   } catch (e) {
     // A dual-stack dump was cut in sections: name the line of the whole input if it fails.
     if (pairs.length > 1) {
-      for (const t of [a, b]) if (t.format !== 'ipvs') parseSide(t);
+      for (const t of [a, b]) if (proxyMode(t.format).diff.reparseWhole) parseSide(t);
     }
     throw e;
   }
@@ -59,7 +60,7 @@ function familyPairs(a: LoadedTable, b: LoadedTable): FamilyPair[] {
   const side = (t: LoadedTable, sections: typeof fa, family: Family): LoadedTable => ({
     ...t, label: `${t.label} (${family})`,
     text: sections.filter((s) => s.family === family).map((s) => s.text).join('') ||
-      EMPTY_TEXT[t.format],
+      emptyText(t.format),
   });
   return (['IPv4', 'IPv6'] as const)
     .filter((f) => fa.some((s) => s.family === f) || fb.some((s) => s.family === f))

@@ -4,6 +4,7 @@
 // are pasted one after the other); nftables keeps both in one ruleset (`ip` and `ip6` tables),
 // so its facts take the family from each table instead.
 
+import { proxyMode } from '../proxy/registry.js';
 import type { DiffFormat } from './types.js';
 
 export type Family = 'IPv4' | 'IPv6';
@@ -15,10 +16,7 @@ export interface FamilySection {
 }
 
 /** An empty table of the format (the side a family is missing from). */
-export const EMPTY_TEXT: Record<DiffFormat, string> = {
-  iptables: '', nftables: '',
-  ipvs: '### ipvsadm -Sn\n### ipset save\n### iptables-restore\n### kube-ipvs0\n',
-};
+export const emptyText = (format: DiffFormat): string => proxyMode(format).diff.emptyText;
 
 /** Offsets of line starts beginning with `prefix` (text start included). */
 function linesStarting(text: string, prefix: string): number[] {
@@ -73,7 +71,7 @@ function looksIPv6(text: string): boolean {
  * nft text with both `ip` and `ip6` tables, cut by table family: transaction lines by their
  * family word, `nft list` text by `table F NAME {` blocks. JSON stays whole (one section).
  */
-function nftSections(text: string): FamilySection[] {
+export function nftSections(text: string): FamilySection[] {
   if (text.trimStart().startsWith('{') || !text.includes('table ip6 ') ||
     !text.includes('table ip ')) {
     return [{ family: '', text }];
@@ -95,16 +93,22 @@ function nftSections(text: string): FamilySection[] {
 }
 
 export function familySections(format: DiffFormat, text: string): FamilySection[] {
-  if (format === 'nftables') return nftSections(text);
-  if (format === 'ipvs') {
-    const parts = text.split(/^# (IPv4|IPv6)\n/m);
-    if (parts.length === 1) return [{ family: '', text }];
-    const out: FamilySection[] = [];
-    for (let i = 1; i < parts.length; i += 2) {
-      out.push({ family: parts[i] as Family, text: parts[i + 1] ?? '' });
-    }
-    return out;
+  return proxyMode(format).diff.sections(text);
+}
+
+/** ipvs state: kdp's `# IPv4` / `# IPv6` lines. */
+export function ipvsSections(text: string): FamilySection[] {
+  const parts = text.split(/^# (IPv4|IPv6)\n/m);
+  if (parts.length === 1) return [{ family: '', text }];
+  const out: FamilySection[] = [];
+  for (let i = 1; i < parts.length; i += 2) {
+    out.push({ family: parts[i] as Family, text: parts[i + 1] ?? '' });
   }
+  return out;
+}
+
+/** iptables-save text: cut at family markers or a table seen twice. */
+export function iptablesSections(text: string): FamilySection[] {
   const cuts = iptablesCuts(text);
   if (cuts.length <= 1) return [{ family: cuts[0]?.family ?? '', text }];
   return cuts.map((c, i) => ({
@@ -116,7 +120,7 @@ export function familySections(format: DiffFormat, text: string): FamilySection[
 export function withFamilies(format: DiffFormat, sections: readonly FamilySection[]):
   { family: Family; text: string }[] {
   return sections.map((s) => ({
-    family: s.family || (format !== 'nftables' && looksIPv6(s.text) ? 'IPv6' : 'IPv4'),
+    family: s.family || (proxyMode(format).diff.familyFromAddresses && looksIPv6(s.text) ? 'IPv6' : 'IPv4'),
     text: s.text,
   }));
 }

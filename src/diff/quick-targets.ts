@@ -2,6 +2,7 @@
 // the nft transaction kube-proxy writes), so `--behaviour` does not parse each table twice
 // (the tracer parses it too). Other forms return undefined: use the facts' targets instead.
 
+import { proxyMode } from '../proxy/registry.js';
 import { lowerProto } from './facts-util.js';
 import type { DiffFormat, ProbeTarget } from './types.js';
 
@@ -12,12 +13,11 @@ const NFT_ELEMENT = new RegExp(
   `^add element (?:ip|ip6|inet) \\S+ (${NFT_SETS}) \\{ (.*?)(?: comment "[^"]*")? : `);
 
 export function quickTargets(format: DiffFormat, text: string): ProbeTarget[] | undefined {
-  if (format === 'iptables') return iptablesTargets(text);
-  if (format === 'nftables' && /^add table /m.test(text)) return nftTargets(text);
-  return undefined;
+  return proxyMode(format).diff.quickTargets?.(text);
 }
 
-function iptablesTargets(text: string): ProbeTarget[] {
+/** iptables save/restore text: the KUBE-SERVICES, -NODEPORTS, -EXTERNAL-SERVICES jumps. */
+export function iptablesTargets(text: string): ProbeTarget[] {
   const out: ProbeTarget[] = [];
   for (const line of text.split('\n')) {
     const m = IPT_CHAIN.exec(line);
@@ -32,7 +32,8 @@ function iptablesTargets(text: string): ProbeTarget[] {
   return out;
 }
 
-function nftTargets(text: string): ProbeTarget[] {
+/** kube-proxy's nft transaction: the elements of its service maps. */
+export function nftTargets(text: string): ProbeTarget[] {
   const out: ProbeTarget[] = [];
   for (const line of text.split('\n')) {
     const m = NFT_ELEMENT.exec(line);

@@ -3,9 +3,10 @@
 // compare by meaning (hashed names resolved, counters and order dropped).
 
 import type { RuleOrigin } from '../proxy/backend.js';
-import type { TraceMode } from '../trace/offline.js';
+import type { ProxyMode } from '../proxy/registry.js';
 
-export type DiffFormat = 'iptables' | 'nftables' | 'ipvs';
+/** A dump's format is its proxy mode's. */
+export type DiffFormat = ProxyMode;
 
 export interface LoadedTable {
   /** File name, `-`, or `node n1 @3`. */
@@ -45,5 +46,3 @@ export interface SemanticChange {
   readonly before?: string;
   readonly after?: string;
 }
-
-export const modeOf = (f: DiffFormat): TraceMode => f;

@@ -1,10 +1,12 @@
 // The contract every proxy mode implements (iptables/, nftables/, ipvs/ each export
-// `buildProxier(config)` from their `proxier.ts`). A backend is stateful: it remembers what it
+// `buildProxier(config)` from their `proxier.ts`; registry.ts lists the modes). A backend is stateful: it remembers what it
 // last produced so that later syncs can be partial, as upstream's are.
 
 import type { EndpointsMap, IPFamily, ServicePortMap } from './types.js';
 
-export type ProxyMode = 'iptables' | 'nftables' | 'ipvs';
+import type { ProxyMode } from './registry.js';
+
+export type { ProxyMode };
 
 /** How "traffic from inside the cluster" is recognised (upstream detectLocalMode). */
 export interface DetectLocal {

@@ -18,32 +18,18 @@ import { buildProxierConfigs, parseKubeProxyConfiguration } from './config.js';
 import type { NodeFacts } from './config.js';
 import type { ProblemReporter } from './input-check.js';
 import { ProxyPipeline } from './pipeline.js';
+import { proxyMode, type BackendModule } from './registry.js';
 
 export const DEFAULT_SERVICE_CIDRS = ['10.96.0.0/12', 'fd00:10:96::/112'];
 
-/** What each `src/proxy/<mode>/proxier.ts` exports. */
-export interface BackendModule {
-  buildProxier(config: ProxierConfig): Proxier;
-  /** Canonical form of one artifact (upstream's test sort); identity when absent. */
-  canonicalize?(artifact: Artifact): string;
-}
+export type { BackendModule };
 
 export type BackendLoader = (mode: ProxyMode) => Promise<BackendModule>;
 
-// Static import specifiers, so a bundler (bin/bundle-cache.js) sees every backend.
-const BACKENDS: Readonly<Record<string, () => Promise<Partial<BackendModule>>>> = {
-  iptables: () => import('./iptables/proxier.js'),
-  nftables: () => import('./nftables/proxier.js'),
-  ipvs: () => import('./ipvs/proxier.js'),
-};
-
-/** Loads `./<mode>/proxier.ts`; an unknown mode is a clear KDP_CONFIG. */
+/** Loads the mode's compiler (its registry entry's `loadBackend`); an unknown mode is a clear
+ *  KDP_CONFIG. */
 export const loadBackend: BackendLoader = async (mode) => {
-  const load = Object.hasOwn(BACKENDS, mode) ? BACKENDS[mode] : undefined;
-  if (load === undefined) {
-    throw kdpError('KDP_CONFIG', `proxy mode ${mode}: no backend (src/proxy/${mode}/proxier.ts)`);
-  }
-  const mod = await load();
+  const mod: Partial<BackendModule> = await proxyMode(mode).loadBackend();
   if (typeof mod.buildProxier !== 'function') {
     throw kdpError('KDP_CONFIG', `proxy mode ${mode}: backend does not export buildProxier`);
   }

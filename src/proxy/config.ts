@@ -10,6 +10,7 @@ import { canonicalIP, cidrContains, formatCIDR, parseCIDR, parseIP } from '../ap
 import { kdpError } from '../errors.js';
 import { goDurationMs } from '../util/go-duration.js';
 import type { DetectLocal, ProxierConfig, ProxyMode } from './backend.js';
+import { DEFAULT_PROXY_MODE, isProxyMode, proxyMode, proxyModeNames } from './registry.js';
 import type { IPFamily } from './types.js';
 
 /** What the caller knows about the node and host. */
@@ -60,12 +61,15 @@ export interface ConntrackSettings {
 const KNOWN_FIELDS = new Set([
   'apiVersion', 'kind', 'bindAddress', 'healthzBindAddress', 'metricsBindAddress',
   'bindAddressHardFail', 'enableProfiling', 'clusterCIDR', 'hostnameOverride',
-  'clientConnection', 'iptables', 'ipvs', 'nftables', 'winkernel', 'mode', 'portRange',
+  'clientConnection', 'winkernel', 'mode', 'portRange',
   'conntrack', 'configSyncPeriod', 'nodePortAddresses', 'oomScoreAdj', 'detectLocalMode',
   'detectLocal', 'showHiddenMetricsForVersion', 'featureGates', 'logging',
   'windowsRunAsService', 'syncPeriod', 'minSyncPeriod', 'ipFamilies',
 ]);
-const MODES = ['iptables', 'ipvs', 'nftables'];
+/** Upstream's fields plus each mode's own section (iptables, ipvs, nftables). */
+const isKnownField = (k: string) =>
+  KNOWN_FIELDS.has(k) || proxyModeNames().some((m) => proxyMode(m).configSection === k);
+const badMode = (): never => bad('mode', `must be one of ${proxyModeNames().join(', ')}`);
 const DETECT_MODES = ['ClusterCIDR', 'NodeCIDR', 'BridgeInterface', 'InterfaceNamePrefix'];
 const IPVS_SCHEDULERS = ['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'sh', 'dh', 'sed', 'nq',
   'mh'];
@@ -194,14 +198,19 @@ export function parseKubeProxyConfiguration(text: string | undefined): KubeProxy
   if (o.apiVersion !== undefined && !String(o.apiVersion).startsWith('kubeproxy.config.k8s.io/')) {
     bad('apiVersion', 'must be kubeproxy.config.k8s.io/v1alpha1');
   }
-  for (const k of Object.keys(o)) if (!KNOWN_FIELDS.has(k)) bad(k, 'unknown field');
+  for (const k of Object.keys(o)) if (!isKnownField(k)) bad(k, 'unknown field');
+  // Every mode's section must be an object, whichever mode runs.
+  for (const m of proxyModeNames()) section(o, proxyMode(m).configSection);
   const ipt = section(o, 'iptables');
   const ipvs = section(o, 'ipvs');
-  const nft = section(o, 'nftables');
-  const mode = (str(o, 'mode', 'mode', '') || 'iptables') as ProxyMode;
-  if (!MODES.includes(mode)) bad('mode', `must be one of ${MODES.join(', ')}`);
-  const sub = mode === 'ipvs' ? ipvs : mode === 'nftables' ? nft : ipt;
-  const subName = mode === 'ipvs' ? 'ipvs' : mode === 'nftables' ? 'nftables' : 'iptables';
+  const mode = (str(o, 'mode', 'mode', '') || DEFAULT_PROXY_MODE) as ProxyMode;
+  if (!isProxyMode(mode)) badMode();
+  const entry = proxyMode(mode);
+  // The mode's own section (syncPeriod, ...) and the one its masquerade settings come from.
+  const subName = entry.configSection;
+  const sub = section(o, subName);
+  const masqName = entry.masqueradeSection;
+  const masq = section(o, masqName);
   const syncTop = duration(o, 'syncPeriod', 'syncPeriod', 30_000);
   const minTop = duration(o, 'minSyncPeriod', 'minSyncPeriod', 1_000);
   const syncPeriodMs = duration(sub, 'syncPeriod', `${subName}.syncPeriod`, syncTop);
@@ -237,10 +246,8 @@ export function parseKubeProxyConfiguration(text: string | undefined): KubeProxy
     bridgeInterface,
     metricsBindAddress,
     interfaceNamePrefix,
-    masqueradeBit: masqBit(mode === 'nftables' ? nft : ipt,
-      mode === 'nftables' ? 'nftables.masqueradeBit' : 'iptables.masqueradeBit'),
-    masqueradeAll: bool(mode === 'nftables' ? nft : ipt, 'masqueradeAll',
-      mode === 'nftables' ? 'nftables.masqueradeAll' : 'iptables.masqueradeAll', false),
+    masqueradeBit: masqBit(masq, `${masqName}.masqueradeBit`),
+    masqueradeAll: bool(masq, 'masqueradeAll', `${masqName}.masqueradeAll`, false),
     localhostNodePorts: bool(ipt, 'localhostNodePorts', 'iptables.localhostNodePorts', true),
     nodePortAddresses: parseNodePortAddresses(o.nodePortAddresses),
     syncPeriodMs,
@@ -280,7 +287,7 @@ function detectLocalFor(s: KubeProxySettings, family: IPFamily, node: NodeFacts)
 function nodePortAddressesFor(s: KubeProxySettings, family: IPFamily,
   nodeIPs: readonly string[], mode: ProxyMode): string[] {
   let cidrs: string[];
-  const list = mode === 'nftables' && s.nodePortAddresses.length === 0 ? ['primary'] : s.nodePortAddresses;
+  const list = s.nodePortAddresses.length === 0 ? proxyMode(mode).defaultNodePortAddresses : s.nodePortAddresses;
   if (list[0] === 'primary') {
     const primary = nodeIPs[0];
     const loopback = primary !== undefined && (primary === '::1' || primary.startsWith('127.'));
@@ -318,7 +325,7 @@ export function familiesOf(nodeIPs: readonly string[]): IPFamily[] {
 export function buildProxierConfigs(s: KubeProxySettings, node: NodeFacts,
   serviceCIDRs: readonly string[]): ProxierConfig[] {
   const mode = node.mode ?? s.mode;
-  if (!MODES.includes(mode)) bad('mode', `must be one of ${MODES.join(', ')}`);
+  if (!isProxyMode(mode)) badMode();
   return familiesOf(node.nodeIPs).map((family) => {
     const nodeIPs = node.nodeIPs.filter((ip) => parseIP(ip)?.family === family)
       .map((ip) => canonicalIP(ip)!);

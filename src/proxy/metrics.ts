@@ -4,6 +4,8 @@
 // being applied), sync counts and failures. One registry per kube-proxy (per node).
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ProxyMode } from './backend.js';
+import { proxyMode } from './registry.js';
 
 /** metrics.ExponentialBuckets(0.001, 2, 15): 1 ms … 16 s. */
 const SYNC_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
@@ -24,7 +26,7 @@ export interface KubeProxyMetrics {
   programmed(triggeredMs: number, nowMs: number): void;
 }
 
-export function buildKubeProxyMetrics(mode: 'iptables' | 'nftables' | 'ipvs'): KubeProxyMetrics {
+export function buildKubeProxyMetrics(mode: ProxyMode): KubeProxyMetrics {
   const registry = new Registry();
   const duration = new Histogram({ name: 'kubeproxy_sync_proxy_rules_duration_seconds',
     help: 'SyncProxyRules latency in seconds', buckets: SYNC_BUCKETS, registers: [registry] });
@@ -37,11 +39,7 @@ export function buildKubeProxyMetrics(mode: 'iptables' | 'nftables' | 'ipvs'): K
   const programming = new Histogram({ name: 'kubeproxy_network_programming_duration_seconds',
     help: 'In Cluster Network Programming Latency in seconds', buckets: NETWORK_PROGRAMMING_BUCKETS,
     registers: [registry] });
-  const failures = mode === 'nftables'
-    ? new Counter({ name: 'kubeproxy_sync_proxy_rules_nftables_sync_failures_total',
-      help: 'Cumulative proxy nftables sync failures', registers: [registry] })
-    : new Counter({ name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
-      help: 'Cumulative proxy iptables restore failures', registers: [registry] });
+  const failures = new Counter({ ...proxyMode(mode).syncFailureMetric, registers: [registry] });
   const serviceChanges = new Counter({ name: 'kubeproxy_sync_proxy_rules_service_changes_total',
     help: 'Cumulative proxy rules Service changes', registers: [registry] });
   const endpointChanges = new Counter({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_total',

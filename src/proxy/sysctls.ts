@@ -18,6 +18,7 @@
 
 import type { ConntrackSettings } from './config.js';
 import type { ProxyMode } from './backend.js';
+import { proxyMode } from './registry.js';
 import type { SysctlWrite } from '../host/sysctls.js';
 
 export type { SysctlWrite };
@@ -35,7 +36,7 @@ export const ROUTE_LOCALNET = 'net.ipv4.conf.all.route_localnet';
 
 export function kubeProxySysctls(p: SysctlPlanInput): SysctlWrite[] {
   const out: SysctlWrite[] = [];
-  if (p.mode === 'iptables' && p.localhostNodePorts) {
+  if (proxyMode(p.mode).routeLocalnet && p.localhostNodePorts) {
     out.push({ key: ROUTE_LOCALNET, value: 1, raiseOnly: false, ifPresent: false });
   }
   for (const key of ['net.bridge.bridge-nf-call-iptables', 'net.bridge.bridge-nf-call-ip6tables']) {

@@ -1,43 +1,28 @@
-// One entry point for checking a whole rule dump before it is traced or compared, as the
-// kernel's tools would check it before applying it (`iptables-restore --test`, `nft -c -f`):
-// structure (COMMIT, braces), references (jumps, sets), jump loops, and literal addresses and
-// ports. The first problem is KDP_PARSE naming the line in the whole text.
+// Checking a whole rule dump before it is traced or compared, as the kernel's tools would check
+// it before applying it (`iptables-restore --test`, `nft -c -f`): structure (COMMIT, braces),
+// references (jumps, sets), jump loops, and literal addresses and ports. The first problem is
+// KDP_PARSE naming the line in the whole text. Each mode's check is its registry entry's
+// (`checkRuleText` in src/proxy/registry.ts); the ipvs state's check, which spans two formats,
+// is here.
 
 import { kdpError } from '../errors.js';
 import { validateText as validateIptables } from './iptables/validate.js';
 import { parseIpvsState, splitFamilies, splitIpvsState } from './ipvs/state-text.js';
-import { validateNftText } from './nftables/validate.js';
-
-export type RuleFormat = 'iptables' | 'nftables' | 'ipvs';
 
 export interface CheckOptions {
   /** An input with no table at all is refused unless this is set (an empty side of a diff). */
   readonly allowEmpty?: boolean;
 }
 
-export function checkRuleText(format: RuleFormat, text: string, opts: CheckOptions = {}): void {
-  if (!opts.allowEmpty && isEmpty(format, text)) {
-    throw kdpError('KDP_PARSE', 'empty input: no tables (is the file truncated?)', {
-      causes: [{ field: 'line 1', reason: 'FieldValueRequired', message: 'no tables' }],
-    });
-  }
-  switch (format) {
-    case 'iptables': return validateIptables(text);
-    case 'nftables': return validateNftText(text);
-    case 'ipvs': return checkIpvs(text);
-  }
-}
-
-function isEmpty(format: RuleFormat, text: string): boolean {
-  if (format === 'ipvs') return !/^### /m.test(text);
-  if (format === 'nftables' && text.trimStart().startsWith('{')) {
-    return !/"(?:table|add|chain|rule)"/.test(text);
-  }
-  return !/^\s*[^#\s]/m.test(text);
+/** The refusal of an input with no table at all. */
+export function emptyInputError(): Error {
+  return kdpError('KDP_PARSE', 'empty input: no tables (is the file truncated?)', {
+    causes: [{ field: 'line 1', reason: 'FieldValueRequired', message: 'no tables' }],
+  });
 }
 
 /** Each family's state; its supplementary iptables input is checked with whole-text lines. */
-function checkIpvs(text: string): void {
+export function checkIpvs(text: string): void {
   let base = 0;
   for (const fam of splitFamilies(text)) {
     const at = fam.family ? text.indexOf(`# ${fam.family}\n`, base) : 0;

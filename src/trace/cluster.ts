@@ -7,6 +7,7 @@ import { nthAddress } from '../api/net.js';
 import type { Client } from '../client/types.js';
 import { isKdpError, kdpError } from '../errors.js';
 import { readSnapshot, rulesDir } from '../proxy/history.js';
+import { proxyMode } from '../proxy/registry.js';
 import { readClusterInfo } from '../cluster/cluster-file.js';
 import { dataDirPaths } from '../cluster/data-dir.js';
 import { KDP_MASQ_CHAIN, withKdpTables } from './kdp-masq.js';
@@ -103,14 +104,14 @@ function kdpTablesOf(dataDir: string): (f: NodeFilter, snapshot: string) => Node
   return (f, snapshot) => (snapshot.includes(KDP_MASQ_CHAIN) ? f : withKdpTables(f, cidrs));
 }
 
-/** kube-proxy sets route_localnet=1 in iptables mode exactly when it serves localhost NodePorts
- *  (src/proxy/sysctls.ts), and then also writes KUBE-FIREWALL's "block incoming localnet
- *  connections" rule: its IPv4 table says which. */
+/** kube-proxy sets route_localnet=1 (in iptables mode) exactly when it serves localhost
+ *  NodePorts (src/proxy/sysctls.ts); the mode's IPv4 table says which
+ *  (`servesLocalhostNodePorts` of its registry entry). */
 function routeLocalnetOf(mode: TraceMode, dir: string): boolean {
   try {
     // The snapshot's own mode: a node switched by its kube-proxy ConfigMap keeps the other's record.
     const snap = readSnapshot(dir, '@latest', 'IPv4');
-    return (snap.mode ?? mode) === 'iptables' && snap.text.includes('block incoming localnet connections');
+    return proxyMode(snap.mode ?? mode).servesLocalhostNodePorts?.(snap.text) ?? false;
   } catch {
     return false;
   }

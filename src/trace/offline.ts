@@ -2,18 +2,15 @@
 // Used by `kdp trace --rules DUMP` and by the golden packet-flow tests.
 
 import { isKdpError, kdpError } from '../errors.js';
-import { checkRuleText } from '../ruleset/check.js';
 import type { RuleOrigin } from '../proxy/backend.js';
-import { buildIptablesFilter } from './iptables/filter.js';
-import { buildNftFilter } from './nftables/filter.js';
-import { buildIpvsFilter } from './ipvs/filter.js';
-import { buildTraceTables } from './iptables/ruleset.js';
+import { checkRuleText, proxyMode, type ProxyMode } from '../proxy/registry.js';
 import { DEFAULT_SPORT, type Packet, type TraceProtocol } from './packet.js';
 import { foldArrivals, type TraceResult } from './result.js';
 import type { NodeFilter, Topology } from './topology.js';
 import { walk } from './walk.js';
 
-export type TraceMode = 'iptables' | 'nftables' | 'ipvs';
+/** A dump is traced by its proxy mode's filter (the mode's registry entry). */
+export type TraceMode = ProxyMode;
 
 export interface OfflineTraceInput {
   readonly rules: string;
@@ -30,14 +27,7 @@ export interface OfflineTraceInput {
 }
 
 export function buildFilter(mode: TraceMode, rules: string, origins?: ReadonlyMap<string, RuleOrigin>): NodeFilter {
-  switch (mode) {
-    case 'iptables':
-      return buildIptablesFilter(buildTraceTables(rules), { origins });
-    case 'nftables':
-      return buildNftFilter(rules, origins);
-    case 'ipvs':
-      return buildIpvsFilter(rules);
-  }
+  return proxyMode(mode).traceFilter(rules, origins);
 }
 
 /**

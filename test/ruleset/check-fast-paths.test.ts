@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { isKdpError } from '../../src/errors.js';
-import { checkRuleText, type RuleFormat } from '../../src/ruleset/check.js';
+import { checkRuleText, type ProxyMode as RuleFormat } from '../../src/proxy/registry.js';
 
 function refusal(format: RuleFormat, text: string): string {
   try {

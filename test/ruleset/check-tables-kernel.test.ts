@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileOffline } from '../../src/proxy/compile.js';
-import { checkRuleText } from '../../src/ruleset/check.js';
+import { checkRuleText } from '../../src/proxy/registry.js';
 import { compileOptions, loadScenario } from '../helpers/scenarios.js';
 import { canUseNetns, testNetnsName } from '../helpers/root.js';
 import { REFUSED_IPTABLES, REFUSED_NFT, type RefusedTable } from './fixtures/refused-tables.js';

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isKdpError } from '../../src/errors.js';
-import { checkRuleText, type RuleFormat } from '../../src/ruleset/check.js';
+import { checkRuleText, type ProxyMode as RuleFormat } from '../../src/proxy/registry.js';
 import { REFUSED_IPTABLES, REFUSED_NFT } from './fixtures/refused-tables.js';
 
 const RULES = fileURLToPath(new URL('../../rules/', import.meta.url));

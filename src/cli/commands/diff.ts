@@ -7,7 +7,8 @@ import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { isKdpError, kdpError } from '../../errors.js';
 import { readSnapshot, rulesDir } from '../../proxy/history.js';
 import { runDiff, type DiffView } from '../../diff/diff.js';
-import { checkTable, detectFormat, FORMATS } from '../../diff/load.js';
+import { checkTable, detectFormat } from '../../diff/load.js';
+import { isProxyMode, proxyModeNames } from '../../proxy/registry.js';
 import type { DiffFormat, LoadedTable } from '../../diff/types.js';
 import type { CliIO, Command } from '../command.js';
 import type { FlagValues } from '../flags.js';
@@ -86,8 +87,8 @@ function parseFormats(text: string | undefined): [DiffFormat | undefined, DiffFo
   if (!text) return [undefined, undefined];
   const parts = text.split(',');
   for (const p of parts) {
-    if (!(FORMATS as readonly string[]).includes(p)) {
-      throw kdpError('KDP_CONFIG', `--format ${text}: expected ${FORMATS.join(' | ')} (or A,B)`);
+    if (!isProxyMode(p)) {
+      throw kdpError('KDP_CONFIG', `--format ${text}: expected ${proxyModeNames().join(' | ')} (or A,B)`);
     }
   }
   return [parts[0] as DiffFormat, (parts[1] ?? parts[0]) as DiffFormat];

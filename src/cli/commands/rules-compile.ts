@@ -11,17 +11,16 @@ import type { KubeObject } from '../../api/types.js';
 import { isKdpError, kdpError, type Cause } from '../../errors.js';
 import type { ProxyMode } from '../../proxy/backend.js';
 import { compileOffline } from '../../proxy/compile.js';
+import { DEFAULT_PROXY_MODE, isProxyMode, proxyMode, proxyModeNames } from '../../proxy/registry.js';
 import type { Command } from '../command.js';
 import { readInput } from '../read-input.js';
 
-const MODES: readonly ProxyMode[] = ['iptables', 'nftables', 'ipvs'];
-
 export function parseMode(v: unknown, flag = '--mode'): ProxyMode | undefined {
   if (v === undefined) return undefined;
-  if (!MODES.includes(v as ProxyMode)) {
-    throw kdpError('KDP_CONFIG', `${flag}: "${String(v)}" is not one of ${MODES.join(', ')}`);
+  if (!isProxyMode(v)) {
+    throw kdpError('KDP_CONFIG', `${flag}: "${String(v)}" is not one of ${proxyModeNames().join(', ')}`);
   }
-  return v as ProxyMode;
+  return v;
 }
 
 /**
@@ -152,7 +151,7 @@ export const rulesCompileCommand: Command = {
       nodeIPs: (args.flags['node-ip'] as string[] | undefined) ?? ['172.18.0.2'],
       podCIDRs: podCIDRsFlag(args.flags['pod-cidr'] as string[] | undefined),
       // ipvs output is only readable with its section headers (the canonical form).
-      canonical: (args.flags.canonical as boolean) || (mode ?? 'iptables') === 'ipvs',
+      canonical: (args.flags.canonical as boolean) || proxyMode(mode ?? DEFAULT_PROXY_MODE).canonicalByDefault,
       capabilities: { randomFully: args.flags['random-fully'] as boolean, nfacct: args.flags.nfacct as boolean },
     });
     io.out(text);

@@ -15,7 +15,7 @@ import {
   listSnapshots, readApplyStatus, readDriftStatus, readSnapshot, rulesDir, type RuleSnapshotMeta,
 } from '../../proxy/history.js';
 import { serviceChanges, type ServiceChanges } from '../../diff/diff.js';
-import { EMPTY_TEXT } from '../../diff/families.js';
+import { emptyText } from '../../diff/families.js';
 import type { LoadedTable } from '../../diff/types.js';
 import { parseCIDR } from '../../api/net.js';
 import { KDP_MASQ_CHAIN, kdpMasqueradeTable } from '../../trace/kdp-masq.js';
@@ -126,7 +126,7 @@ function syncChanges(dir: string): Array<{ meta: RuleSnapshotMeta; changes: Sync
     const before = prev.get(meta.family);
     prev.set(meta.family, table);
     if (!before) {
-      const all = serviceChanges({ ...table, text: EMPTY_TEXT[snap.mode] }, table);
+      const all = serviceChanges({ ...table, text: emptyText(snap.mode) }, table);
       return { meta, changes: { ...all, summary: `first kept sync (${all.added.length} Service ports)` } };
     }
     const c = before.format === table.format ? serviceChanges(before, table)

@@ -19,6 +19,7 @@ import type { TraceResult } from '../../trace/result.js';
 import type { CliIO, Command } from '../command.js';
 import { readInput } from '../read-input.js';
 import { parseMode } from './rules-compile.js';
+import { DEFAULT_PROXY_MODE } from '../../proxy/registry.js';
 import { liveJson, renderLive, renderTrace } from '../render-trace.js';
 import { DATA_DIR_FLAG } from '../shared-flags.js';
 
@@ -53,7 +54,7 @@ export const traceCommand: Command = {
       throw kdpError('KDP_CONFIG', '--live traces a running cluster, not --rules');
     }
     if (!args.flags.rules) return traceCluster(args.flags, srcText, dstText, proto, io);
-    const mode = parseMode(args.flags.mode) ?? 'iptables';
+    const mode = parseMode(args.flags.mode) ?? DEFAULT_PROXY_MODE;
     const src = parseHostPort(srcText, 'SRC');
     const dst = parseHostPort(dstText, 'DST');
     const rulesFile = args.flags.rules as string;

@@ -3,6 +3,8 @@
 // input; the applier does the same when a SyncResult is `full`. Order as upstream: on a fresh
 // node the last entry processed ends up first in its built-in chain.
 
+import { formatArgs } from '../../ruleset/iptables/format.js';
+
 export interface JumpRule {
   readonly table: 'filter' | 'nat';
   /** Built-in chain the rule is inserted into. */
@@ -40,3 +42,22 @@ export const JUMP_RULES: readonly JumpRule[] = [
   jump('filter', 'KUBE-FIREWALL', 'INPUT', ''),
   jump('filter', 'KUBE-FIREWALL', 'OUTPUT', ''),
 ];
+
+/** The `-I` lines that ensure upstream's jumps from built-in chains (full syncs). */
+export function jumpRuleRestoreInput(have: {
+  rule(table: string, chain: string, args: string): boolean;
+  chain(table: string, chain: string): boolean;
+}): string {
+  const out: string[] = [];
+  for (const table of ['filter', 'nat']) {
+    const mine = JUMP_RULES.filter((j) => j.table === table && !have.rule(table, j.from, formatArgs(j.args)));
+    if (mine.length === 0) continue;
+    // Declaring a chain in restore input flushes it: declare only the missing ones.
+    const missing = new Set(mine.map((j) => j.to).filter((c) => !have.chain(table, c)));
+    out.push(`*${table}`, ...[...missing].map((c) => `:${c} - [0:0]`));
+    // Each is prepended in turn, so the last processed ends on top.
+    for (const j of mine) out.push(`-I ${j.from} 1 ${formatArgs(j.args)}`);
+    out.push('COMMIT');
+  }
+  return out.length ? `${out.join('\n')}\n` : '';
+}

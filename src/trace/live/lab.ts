@@ -16,17 +16,14 @@
 
 import type { HostExec } from '../../host/exec.js';
 import { deleteNetns, ipBatch } from '../../host/netns.js';
-import { applyIptablesRestore, applyNft } from '../../host/rules.js';
-import { jumpRuleRestoreInput } from '../../proxy/applier.js';
-import { applyTransaction, dumpOps } from '../../ruleset/nftables/fake.js';
-import { emptyRuleset } from '../../ruleset/nftables/model.js';
-import { formatTransaction, parseTransaction } from '../../ruleset/nftables/transaction.js';
+import { kernelRulesOf, proxyMode, type ProxyMode } from '../../proxy/registry.js';
 import { isV6, type LabPlan, senderRole } from './lab-plan.js';
 import {
   type ListenPort, type ProbeOutcome, type ProbeSpec, type Prober, startProber,
 } from './prober.js';
 
-export type LabMode = 'iptables' | 'nftables';
+/** A proxy mode with kernel commands (its registry entry's `kernel`). */
+export type LabMode = ProxyMode;
 
 export interface Lab {
   readonly plan: LabPlan;
@@ -112,12 +109,6 @@ function listenPorts(plan: LabPlan, addresses: readonly string[]): ListenPort[] 
   return ports;
 }
 
-/** A canonical nft golden lists rules before the sets they use, which `nft -f` cannot load:
- *  the same state re-emitted in creation order (tables, chains, sets, rules, elements). */
-export function loadableNft(text: string): string {
-  return formatTransaction(dumpOps(applyTransaction(emptyRuleset(), parseTransaction(text))));
-}
-
 /** Builds the lab; on any failure removes what it made and rethrows. */
 export async function buildLab(exec: HostExec, plan: LabPlan): Promise<Lab> {
   const all = [plan.nodeNetns, plan.worldNetns, ...plan.pods.map((p) => p.netns)];
@@ -180,14 +171,8 @@ export async function buildLab(exec: HostExec, plan: LabPlan): Promise<Lab> {
       const ns = plan.nodeNetns;
       await exec.run('nft', ['flush', 'ruleset'], { netns: ns });
       // kube-proxy's iptables mode turns route_localnet on for localhost node ports.
-      await sysctl(exec, ns, [`net.ipv4.conf.all.route_localnet=${mode === 'iptables' ? 1 : 0}`]);
-      if (mode === 'nftables') await applyNft(exec, ns, loadableNft(text));
-      else {
-        const family = plan.nodeIPs.some(isV6) ? 'ipv6' : 'ipv4';
-        const jumps = jumpRuleRestoreInput({ rule: () => false, chain: () => false });
-        await applyIptablesRestore(exec, ns, jumps, family);
-        await applyIptablesRestore(exec, ns, text, family);
-      }
+      await sysctl(exec, ns, [`net.ipv4.conf.all.route_localnet=${proxyMode(mode).routeLocalnet ? 1 : 0}`]);
+      await kernelRulesOf(mode).load(exec, ns, plan.nodeIPs.some(isV6) ? 'IPv6' : 'IPv4', text);
       await flushConntrack();
     },
     flushConntrack,

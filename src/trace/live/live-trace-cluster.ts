@@ -10,6 +10,7 @@ import type { DataDirPaths } from '../../cluster/data-dir.js';
 import type { Client } from '../../client/types.js';
 import { kdpError } from '../../errors.js';
 import { buildHostExec, type HostExec } from '../../host/exec.js';
+import { proxyMode } from '../../proxy/registry.js';
 import type { Topology } from '../topology.js';
 import type { LiveCluster } from './live-trace.js';
 
@@ -29,7 +30,7 @@ export function assertLiveCapable(
       'switches on the kernel\'s tracing inside the cluster\'s network namespaces ' +
       '(run it with sudo)');
   }
-  if (info.proxyMode !== 'iptables' && info.proxyMode !== 'nftables') {
+  if (!proxyMode(info.proxyMode).kernel) {
     throw kdpError('KDP_LIVE_VIRTUAL',
       `${what} --live: proxy mode ${info.proxyMode} has no kernel rules to trace`);
   }
@@ -46,6 +47,6 @@ export async function buildLiveCluster(o: {
   }
   return {
     exec: o.exec ?? buildHostExec(), prefix: hostPrefixFor(o.paths), topo: o.topo, podUids,
-    mode: o.info.proxyMode as 'iptables' | 'nftables', tracesDir: join(o.paths.root, 'traces'),
+    mode: o.info.proxyMode, tracesDir: join(o.paths.root, 'traces'),
   };
 }

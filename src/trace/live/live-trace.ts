@@ -8,6 +8,7 @@ import { ensurePrivateDirSync, PRIVATE_DIR_MODE } from '../../util/private-files
 import { join } from 'node:path';
 import { kdpError } from '../../errors.js';
 import type { HostExec } from '../../host/exec.js';
+import { kernelRulesOf, type KernelRules, type ProxyMode } from '../../proxy/registry.js';
 import type { ClusterTrace, ResolvedDestination, ResolvedSource } from '../cluster.js';
 import { traceResolved } from '../cluster.js';
 import { endpointString } from '../packet.js';
@@ -27,7 +28,8 @@ export interface LiveCluster {
   readonly exec: HostExec;
   /** `kdp-<id>`: the cluster's namespaces start with it. */
   readonly prefix: string;
-  readonly mode: 'iptables' | 'nftables';
+  /** A mode with kernel commands (checked by assertLiveCluster). */
+  readonly mode: ProxyMode;
   readonly topo: Topology;
   /** `ns/name` → pod UID (pod namespaces and host veths are named after it). */
   readonly podUids: ReadonlyMap<string, string>;
@@ -148,11 +150,16 @@ async function startAll(
   throw (started.find((x) => x.status === 'rejected') as PromiseRejectedResult).reason;
 }
 
+/** The kernel's trace facility of each mode (its registry entry's `kernel.liveTrace`). */
+const KERNEL_TRACES: Record<KernelRules['liveTrace'], typeof startNftTrace> = {
+  nft: startNftTrace, xtables: startXtTrace,
+};
+
 async function startKernelTraces(
   c: LiveCluster, nodes: readonly string[], m: TraceMatch, dir: string,
 ): Promise<KernelTraceSession[]> {
-  const start = c.mode === 'nftables' ? startNftTrace : startXtTrace;
-  const tool = c.mode === 'nftables' ? 'nft' : 'xtables';
+  const tool = kernelRulesOf(c.mode).liveTrace;
+  const start = KERNEL_TRACES[tool];
   const started = await Promise.allSettled(nodes.map((name) => {
     const node = { name, netns: nodeNetns(c, name) };
     return start(c.exec, node, m, join(dir, `${node.netns}-${tool}-trace.txt`));
