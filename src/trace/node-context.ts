@@ -84,8 +84,9 @@ export interface NodeContext {
   preroutingEnv(inIface: string | undefined): FilterEnv;
   /** INPUT: `lo` for the node's own traffic, else the interface it arrived on. */
   inputEnv(inIface: string | undefined, local: boolean): FilterEnv;
-  /** Via the bridge (a local pod) or the underlay, for a v4 or v6 destination. */
-  route(onBridge: boolean, v6: boolean, inIface: string | undefined): NodeRoute;
+  /** Via the bridge (a local pod) or the underlay, for a v4 or v6 destination; `vxlan`: a pod
+   *  of a VXLAN peer, out of the node's VTEP (source: the VTEP's address). */
+  route(onBridge: boolean, v6: boolean, inIface: string | undefined, vxlan?: boolean): NodeRoute;
 }
 
 const nodeContexts = new WeakMap<TraceNodeInfo, NodeContext>();
@@ -128,6 +129,15 @@ function buildNodeContext(node: TraceNodeInfo): NodeContext {
       postroutingEnv: { where, isLocal, inIface, outIface: iface, masqueradeAddress: src },
     };
   })));
+  const tunnel = memo((inIface): NodeRoute => {
+    const iface = node.vxlan?.iface ?? node.underlayIface;
+    const src = sameFamily(node.podCIDRs.map((c) => c.split('/')[0]!), false);
+    return {
+      iface,
+      forwardEnv: { where, isLocal, inIface, outIface: iface, bridged: inIface === node.bridge },
+      postroutingEnv: { where, isLocal, inIface, outIface: iface, masqueradeAddress: src },
+    };
+  });
   return {
     node,
     isLocal,
@@ -136,6 +146,6 @@ function buildNodeContext(node: TraceNodeInfo): NodeContext {
     loopbackEnv: { where, isLocal, outIface: 'lo' },
     preroutingEnv: prerouting,
     inputEnv: (inIface, local) => (local ? inputLocal(inIface) : inputForwarded(inIface)),
-    route: (onBridge, v6, inIface) => routes[onBridge ? 1 : 0]![v6 ? 1 : 0]!(inIface),
+    route: (onBridge, v6, inIface, vxlan) => (vxlan ? tunnel(inIface) : routes[onBridge ? 1 : 0]![v6 ? 1 : 0]!(inIface)),
   };
 }

@@ -109,7 +109,8 @@ function leaveNode(
   const node = nc.node;
   const owner = ti.podOwner(w.pkt.dst);
   const onBridge = node.podCIDRs.length > 0 && owner === node;
-  const r = nc.route(onBridge, w.pkt.dst.includes(':'), inIface);
+  const v6 = w.pkt.dst.includes(':');
+  const r = nc.route(onBridge, v6, inIface, !onBridge && !v6 && owner !== undefined && node.vxlan?.peers.has(owner.name));
   if (isRecording(w)) w.hops.push({ where: node.name, stage: 'route', text: `route ${w.pkt.dst} → dev ${r.iface}` });
   // A loopback source may leave `lo` only with route_localnet=1 (IPv4; ::1 never): the
   // kernel's output route refuses it (a martian source) when a rule DNATed 127.0.0.1:PORT away.
