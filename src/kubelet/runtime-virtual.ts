@@ -5,6 +5,8 @@
 // complete (restartPolicy Never/OnFailure) exit after the `kdp.io/virtual-run-seconds`
 // annotation (default `completeAfterMs`), with the code in `kdp.io/virtual-exit-code`.
 // Each container writes a few synthetic lines to its CRI log file (container-log-files.ts).
+// Init containers complete at once, in order; sidecars run beside the app containers and stop
+// once a completing pod's app containers have exited.
 
 import type { Pod } from '../api/types.js';
 import { kdpError } from '../errors.js';
@@ -16,6 +18,7 @@ import type {
 import { storedLogText } from './runtime.js';
 import { memoryLogStore, type ContainerLogStore } from './container-log-files.js';
 import { containerIdUrl } from './runtime-endpoint/ids.js';
+import { isSidecar } from './sidecars.js';
 
 export interface VirtualRuntimeOptions {
   readonly startDelayMs?: number;
@@ -43,6 +46,8 @@ interface Sandbox {
   createdAtMs: number;
   podIPs: string[];
   containers: Map<string, RuntimeContainerStatus>;
+  /** Init containers: regular ones complete at once, in order; sidecars run beside the app. */
+  inits: Map<string, RuntimeContainerStatus>;
   timers: NodeJS.Timeout[];
 }
 
@@ -76,6 +81,7 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
     return {
       uid: sb.uid, podIPs: [...sb.podIPs],
       containers: [...sb.containers.values()].map((c) => ({ ...c })),
+      ...(sb.inits.size ? { initContainers: [...sb.inits.values()].map((c) => ({ ...c })) } : {}),
     };
   }
 
@@ -101,6 +107,26 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
       ? String((o.completeAfterMs ?? 1000) / 1000) : undefined);
     const exitCode = Number(ann[EXIT_CODE_ANNOTATION] ?? 0);
     later(sb, startDelay, () => {
+      // Init containers in order: a regular one completes at once; a sidecar (sidecars.ts) starts
+      // and runs beside the app containers until they are done.
+      for (const spec of pod.spec?.initContainers ?? []) {
+        const c = sb.inits.get(spec.name)!;
+        if (!isSidecar(spec)) {
+          say(pod, spec.name, [`[kdp-virtual] init container ${spec.name} completed`]);
+          sb.inits.set(spec.name, { ...c, state: 'exited', ready: true, exitCode: 0, reason: 'Completed',
+            startedAt: iso(), finishedAt: iso() });
+          continue;
+        }
+        say(pod, spec.name, [`[kdp-virtual] started sidecar ${spec.name} (image ${spec.image ?? ''})`]);
+        sb.inits.set(spec.name, { ...c, state: 'running', reason: undefined, startedAt: iso(), started: true,
+          ready: !spec.readinessProbe });
+        if (spec.readinessProbe) {
+          later(sb, (spec.readinessProbe.initialDelaySeconds ?? 0) * 1000 * scale, () => {
+            const cur = sb.inits.get(spec.name)!;
+            if (cur.state === 'running') sb.inits.set(spec.name, { ...cur, ready: true });
+          });
+        }
+      }
       for (const spec of pod.spec?.containers ?? []) {
         const c = sb.containers.get(spec.name)!;
         const probe = spec.readinessProbe;
@@ -128,9 +154,21 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
               reason: exitCode === 0 ? 'Completed' : 'Error',
             });
           }
+          // The app containers are done: the sidecars stop (they never hold a Job's pod).
+          stopSidecars(sb);
         });
       }
     }, true);
+  }
+
+  /** Running sidecars end (SIGTERM's 143 would be theirs in netns mode; here a clean stop). */
+  function stopSidecars(sb: Sandbox): void {
+    for (const [name, c] of [...sb.inits].reverse()) {
+      if (c.state !== 'running') continue;
+      say(sb.pod, name, ['[kdp-virtual] stopped']);
+      sb.inits.set(name, { ...c, state: 'exited', ready: false, started: false, exitCode: 0, reason: 'Completed',
+        finishedAt: iso() });
+    }
   }
 
   return {
@@ -142,10 +180,18 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
         throw kdpError('KDP_UNAVAILABLE', 'node has no podCIDR yet');
       }
       const ips = ipamFor(net).allocate(uid, 'eth0').map((c) => c.address.split('/')[0]!);
-      const sb: Sandbox = { uid, pod, createdAtMs: now(), podIPs: ips, containers: new Map(), timers: [] };
+      const sb: Sandbox = { uid, pod, createdAtMs: now(), podIPs: ips, containers: new Map(), inits: new Map(),
+        timers: [] };
+      const inits = pod.spec?.initContainers ?? [];
+      for (const spec of inits) {
+        sb.inits.set(spec.name, {
+          name: spec.name, state: 'waiting', reason: 'PodInitializing', ready: false,
+          restartCount: 0, containerID: containerIdUrl(uid, spec.name, 0), imageID: spec.image ?? '',
+        });
+      }
       for (const spec of pod.spec?.containers ?? []) {
         sb.containers.set(spec.name, {
-          name: spec.name, state: 'waiting', reason: 'ContainerCreating', ready: false,
+          name: spec.name, state: 'waiting', reason: inits.length ? 'PodInitializing' : 'ContainerCreating', ready: false,
           restartCount: 0, containerID: containerIdUrl(uid, spec.name, 0),
           imageID: spec.image ?? '',
         });
@@ -159,13 +205,14 @@ export function buildVirtualRuntime(o: VirtualRuntimeOptions = {}): Runtime {
       sandboxes.delete(uid);
       if (sb) {
         for (const t of sb.timers) clearTimeout(t);
-        // Its containers stop with it (listed exited until forgotten).
+        // Its containers stop with it (listed exited until forgotten), the sidecars last.
         for (const [name, c] of sb.containers) {
           if (c.state === 'running') {
             sb.containers.set(name, { ...c, state: 'exited', ready: false, exitCode: 0, reason: 'Completed',
               finishedAt: iso() });
           }
         }
+        stopSidecars(sb);
         retired.delete(uid);
         retired.set(uid, sb);
         if (retired.size > MAX_RETIRED) retired.delete(retired.keys().next().value!);

@@ -92,9 +92,32 @@ function validateContainer(c: Container, hostNet: boolean, path: string, isPod: 
 }
 
 function validateContainers(list: Container[] | undefined, hostNet: boolean, path: string,
-  isPod: boolean): Cause[] {
+  isPod: boolean, init = false): Cause[] {
   const out: Cause[] = [];
-  (list ?? []).forEach((c, i) => out.push(...validateContainer(c, hostNet, index(path, i), isPod)));
+  (list ?? []).forEach((c, i) => {
+    out.push(...validateContainer(c, hostNet, index(path, i), isPod));
+    out.push(...(init ? validateInitRestart(c, index(path, i)) : []));
+    // upstream: restartPolicy is for init containers only (sidecars, KEP-753).
+    const rp = (c as { restartPolicy?: string }).restartPolicy;
+    if (!init && rp !== undefined) out.push(forbidden(child(index(path, i), 'restartPolicy'), 'may not be set for non-init containers'));
+  });
+  return out;
+}
+
+const SIDECAR_ONLY = ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const;
+
+/** An init container's restartPolicy may only be Always (a sidecar, KEP-753, GA in v1.33);
+ *  lifecycle hooks and probes are a sidecar's only, as upstream's validateInitContainers. */
+function validateInitRestart(c: Container, path: string): Cause[] {
+  const out: Cause[] = [];
+  const rp = (c as { restartPolicy?: string }).restartPolicy;
+  if (rp !== undefined && rp !== 'Always') out.push(notSupported(child(path, 'restartPolicy'), rp, ['Always']));
+  if (rp === 'Always') return out;
+  for (const f of SIDECAR_ONLY) {
+    if (c[f] !== undefined && c[f] !== null) {
+      out.push(forbidden(child(path, f), 'may not be set for init containers without restartPolicy=Always'));
+    }
+  }
   return out;
 }
 
@@ -192,7 +215,7 @@ export function validatePodSpec(s: PodSpec | undefined, path: string, isPod = tr
   const hostNet = s.hostNetwork === true;
   if (!s.containers || s.containers.length === 0) out.push(required(child(path, 'containers'), ''));
   out.push(...validateContainers(s.containers, hostNet, child(path, 'containers'), isPod));
-  out.push(...validateContainers(s.initContainers, hostNet, child(path, 'initContainers'), isPod));
+  out.push(...validateContainers(s.initContainers, hostNet, child(path, 'initContainers'), isPod, true));
   const all = [...(s.containers ?? []), ...(s.initContainers ?? [])];
   const kinds = [...(s.containers ?? []).map(() => 'containers'),
     ...(s.initContainers ?? []).map(() => 'initContainers')];

@@ -6,19 +6,34 @@ import { age } from './duration.js';
 import type { Printer } from './types.js';
 import { AGE_COL, NAME_COL, NONE, arr, col, get, num, str } from './types.js';
 
+/** Init containers with restartPolicy Always (sidecars, KEP-753). */
+function sidecarNames(pod: KubeObject): Set<string> {
+  return new Set(arr(get(pod, 'spec', 'initContainers')).filter((c) => c.restartPolicy === 'Always')
+    .map((c) => str(c.name, '')));
+}
+
 function podReason(pod: KubeObject): { reason: string; ready: number; restarts: number } {
   let reason = str(get(pod, 'status', 'reason'), '') || str(get(pod, 'status', 'phase'), '');
   let ready = 0;
   let restarts = 0;
   let running = false;
   const inits = arr(get(pod, 'status', 'initContainerStatuses'));
+  const sidecars = sidecarNames(pod);
+  let sidecarRestarts = 0;
   let initializing = false;
   inits.forEach((c, i) => {
     restarts += num(c.restartCount);
+    const sidecar = sidecars.has(str(c.name, ''));
+    if (sidecar) sidecarRestarts += num(c.restartCount);
     const term = get(c, 'state', 'terminated') as Record<string, unknown> | undefined;
     const wait = get(c, 'state', 'waiting') as Record<string, unknown> | undefined;
     if (term && term.exitCode === 0) return;
     if (initializing) return;
+    // A started sidecar counts as a container of the pod (READY), not as initializing.
+    if (sidecar && c.started === true) {
+      if (c.ready) ready++;
+      return;
+    }
     if (term) {
       reason = 'Init:' + (str(term.reason, '') || `ExitCode:${num(term.exitCode)}`);
       initializing = true;
@@ -30,7 +45,9 @@ function podReason(pod: KubeObject): { reason: string; ready: number; restarts: 
       initializing = true;
     }
   });
-  if (!initializing) {
+  const initialized = arr(get(pod, 'status', 'conditions')).some((c) => c.type === 'Initialized' && c.status === 'True');
+  if (!initializing || initialized) {
+    restarts = sidecarRestarts;
     const cs = arr(get(pod, 'status', 'containerStatuses'));
     for (const c of [...cs].reverse()) {
       restarts += num(c.restartCount);
@@ -67,7 +84,8 @@ export const podPrinter: Printer = {
       'readiness.')],
   row(p, now) {
     const { reason, ready, restarts } = podReason(p);
-    const total = arr(get(p, 'spec', 'containers')).length;
+    // Sidecars count among the pod's containers (upstream printPod).
+    const total = arr(get(p, 'spec', 'containers')).length + sidecarNames(p).size;
     const gates = arr(get(p, 'spec', 'readinessGates'));
     const conds = arr(get(p, 'status', 'conditions'));
     const gatesTrue = gates.filter((g) =>
