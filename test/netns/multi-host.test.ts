@@ -143,3 +143,48 @@ describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('th
     10_000, 'DeletingNode event')).toBe(true);
   }, 60_000);
 });
+
+// Two hosts on one L2 segment (host 2's bridge is a port of host 1's): the auto backend takes
+// host-gw between them, and those routes are the lab cloud's route controller's.
+describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('two simulated hosts on one L2 segment', () => {
+  const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-l2-')));
+  const prefix = hostPrefixFor(paths);
+  let cluster: RunningCluster | undefined;
+  const client = () => cluster!.client;
+
+  beforeAll(async () => {
+    cluster = await startCluster({ paths, nodes: 2, port: 0, proxyMode: 'nftables', timeScale: 10, dataPlane: 'netns',
+      systemPods: true, dns: false, progress: () => {}, hosts: { count: 2, link: 'l2' }, backend: 'auto' });
+    for (const [name, node] of [['a', 'n1'], ['b', 'n2']] as const) {
+      await client().create(PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' },
+        spec: { nodeName: node, containers: [{ name: 'echo', image: 'kdp/echo', ports: [{ containerPort: 8080 }] }] } });
+    }
+    await waitFor(async () => (await client().list<Pod>(PODS)).items.every(ready) || undefined, 60_000, 'pods Ready');
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+    await cleanupHost(exec, paths.hostState, prefix);
+    expect((await listNetns(exec)).filter((n) => n.startsWith(prefix))).toEqual([]);
+  }, 60_000);
+
+  it('host-gw between the hosts: a route via the peer\'s InternalIP on eth0, pods talk NAT-free', async () => {
+    expect(cluster!.nodes.map((n) => [n.name, n.ip, n.host])).toEqual([['n1', '172.18.0.2', 0], ['n2', '172.18.0.3', 1]]);
+    const n2 = await client().get<Node>(NODES, 'n2');
+    const cidr = n2.spec!.podCIDRs![0]!;
+    const routes = await waitFor(async () => {
+      const r = JSON.parse((await exec.run('ip', ['-n', `${prefix}-n1`, '-j', 'route', 'show', cidr])).stdout);
+      return r.length ? r : undefined;
+    }, 20_000, 'route to n2');
+    expect(routes).toEqual([expect.objectContaining({ dst: cidr, gateway: '172.18.0.3', dev: 'eth0' })]);
+    const [a, b] = await Promise.all(['a', 'b'].map((n) => client().get<Pod>(PODS, n)));
+    const ans = await probe(exec, podNetnsName(prefix, a!.metadata.uid!), 'tcp', b!.status!.podIP!, 8080);
+    expect(seenPod(ans)).toBe('b');
+    expect(seenSource(ans)).toBe(a!.status!.podIP);
+    // No peer goes over the VXLAN device (auto found them on one segment).
+    const vx = JSON.parse((await exec.run('ip', ['-n', `${prefix}-n1`, '-j', 'route', 'show', 'dev', VTEP_LINK])).stdout);
+    expect(vx.filter((r: { gateway?: string }) => r.gateway)).toEqual([]);
+    expect((await client().get<Node>(NODES, 'n1')).status!.conditions!.find((c) => c.type === 'NetworkUnavailable'))
+      .toMatchObject({ status: 'False', reason: 'RouteCreated' });
+  });
+});
