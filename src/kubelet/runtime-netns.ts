@@ -498,6 +498,8 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
         },
       });
     } else startProbes();
+    // A sidecar without a startup probe has started: the next init container (or the apps) may.
+    if (c.sidecar && c.status.started) void startNext(sb).then(() => listener(sb.uid));
     function startProbes(): void {
       c.readiness = probe && spec ? startReadinessWorker({
         probe, container: spec, podIP: () => sb.podIPs[0], prober, timeScale: scale, exec,
