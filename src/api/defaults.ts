@@ -3,7 +3,7 @@
 // and update body before validation; `kdp rules compile` calls it on offline input so the
 // compilers see what a real cluster would store. Kinds without defaults pass through.
 
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from './object.js';
 import type { Namespace } from './types.js';
 import {
   defaultBinding, defaultEndpointSlice, defaultNamespace, defaultNode, defaultSecret,

@@ -3,7 +3,7 @@
 // does not support is a KDP_BAD_REQUEST `field label not supported: <field>`, as upstream.
 
 import { kdpError } from '../errors.js';
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from './object.js';
 
 export interface FieldRequirement {
   readonly field: string;

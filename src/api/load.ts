@@ -10,7 +10,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { isKdpError, kdpError } from '../errors.js';
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from './object.js';
 import { buildRegistry, type ResourceRegistry } from './registry.js';
 
 /** Largest manifest file (or stdin text) read: far above any real object set. */

@@ -2,7 +2,7 @@
 // empty selector every pod of its namespace, a null one none). Shared by the disruption
 // controller and the API server's eviction.
 
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from './object.js';
 import { labelSelectorMatcher } from './selectors.js';
 import type { IntOrString, LabelSelector, Pod } from './types.js';
 

@@ -13,37 +13,10 @@ export interface ResourceRef {
   readonly namespace?: string;
 }
 
-export interface ObjectMetaLike {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: Array<{
-    apiVersion: string;
-    kind: string;
-    name: string;
-    uid: string;
-    controller?: boolean;
-    blockOwnerDeletion?: boolean;
-  }>;
-  finalizers?: string[];
-  managedFields?: unknown[];
-}
+// Objects are the API's (src/api/object.ts); the client contract carries them.
+import type { KubeObject, ObjectMetaLike } from '../api/object.js';
 
-/** Any Kubernetes object. Concrete types live in `src/api`. */
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMetaLike;
-  [field: string]: unknown;
-}
+export type { KubeObject, ObjectMetaLike };
 
 export interface KubeList<T extends KubeObject = KubeObject> {
   apiVersion: string;

@@ -3,7 +3,7 @@
 
 import { buildInformerFactory, type InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
-import { buildEventRecorder, type EventRecorder } from './events.js';
+import { buildEventRecorder, type EventRecorder } from '../client/events.js';
 import { buildDaemonSetController } from './daemonset/controller.js';
 import { buildDeploymentController } from './deployment/controller.js';
 import { buildEndpointSliceController } from './endpointslice/controller.js';

@@ -5,7 +5,7 @@
 import { parseServiceCIDRs } from '../api/service-cidr.js';
 import type { InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
-import type { EventRecorder } from './events.js';
+import type { EventRecorder } from '../client/events.js';
 import { parseClusterCIDRs } from './nodeipam/cluster-cidrs.js';
 import { DEFAULT_LB_CIDR, parseCloudProvider, parseLbCidrs } from './service-lb/pool.js';
 import type { CloudInstances, CloudRoutes } from './route/cloud.js';

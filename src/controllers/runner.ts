@@ -1,6 +1,6 @@
 // Glue for queue-driven controllers: a work queue, N workers calling `sync(key)`, and start/stop.
 
-import { buildWorkQueue, runWorkers, type WorkQueue } from './workqueue.js';
+import { buildWorkQueue, runWorkers, type WorkQueue } from '../client/workqueue.js';
 import type { Controller } from './util.js';
 
 export interface QueueController extends Controller {

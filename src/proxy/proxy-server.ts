@@ -26,7 +26,7 @@ import type { RuleHistory } from './history.js';
 import { loadBackend } from './compile.js';
 import { ProxyPipeline } from './pipeline.js';
 import { BoundedFrequencyRunner } from './sync-runner.js';
-import { buildEventRecorder, type EventRecorder } from '../controllers/events.js';
+import { buildEventRecorder, type EventRecorder } from '../client/events.js';
 import type { ApplyStatus, DriftStatus } from './history.js';
 import type { InputProblem } from './input-check.js';
 import { buildApplyTracker, tellProblems } from './sync-reports.js';

@@ -6,7 +6,7 @@
 // invalid objects kdp's store may hold.
 
 import type { KubeObject } from '../client/types.js';
-import type { EventRecorder } from '../controllers/events.js';
+import type { EventRecorder } from '../client/events.js';
 import type { RuleApplier } from './applier.js';
 import type { ApplyStatus, RuleHistory } from './history.js';
 import type { InputProblem } from './input-check.js';

@@ -3,7 +3,7 @@
 // upstream's reason strings. `unresolvable` marks failures preemption cannot help with.
 
 import type { Pod } from '../api/types.js';
-import { firstUntoleratedTaint, podMatchesNodeSelectorAndAffinity } from './node-affinity.js';
+import { firstUntoleratedTaint, podMatchesNodeSelectorAndAffinity } from '../api/node-affinity.js';
 import { portsConflict, type HostPort, type NodeInfo, type PodResources } from './node-info.js';
 
 export interface FilterFailure {

@@ -10,8 +10,8 @@ import { isKdpError } from '../errors.js';
 import { objectKey } from '../client/cache.js';
 import { buildInformerFactory, type InformerFactory } from '../client/informer.js';
 import type { Client } from '../client/types.js';
-import { buildEventRecorder, type EventRecorder } from '../controllers/events.js';
-import { buildYielder } from '../controllers/workqueue.js';
+import { buildEventRecorder, type EventRecorder } from '../client/events.js';
+import { buildYielder } from '../client/workqueue.js';
 import { runFilters, type FilterFailure, type PodFacts } from './filters.js';
 import { fitErrorMessage, NO_NODES_MESSAGE } from './messages.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { buildWorkQueue, runWorkers } from '../../src/controllers/workqueue.js';
+import { buildWorkQueue, runWorkers } from '../../src/client/workqueue.js';
 import { buildExpectations } from '../../src/controllers/expectations.js';
 
 describe('work queue', () => {

@@ -4,7 +4,7 @@ import { runFilters } from '../../src/scheduler/filters.js';
 import { fitErrorMessage } from '../../src/scheduler/messages.js';
 import { addPodToNode, buildNodeInfo, podHostPorts, podResources } from '../../src/scheduler/node-info.js';
 import { numFeasibleNodesToFind, scoreNode } from '../../src/scheduler/scores.js';
-import { toleratesTaint } from '../../src/scheduler/node-affinity.js';
+import { toleratesTaint } from '../../src/api/node-affinity.js';
 
 const node = (name: string, extra: Partial<Node> = {}): Node => ({
   metadata: { name, labels: { 'kubernetes.io/hostname': name } },

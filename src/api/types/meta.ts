@@ -1,8 +1,8 @@
 // Common object metadata types (apimachinery meta/v1), as upstream serialises them to JSON.
-// Every top-level kind extends `KubeObject` from the client contract, so a `Pod` can be passed
+// Every top-level kind extends `KubeObject` (../object.ts), so a `Pod` can be passed
 // wherever a `KubeObject` is expected and used as `client.get<Pod>(...)`.
 
-import type { KubeObject } from '../../client/types.js';
+import type { KubeObject } from '../object.js';
 
 export type { KubeObject };
 

@@ -3,7 +3,7 @@
 // after `applyDefaults` (upstream validates defaulted objects, so unset defaults are reported as
 // Required). The API server turns a non-empty list into KDP_INVALID with `invalidMessage`.
 
-import type { KubeObject } from '../../client/types.js';
+import type { KubeObject } from '../object.js';
 import type { Job, ObjectMeta } from '../types.js';
 import { generateJobSelector } from '../defaults/workloads.js';
 import { kdpError } from '../../errors.js';

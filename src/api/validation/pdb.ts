@@ -2,7 +2,7 @@
 // (v1.33): minAvailable xor maxUnavailable, each a non-negative integer or a percentage up to
 // 100%, a valid label selector, a supported unhealthyPodEvictionPolicy. The spec is mutable.
 
-import type { KubeObject } from '../../client/types.js';
+import type { KubeObject } from '../object.js';
 import type { ObjectMeta } from '../types.js';
 import type { PodDisruptionBudget, PodDisruptionBudgetSpec } from '../pdb.js';
 import { child, nameIsDNSSubdomain, validateLabelSelector, validateObjectMeta,

@@ -19,7 +19,7 @@ import type {
 import { labelSelectorMatcher } from '../../api/selectors.js';
 import { objectKey } from '../../client/cache.js';
 import { isKdpError } from '../../errors.js';
-import { firstUntoleratedTaint, podMatchesNodeSelectorAndAffinity } from '../../scheduler/node-affinity.js';
+import { firstUntoleratedTaint, podMatchesNodeSelectorAndAffinity } from '../../api/node-affinity.js';
 import { buildExpectations } from '../expectations.js';
 import type { ControllerContext } from '../options.js';
 import { inNs, NODES, PODS } from '../refs.js';

@@ -5,7 +5,7 @@
 import type { Deployment, ReplicaSet } from '../../api/types.js';
 import { isKdpError } from '../../errors.js';
 import type { Client } from '../../client/types.js';
-import type { EventRecorder } from '../events.js';
+import type { EventRecorder } from '../../client/events.js';
 import { inNs, REPLICASETS } from '../refs.js';
 import { clone, ownerRefTo } from '../util.js';
 import { computeHash, equalIgnoreHash, POD_TEMPLATE_HASH_LABEL } from './hash.js';

@@ -7,7 +7,7 @@
 import type { Node, Pod, Taint, Toleration } from '../../api/types.js';
 import { isKdpError } from '../../errors.js';
 import { objectKey } from '../../client/cache.js';
-import { toleratesTaint } from '../../scheduler/node-affinity.js';
+import { toleratesTaint } from '../../api/node-affinity.js';
 import type { ControllerContext } from '../options.js';
 import { inNs, NODES, PODS } from '../refs.js';
 import { isPodTerminal, type Controller } from '../util.js';

@@ -3,7 +3,7 @@
 // an empty term matches nothing). `matchFields` supports `metadata.name` only, as upstream.
 
 import type { Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, Taint, Toleration }
-  from '../api/types.js';
+  from './types.js';
 
 export function requirementMatches(r: NodeSelectorRequirement, value: string | undefined): boolean {
   const has = value !== undefined;

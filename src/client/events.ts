@@ -4,7 +4,7 @@
 // and `lastTimestamp` on the existing Event instead of creating another. Writes are
 // fire-and-forget: recording never fails or blocks a controller.
 
-import type { Client, KubeObject } from '../client/types.js';
+import type { Client, KubeObject } from './types.js';
 import type { Event } from '../api/types.js';
 
 export interface EventRecorder {
