@@ -4,6 +4,7 @@ import { isKdpError, type ErrorCode } from '../errors.js';
 import type { CliIO, Command } from './command.js';
 import { formatFlagHelp, parseFlags } from './flags.js';
 import { COMMANDS } from './commands/index.js';
+import { journalIO } from './component-journal.js';
 
 /** Bad flags, config or input (README: exit 2); other failures exit 1, crashes 70. */
 export const INPUT_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
@@ -24,7 +25,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       io.out(commandHelp(command));
       return 0;
     }
-    return await command.run(parsed, io);
+    return await command.run(parsed, journalIO(command, parsed.flags, io));
   } catch (e) {
     if (isKdpError(e)) {
       io.err(`error [${e.code}]: ${e.message}\n`);

@@ -3,16 +3,23 @@
 // laid out as /var/log/pods) and takes the components' lines (their Events, the API server's
 // requests, the agents' warnings), and writes all of it to the cluster's log store in
 // `<data-dir>/logs`, which outlives pods, nodes and the cluster's run (`kdp logs` reads it).
+// Components running as other processes (`kdp apiserver` replicas, `kdp node`, `kdp scheduler`,
+// …) write their own files (component-spool.ts) and the local etcd members theirs
+// (`<data-dir>/etcd/<member>.log`): tailed here like pods' files. The store has one writer:
+// the collecting process names itself in `logs/collector.pid` (collectorPid).
 
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { readdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Event } from '../api/types.js';
 import type { InformerFactory } from '../client/informer.js';
 import type { KubeObject } from '../client/types.js';
 import { nodeDirOf } from '../kubelet/container-log-files.js';
-import { agentLine, eventLine, httpLine, type ComponentLine } from './component-lines.js';
-import { buildContainerTailer, type PodLogRoot } from './container-tailer.js';
+import { agentLine, eventLine, logApiRequests, type ComponentLine } from './component-lines.js';
+import { buildContainerTailer, type ComponentLogDir, type PodLogRoot } from './container-tailer.js';
+import { componentLogDirs } from './component-spool.js';
+import { pidAlive } from '../util/pid-alive.js';
+import { writePrivateFileSync } from '../util/private-files.js';
 import { openLogWriter, type LogWriter } from './log-writer.js';
 import type { ComponentName, ComponentSource } from './record.js';
 
@@ -47,11 +54,22 @@ const EVENTS = { group: '', version: 'v1', resource: 'events' } as const;
 /** Labels of pods seen, kept for this many deleted pods (their logs may be read later). */
 const DELETED_KEPT = 10_000;
 
+const pidFile = (dataDir: string) => join(logStoreDir(dataDir), 'collector.pid');
+
+/** The pid of the live process collecting into the data dir's store, if any. */
+export function collectorPid(dataDir: string): number | undefined {
+  let pid: number;
+  try { pid = Number(readFileSync(pidFile(dataDir), 'utf8').trim()); } catch { return undefined; }
+  return Number.isInteger(pid) && pid > 0 && pidAlive(pid) ? pid : undefined;
+}
+
 export function startLogCollection(o: LogCollectionOptions): LogCollection {
   const now = o.now ?? Date.now;
   const started = now();
   const writer: LogWriter = openLogWriter({ dir: logStoreDir(o.dataDir), maxBytes: o.maxBytes,
     onError: o.onError });
+  mkdirSync(logStoreDir(o.dataDir), { recursive: true, mode: 0o700 });
+  writePrivateFileSync(pidFile(o.dataDir), `${process.pid}\n`);
   const sources = new Map<string, ComponentSource>();
   const line = (l: ComponentLine, time = now()) => {
     const key = `${l.component}/${l.node ?? ''}`;
@@ -91,6 +109,7 @@ export function startLogCollection(o: LogCollectionOptions): LogCollection {
 
   const tailer = buildContainerTailer({
     roots: () => nodeRoots(o.dataDir),
+    components: () => componentDirs(o.dataDir),
     labelsOf: (ns, name, uid) => {
       const cached = pods.cache.get(`${ns}/${name}`);
       return labels.get(uid) ?? (cached?.metadata.uid === uid ? cached.metadata.labels : undefined);
@@ -101,17 +120,8 @@ export function startLogCollection(o: LogCollectionOptions): LogCollection {
   });
   tailer.start();
 
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    const t0 = performance.now();
-    res.once('close', () => line({ component: 'apiserver',
-      message: httpLine(req, res, performance.now() - t0) }));
-  };
-  o.apiServer?.on('request', onRequest);
-  const addr = o.apiServer?.address();
-  if (addr && typeof addr === 'object') {
-    const host = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
-    line({ component: 'apiserver', message: `"Serving securely on ${host}:${addr.port}"` });
-  }
+  const offRequests = o.apiServer
+    ? logApiRequests(o.apiServer, (message) => line({ component: 'apiserver', message })) : () => {};
 
   let stopped = false;
   return {
@@ -124,13 +134,20 @@ export function startLogCollection(o: LogCollectionOptions): LogCollection {
     stop() {
       if (stopped) return;
       stopped = true;
-      o.apiServer?.off('request', onRequest);
+      offRequests();
       offPods();
       offEvents();
       tailer.stop();
       writer.close();
+      if (collectorPid(o.dataDir) === process.pid) rmSync(pidFile(o.dataDir), { force: true });
     },
   };
+}
+
+/** Other processes' component files, and the local etcd members' logs. */
+function componentDirs(dataDir: string): ComponentLogDir[] {
+  return [...componentLogDirs(dataDir).map((c) => ({ ...c, format: 'cri' as const, reap: true })),
+    { dir: join(dataDir, 'etcd'), source: { kind: 'component', component: 'etcd' }, format: 'zap' }];
 }
 
 /** Every node's pod log directory in the data dir (a stopped node's too: its files stay). */

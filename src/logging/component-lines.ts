@@ -5,7 +5,7 @@
 // with `source.host`, the node). The API server logs each HTTP request it served, as its
 // httplog does (`"HTTP" verb=… URI=… latency=… userAgent=… audit-ID=… srcIP=… resp=…`).
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Event } from '../api/types.js';
 import type { ComponentName } from './record.js';
 
@@ -50,4 +50,20 @@ export function httpLine(req: IncomingMessage, res: ServerResponse, latencyMs: n
 export function agentLine(line: string): ComponentLine | undefined {
   const m = /^kube-proxy (\S+): (.*)$/s.exec(line);
   return m ? { component: 'kube-proxy', node: m[1], message: m[2]! } : undefined;
+}
+
+/** Calls `write` with the API server's line for each request `server` finishes, after its
+ *  "Serving securely" line; returns the unsubscriber. */
+export function logApiRequests(server: Server, write: (message: string) => void): () => void {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    const t0 = performance.now();
+    res.once('close', () => write(httpLine(req, res, performance.now() - t0)));
+  };
+  server.on('request', onRequest);
+  const addr = server.address();
+  if (addr && typeof addr === 'object') {
+    const host = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
+    write(`"Serving securely on ${host}:${addr.port}"`);
+  }
+  return () => { server.off('request', onRequest); };
 }

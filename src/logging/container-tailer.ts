@@ -6,12 +6,16 @@
 // read to its end through the descriptor held open, so the last lines of a deleted pod are
 // kept. A pod's labels are looked up once, when its directory is first seen, and stay with its
 // lines. Only whole lines are consumed; a line still being written waits for the next poll.
+// Components' own files are read the same way (`components`): the spool of processes other
+// than the store's writer (component-spool.ts, CRI lines, `<pid>.log`, removed once read when
+// their process is gone) and etcd's zap log.
 
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pidAlive } from '../util/pid-alive.js';
 import { writePrivateFileSync } from '../util/private-files.js';
-import { buildCriAssembler, type CriAssembler } from './cri-lines.js';
-import type { ContainerSource, LogRecord } from './record.js';
+import { buildCriAssembler, buildZapLines, type CriAssembler } from './cri-lines.js';
+import type { ComponentSource, ContainerSource, LogRecord, LogSource } from './record.js';
 
 export interface PodLogRoot {
   readonly node: string;
@@ -19,9 +23,24 @@ export interface PodLogRoot {
   readonly dir: string;
 }
 
+/** A directory of one component's log files. */
+export interface ComponentLogDir {
+  readonly dir: string;
+  readonly source: ComponentSource;
+  /** `cri`: `<n>.log` (+ rotated `<n>.log.<stamp>`) in the CRI format; `zap`: `*.log` of JSON lines. */
+  readonly format: 'cri' | 'zap';
+  /** Files are named by their writer's pid: once it has exited and a file is read to its end,
+   *  the file is removed (its lines are in the store). */
+  readonly reap?: boolean;
+}
+
 export interface ContainerTailerOptions {
   /** The directories to watch (asked on every poll: nodes come and go). */
   readonly roots: () => readonly PodLogRoot[];
+  /** Components' log directories (asked on every poll). */
+  readonly components?: () => readonly ComponentLogDir[];
+  /** Whether a process is alive (reaping); default: signal 0. */
+  readonly alive?: (pid: number) => boolean;
   /** The pod's labels, asked once per pod (by UID); undefined when the pod is not known. */
   readonly labelsOf: (namespace: string, pod: string, uid: string) => Record<string, string> | undefined;
   readonly sink: (r: LogRecord) => void;
@@ -43,7 +62,7 @@ export interface ContainerTailer {
 
 interface Tracked {
   readonly fd: number;
-  readonly source: ContainerSource;
+  readonly source: LogSource;
   readonly cri: CriAssembler;
   offset: number;
   seen: boolean;
@@ -51,6 +70,17 @@ interface Tracked {
 
 const POD_DIR = /^([a-z0-9.-]+)_([a-z0-9.-]+)_([A-Za-z0-9-]+)$/;
 const LOG_FILE = /^(\d+)\.log(?:\.(\d{8}-\d{6}(?:-\d+)?))?$/;
+const ZAP_FILE = /^[A-Za-z0-9._-]+\.log$/;
+
+/** `<n>.log` files oldest first: by number, then a rotated file (by stamp) before the live one. */
+function criFiles(names: readonly string[]): string[] {
+  return names.map((n) => ({ n, m: LOG_FILE.exec(n) })).filter((x) => x.m)
+    .sort((a, b) => Number(a.m![1]) - Number(b.m![1]) || cmp(a.m![2] ?? '~', b.m![2] ?? '~'))
+    .map((x) => x.n);
+}
+
+const zapFiles = (names: readonly string[]) => names.filter((n) => ZAP_FILE.test(n)).sort();
+
 const READ = 256 * 1024;
 /** An idle pod's files are read at least every this many polls (+1). */
 const MAX_IDLE_SKIP = 7;
@@ -135,12 +165,15 @@ export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer
   /** Reads a container's files; whether there was anything new (or a new file). */
   function visitContainer(node: string, ns: string, pod: string, uid: string, container: string, dir: string,
     ids: string[]): boolean {
+    return visitFiles(dir, criFiles, () => sourceFor(node, ns, pod, uid, container), buildCriAssembler, ids);
+  }
+
+  /** Reads a directory's log files (`pick` chooses and orders them); whether there was anything new. */
+  function visitFiles(dir: string, pick: (names: readonly string[]) => string[], sourceOf: () => LogSource,
+    parser: () => CriAssembler, ids: string[]): boolean {
     const [names, cached] = listCached(dir);
     let fresh = !cached;
-    const logs = names.map((n) => ({ n, m: LOG_FILE.exec(n) })).filter((x) => x.m)
-      // Oldest first: by restart count, then a rotated file (by stamp) before the live one.
-      .sort((a, b) => Number(a.m![1]) - Number(b.m![1]) || cmp(a.m![2] ?? '~', b.m![2] ?? '~'));
-    for (const { n } of logs) {
+    for (const n of pick(names)) {
       const path = join(dir, n);
       const known = cached ? files.get(byPath.get(path) ?? '') : undefined;
       if (known) {
@@ -158,7 +191,7 @@ export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer
         try { fd = openSync(path, 'r'); } catch { continue; }
         if (fstatSync(fd).ino !== st.ino) { closeSync(fd); continue; } // replaced in between
         const from = saved.get(id) ?? 0;
-        t = { fd, source: sourceFor(node, ns, pod, uid, container), cri: buildCriAssembler(),
+        t = { fd, source: sourceOf(), cri: parser(),
           offset: from <= st.size ? from : 0, seen: true };
         files.set(id, t);
       }
@@ -201,6 +234,12 @@ export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer
         else c.skip = Math.min(++c.polls, MAX_IDLE_SKIP);
       }
     }
+    for (const c of o.components?.() ?? []) {
+      const ids: string[] = [];
+      visitFiles(c.dir, c.format === 'zap' ? zapFiles : criFiles, () => c.source,
+        c.format === 'zap' ? buildZapLines : buildCriAssembler, ids);
+      if (c.reap) reap(c.dir);
+    }
     // Gone from every directory (pod deleted, rotated file removed): read to the end, close.
     for (const [id, t] of [...files]) if (!t.seen) closeFile(id, t);
     for (const [path, id] of byPath) if (!files.has(id)) byPath.delete(path);
@@ -213,6 +252,22 @@ export function buildContainerTailer(o: ContainerTailerOptions): ContainerTailer
       const obj: Record<string, number> = {};
       for (const [id, t] of files) obj[id] = t.offset;
       writePrivateFileSync(o.positionsFile, `${JSON.stringify(obj)}\n`);
+    }
+  }
+
+  /** Removes the files of exited writers that were read to their end. */
+  function reap(dir: string): void {
+    for (const n of criFiles(listCached(dir)[0])) {
+      const pid = Number(LOG_FILE.exec(n)![1]);
+      if (pid === process.pid) continue;
+      const path = join(dir, n);
+      const id = byPath.get(path);
+      const t = id === undefined ? undefined : files.get(id);
+      let size: number;
+      try { size = statSync(path).size; } catch { continue; }
+      if (!t || t.offset < size || (o.alive ?? pidAlive)(pid)) continue;
+      closeFile(id!, t);
+      rmSync(path, { force: true });
     }
   }
 

@@ -7,7 +7,7 @@ export type LogStream = 'stdout' | 'stderr';
 
 /** The components whose own log lines are kept (`kdp logs --component`). */
 export const COMPONENTS = [
-  'apiserver', 'scheduler', 'controller-manager', 'kubelet', 'kube-proxy', 'dns',
+  'apiserver', 'scheduler', 'controller-manager', 'kubelet', 'kube-proxy', 'dns', 'etcd',
 ] as const;
 export type ComponentName = typeof COMPONENTS[number];
 

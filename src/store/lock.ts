@@ -3,20 +3,13 @@
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kdpError } from '../errors.js';
+import { pidAlive } from '../util/pid-alive.js';
 import { openPrivate } from '../util/private-files.js';
 
 export interface DirLock {
   release(): Promise<void>;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export async function acquireDirLock(dir: string): Promise<DirLock> {
   const path = join(dir, 'LOCK');
@@ -30,7 +23,7 @@ export async function acquireDirLock(dir: string): Promise<DirLock> {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
     const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-    if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+    if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) {
       throw kdpError('KDP_STORE_LOCKED', `data directory ${dir} is in use by process ${pid}`);
     }
     await unlink(path).catch(() => undefined); // stale: its owner is gone

@@ -95,7 +95,7 @@ describe('kdp logs', () => {
     expect(await bad('--grep', 'a(')).toMatch(/--grep: .*Invalid regular expression/);
     expect(await bad('--since', '10x')).toMatch(/--since: "10x" is not a positive duration/);
     expect(await bad('--since-time', 'yesterday')).toMatch(/--since-time: "yesterday" is not an RFC 3339 time/);
-    expect(await bad('--component', 'etcd')).toMatch(/--component: unknown component "etcd"/);
+    expect(await bad('--component', 'sshd')).toMatch(/--component: unknown component "sshd" \(one of apiserver, .*, etcd\)/);
     expect(await bad('--component', 'kubelet', '--pod', 'x')).toMatch(/--pod: .*cannot be combined with --component/);
     const none = await kdp('logs', '--data-dir', join(dataDir, 'nowhere'));
     expect(none.err).toMatch(/no cluster logs in/);

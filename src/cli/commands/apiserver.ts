@@ -7,6 +7,7 @@ import { renderKubeconfig } from '../../client/kubeconfig.js';
 import type { Command } from '../command.js';
 import { kdpError } from '../../errors.js';
 import type { DataDirPaths } from '../../cluster/data-dir.js';
+import type { RunningApiServer } from '../../apiserver/start.js';
 
 const ADMISSION_PLUGINS = ['ServiceAccount', 'KdpPodNetns'];
 
@@ -30,6 +31,33 @@ async function netnsReach(paths: DataDirPaths) {
   return { dialer: netnsBackendDialer(sockets, { nodeNetns: (n) => `${prefix}-${n}` }, () => 'n1'), close: () => sockets.close() };
 }
 import { DATA_DIR_FLAG, ETCD_FLAGS, etcdOptions, REPAIR_FLAG } from '../shared-flags.js';
+
+/**
+ * The API server's part in cluster-level logging. Alone (no `kdp up`, no other collector in the
+ * data dir), it runs the collector, as the control plane's host runs the logging backend: the
+ * store gets its requests, the Events, every node's pods and the other processes' component
+ * files. A replica of `kdp up --apiservers`, or beside a collector, writes its request lines to
+ * its own component file, which that collector reads.
+ */
+async function apiserverLogs(dataDir: string, server: RunningApiServer, supervised: boolean,
+  log: (line: string) => void): Promise<{ stop(): void }> {
+  const [{ collectorPid, startLogCollection }, { logApiRequests }, { componentLog }] = await Promise.all([
+    import('../../logging/collector.js'), import('../../logging/component-lines.js'),
+    import('../../logging/component-spool.js')]);
+  const http = server.server.app.server;
+  if (supervised || collectorPid(dataDir) !== undefined) {
+    const file = componentLog(dataDir, 'apiserver');
+    const off = logApiRequests(http, (m) => file.line(m));
+    return { stop: () => { off(); file.close(); } };
+  }
+  const [{ buildInProcessClient }, { buildInformerFactory }, { ADMIN_USER }] = await Promise.all([
+    import('../../client/in-process.js'), import('../../client/informer.js'), import('../../apiserver/app.js')]);
+  const informers = buildInformerFactory(buildInProcessClient(server.server.service, ADMIN_USER));
+  const logs = startLogCollection({ dataDir, informers, apiServer: http,
+    onError: (e) => log(`logs: ${(e as Error).message}`) });
+  informers.start();
+  return { stop: () => { logs.stop(); informers.stop(); } };
+}
 
 export const apiserverCommand: Command = {
   name: 'apiserver',
@@ -84,6 +112,7 @@ export const apiserverCommand: Command = {
       backendDialer: reach?.dialer,
     });
     const supervised = args.flags.supervised as boolean;
+    const logs = await apiserverLogs(paths.root, server, supervised, log);
     if (!supervised) {
       writePrivateFileSync(paths.kubeconfig, renderKubeconfig({
         server: server.url, ...(args.flags['insecure-http'] ? {} : { caPem: server.pki.caCertPem, token: server.pki.adminToken }),
@@ -96,6 +125,7 @@ export const apiserverCommand: Command = {
       process.stdin.resume();
     }) : new Promise<void>(() => undefined);
     await Promise.race([io.interrupted, orphaned]);
+    logs.stop();
     await server.close();
     reach?.close();
     return 0;

@@ -39,7 +39,7 @@ export const logsCommand: Command = {
     { name: 'container', short: 'c', type: 'string', help: 'only this container' },
     { name: 'component', type: 'string',
       help: 'component lines instead of pods: apiserver, scheduler, controller-manager, kubelet, ' +
-        'kube-proxy, dns (comma-separated)' },
+        'kube-proxy, dns, etcd (comma-separated)' },
     { name: 'node', type: 'string', help: 'only lines from this node' },
     { name: 'since', type: 'string', help: 'only lines newer than this duration, e.g. 10m, 1h30m' },
     { name: 'since-time', type: 'string', help: 'only lines at or after this RFC 3339 time' },
