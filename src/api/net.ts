@@ -141,6 +141,59 @@ export function canonicalIP(s: string): string | undefined {
   return ip ? formatIP(ip) : undefined;
 }
 
+// Fast paths for the hot loops: kube-proxy's change trackers canonicalise every Service and
+// endpoint address (100k+ per large sync) and the tracer matches packet addresses against
+// CIDRs. Almost every address there is already a canonical dotted quad, which these read as a
+// plain number, without the general parser and its bigint; anything else takes parseIP.
+
+/** The value of a canonical dotted quad (`10.0.0.1`: four decimal octets ≤ 255, no leading
+ *  zeros), or -1 for any other text (other spellings, IPv6: ask parseIP). */
+export function dottedQuadValue(s: string): number {
+  const n = s.length;
+  if (n < 7 || n > 15) return -1;
+  let v = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < n; i++) {
+    const ch = s.charCodeAt(i);
+    if (ch === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      v = v * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+    } else if (ch >= 48 && ch <= 57) {
+      if (digits > 0 && octet === 0) return -1; // a leading zero
+      octet = octet * 10 + (ch - 48);
+      if (++digits > 3 || octet > 255) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return digits === 0 || dots !== 3 ? -1 : v * 256 + octet;
+}
+
+/** `s` is a canonical dotted quad (see dottedQuadValue). */
+export function isCanonicalIPv4(s: string): boolean {
+  return dottedQuadValue(s) >= 0;
+}
+
+/** canonicalIP(s), skipping the parser for canonical IPv4 (which it returns unchanged). */
+export function canonicalIPFast(s: string): string | undefined {
+  return dottedQuadValue(s) >= 0 ? s : canonicalIP(s);
+}
+
+/** The family of an address (undefined when it is none), skipping the parser for canonical IPv4. */
+export function familyOfIP(s: string): IPFamily | undefined {
+  return dottedQuadValue(s) >= 0 ? 'IPv4' : parseIP(s)?.family;
+}
+
+/** The family a valid address or CIDR is written in (`:` only in IPv6), without parsing it. */
+export function writtenFamily(s: string): IPFamily {
+  return s.includes(':') ? 'IPv6' : 'IPv4';
+}
+
 function hostMask(family: IPFamily, prefix: number): bigint {
   return (1n << BigInt(familyBits(family) - prefix)) - 1n;
 }

@@ -6,13 +6,12 @@
 // a bad field is left out and reported to `opts.report` (upstream logs "Ignoring invalid
 // endpoint port…"), a slice whose lists are not lists contributes nothing.
 
-import { formatIP, parseIP } from '../api/net.js';
+import { formatIP, isCanonicalIPv4, parseIP } from '../api/net.js';
 import type { EndpointSlice } from '../api/types.js';
 import {
   absent, bad, checkEnum, checkInt, checkList, checkObjectName, checkPortName, checkString,
   isInt, isObject, isPortName, isProtocol, type InputProblem, type ProblemReporter,
 } from './input-check.js';
-import { isCanonicalIPv4 } from './ip-fast.js';
 import { joinHostPort } from './keys.js';
 import { servicePortKey } from './types.js';
 import type { EndpointInfo, EndpointsMap, IPFamily, Protocol, ServicePortName } from './types.js';

@@ -7,8 +7,7 @@
 // service-wide field gets no service ports, a bad port is left out, a bad entry of an address
 // list is dropped, and each is reported to `opts.report`.
 
-import { formatCIDR, parseCIDR } from '../api/net.js';
-import { canonicalIPFast, familyOfIP } from './ip-fast.js';
+import { canonicalIPFast, familyOfIP, formatCIDR, parseCIDR } from '../api/net.js';
 import type { Service, ServicePort } from '../api/types.js';
 import {
   absent, bad, checkEnum, checkInt, checkList, checkObjectName, checkPortName, checkString,

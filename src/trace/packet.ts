@@ -1,6 +1,6 @@
 // The packet the tracer follows, and parsing of the addresses users type.
 
-import { canonicalIP, ipFamilyOf, parseCIDR, parseIP, type ParsedIP } from '../api/net.js';
+import { canonicalIP, dottedQuadValue, ipFamilyOf, parseCIDR, parseIP, type ParsedIP } from '../api/net.js';
 import { kdpError } from '../errors.js';
 
 export type TraceProtocol = 'tcp' | 'udp' | 'sctp' | 'icmp';
@@ -96,7 +96,7 @@ export function compileAddress(spec: string): (ip: string) => boolean {
       const base4 = Number(c.base);
       const slow = m4Slow(mask, c.base);
       m = (ip) => {
-        const v = dottedQuad(ip);
+        const v = dottedQuadValue(ip);
         return v < 0 ? slow(ip) : ((v & mask4) >>> 0) === base4;
       };
     } else {
@@ -119,33 +119,6 @@ function m4Slow(mask: bigint, base: bigint): (ip: string) => boolean {
     const a = parsedIP(ip);
     return a !== null && a.family === 'IPv4' && (a.value & mask) === base;
   };
-}
-
-/** The value of a canonical dotted quad (`10.0.0.1`), or -1 for anything else. */
-function dottedQuad(ip: string): number {
-  let v = 0;
-  let octet = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < ip.length; i++) {
-    const ch = ip.charCodeAt(i);
-    if (ch === 46) {
-      if (digits === 0 || dots === 3) return -1;
-      v = v * 256 + octet;
-      octet = 0;
-      digits = 0;
-      dots++;
-    } else if (ch >= 48 && ch <= 57) {
-      // No leading zeros: those spellings go the general way.
-      if (digits > 0 && octet === 0) return -1;
-      octet = octet * 10 + (ch - 48);
-      if (++digits > 3 || octet > 255) return -1;
-    } else {
-      return -1;
-    }
-  }
-  if (digits === 0 || dots !== 3) return -1;
-  return v * 256 + octet;
 }
 
 export function familyOf(ip: string): 'IPv4' | 'IPv6' {

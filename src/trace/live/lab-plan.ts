@@ -6,7 +6,7 @@
 // sends is that same pod: hairpin), one shared namespace for local endpoints that never send,
 // and one world namespace behind the node's eth0 that answers for every other address.
 
-import { Address4, Address6 } from 'ip-address';
+import { cidrContains, nthAddress, writtenFamily } from '../../api/net.js';
 
 export interface LabTarget {
   readonly protocol: 'tcp' | 'udp';
@@ -49,18 +49,16 @@ export interface LabPlan {
 }
 
 export function isV6(ip: string): boolean {
-  return ip.includes(':');
+  return writtenFamily(ip) === 'IPv6';
 }
 
 export function inCIDR(ip: string, cidr: string): boolean {
-  if (isV6(ip) !== isV6(cidr)) return false;
-  return isV6(ip) ? new Address6(ip).isInSubnet(new Address6(cidr))
-    : new Address4(ip).isInSubnet(new Address4(cidr));
+  return isV6(ip) === isV6(cidr) && cidrContains(cidr, ip);
 }
 
+/** The first address after the network address (a bridge's gateway). */
 export function firstAddress(cidr: string): string {
-  return isV6(cidr) ? new Address6(cidr).startAddressExclusive().correctForm()
-    : new Address4(cidr).startAddressExclusive().correctForm();
+  return nthAddress(cidr, 1);
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1']);
