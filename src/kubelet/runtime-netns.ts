@@ -456,10 +456,13 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     // A startup probe holds readiness and liveness back until it has succeeded (upstream's
     // `started`); failureThreshold failures before that kill the container as liveness does.
     const startup = plainInit ? undefined : spec?.startupProbe;
+    // A sidecar with a postStart hook has started once the hook is done (upstream runs the hook
+    // before it starts the next container).
+    const sidecarHook = !!c.sidecar && !startup && !!spec?.lifecycle?.postStart;
     // Each run is a new container (its own ID), as a CRI runtime's.
     c.status = { ...c.status, state: 'running', reason: undefined, message: undefined, startedAt: iso(),
       containerID: containerIdUrl(sb.uid, name, c.status.restartCount),
-      ready: !plainInit && !probe && !isEcho && !startup, started: !plainInit && !startup };
+      ready: !plainInit && !probe && !isEcho && !startup, started: !plainInit && !startup && !sidecarHook };
     const exec = (argv: readonly string[], ms: number) => execIn(sb, c, argv, ms);
     let listening = false;
     const failed = (kind: string, grace?: number) => {
@@ -533,7 +536,14 @@ export function buildNetnsRuntime(o: NetnsRuntimeOptions): NetnsRuntime {
     if (post) {
       const grace = (sb.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000 * scale;
       void runHook(sb, c, name, post, Math.max(grace, 30_000 * scale)).then((r) => {
-        if (r.ok || c.child !== child || sb.stopping) return;
+        if (c.child !== child || sb.stopping) return;
+        if (r.ok) {
+          if (!sidecarHook) return;
+          c.status = { ...c.status, started: true };
+          listener(sb.uid);
+          void startNext(sb).then(() => listener(sb.uid));
+          return;
+        }
         eventListener(sb.uid, { type: 'Warning', reason: 'FailedPostStartHook', fieldPath: fieldPath(c, name),
           message: `PostStartHook failed: ${r.message ?? ''}`.trim() });
         c.liveness?.stop();

@@ -92,6 +92,21 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('sidecar contai
       expect((await kubectl(['logs', 'side', '-c', 'side-c', '--previous'])).out).toBe('c-up\n');
     }, 90_000);
 
+  it('a sidecar with a postStart hook has started once the hook is done: the next init container waits for it',
+    async () => {
+      await create({ metadata: { name: 'hooked', namespace: 'default' }, spec: { restartPolicy: 'Never',
+        terminationGracePeriodSeconds: 1,
+        initContainers: [
+          { name: 'side', image: 'busybox', restartPolicy: 'Always', command: ['sleep', '3600'],
+            lifecycle: { postStart: { exec: { command: ['sh', '-c', 'sleep 1; echo hooked > /tmp/hook'] } } } },
+          { name: 'after', image: 'busybox', command: ['cat', '/tmp/hook'] },
+        ],
+        containers: [{ name: 'app', image: 'busybox', command: ['sleep', '3600'] }] } });
+      await waitFor(async () => (await pod('hooked')).status?.containerStatuses?.[0]?.state?.running, 30_000, 'app running');
+      expect(init(await pod('hooked'), 'after')!.state?.terminated).toMatchObject({ exitCode: 0 });
+      expect((await kubectl(['logs', 'hooked', '-c', 'after'])).out).toBe('hooked\n');
+    }, 60_000);
+
   it('do not keep a Job from completing: stopped once its main container is done', async () => {
     await cluster.client.create({ group: 'batch', version: 'v1', resource: 'jobs', namespace: 'default' },
       { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'withside', namespace: 'default' },
