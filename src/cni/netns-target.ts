@@ -54,7 +54,7 @@ export function netnsNameOf(path: string): string | undefined {
   return m && m[1] !== '.' && m[1] !== '..' ? m[1] : undefined;
 }
 
-/** A running `ip -batch` in the node namespace (ip-session.ts). */
+/** A running `ip -batch` in the node namespace (host/ip-session.ts). */
 export interface BatchSession {
   run(lines: readonly string[]): Promise<BatchOutcome>;
 }

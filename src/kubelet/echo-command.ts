@@ -25,7 +25,7 @@ export function jsEchoCommand(script = ECHO_SCRIPT, reason?: string): EchoComman
 
 /**
  * The native echo under `<binDir>/kdp-echo-<hash of the source>`, built when missing
- * (src/util/native-build.ts). Falls back to the JS echo when no compiler works.
+ * (src/host/native-build.ts). Falls back to the JS echo when no compiler works.
  */
 export async function resolveEchoCommand(binDir: string, compilers: readonly string[] = ['cc', 'gcc']): Promise<EchoCommand> {
   const built = await buildNative({ source: ECHO_SOURCE, binDir, name: 'kdp-echo', compilers });

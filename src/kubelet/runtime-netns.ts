@@ -2,7 +2,7 @@
 // line to a running `ip -batch`, host/netns.ts) wired by the CNI plugin, called in-process
 // with the node's namespace as the plugin's own (bridge `cni0`, isGateway, no ipMasq, host-local
 // over the node's podCIDR); containers are processes started in the pod namespace with
-// `nsenter --net`, forked by small launcher helpers (launcher.ts), not by kdp. A container runs
+// `nsenter --net`, forked by small launcher helpers (host/launcher.ts), not by kdp. A container runs
 // what its spec says, through the image table (images.ts: Docker's entrypoint/cmd rules, the
 // host's programs as every image's, kdp's stand-ins for pause/agnhost/web servers/kdp-dns, the
 // `kdp/echo` workload for kdp/echo and for unknown images without a command), with its env
@@ -77,7 +77,7 @@ export interface NetnsRuntimeOptions {
   readonly echoScript?: string;
   /** Probes from the node namespace; default a helper prober started there on first use. */
   readonly prober?: Prober;
-  /** Starts workload processes; default a helper launcher of this runtime's own (launcher.ts). */
+  /** Starts workload processes; default a helper launcher of this runtime's own (host/launcher.ts). */
   readonly launcher?: Launcher;
   /** Makes and removes pod namespaces; default ip sessions of this runtime's own. */
   readonly sandboxNetns?: SandboxNetns;
