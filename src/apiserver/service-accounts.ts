@@ -38,20 +38,27 @@ export async function buildServiceAccountTokens(
     issuer: o.issuer ?? DEFAULT_SA_ISSUER, audiences: o.audiences });
   const authenticate = buildServiceAccountTokenAuthenticator({
     issuers: [issuer.issuer], audiences: issuer.audiences, publicKeys: [key.publicKey],
-    objects: {
-      async get(resource, namespace, name): Promise<KubeObject | undefined> {
-        const deps = getDeps();
-        if (!deps) throw kdpError('KDP_UNAVAILABLE', 'the API server is starting');
-        const r = deps.catalog.find('', 'v1', resource);
-        if (!r || name === '') return undefined;
-        try {
-          return (await readObject(deps, r, namespace, name)).obj;
-        } catch (e) {
-          if (isKdpError(e, 'KDP_NOT_FOUND')) return undefined;
-          throw e;
-        }
-      },
-    },
+    objects: { get: storedCoreObject(getDeps) },
   });
   return { issuer, authenticate };
+}
+
+/**
+ * Reads a core (v1) object from the server's own storage, as the token authenticators do
+ * (upstream reads through informers of the same storage): undefined when it does not exist.
+ */
+export function storedCoreObject(getDeps: () => ServiceDeps | undefined) {
+  return async (resource: string, namespace: string | undefined, name: string):
+    Promise<KubeObject | undefined> => {
+    const deps = getDeps();
+    if (!deps) throw kdpError('KDP_UNAVAILABLE', 'the API server is starting');
+    const r = deps.catalog.find('', 'v1', resource);
+    if (!r || name === '') return undefined;
+    try {
+      return (await readObject(deps, r, namespace, name)).obj;
+    } catch (e) {
+      if (isKdpError(e, 'KDP_NOT_FOUND')) return undefined;
+      throw e;
+    }
+  };
 }

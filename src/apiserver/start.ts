@@ -29,7 +29,8 @@ import type { LogProvider, ServiceDeps } from './rest/deps.js';
 import type { ListeningServer } from './serve.js';
 import { listenApiServer } from './serve.js';
 import { buildAdmission } from './admission-wiring.js';
-import { buildServiceAccountTokens } from './service-accounts.js';
+import { buildServiceAccountTokens, storedCoreObject } from './service-accounts.js';
+import { buildBootstrapTokenAuthenticator } from './authn/bootstrap-token.js';
 
 export interface StartApiServerOptions {
   readonly dataDir: string;
@@ -99,7 +100,10 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
     source, nodeGraph });
   const authenticator = o.insecureHttp ? undefined :
     buildAuthenticator({ tokenFile: o.tokenFile ?? pki.tokenFile, clientCertificates: true,
-      serviceAccountTokens: saTokens.authenticate });
+      serviceAccountTokens: saTokens.authenticate,
+      // kubeadm runs kube-apiserver with --enable-bootstrap-token-auth=true.
+      bootstrapTokens: buildBootstrapTokenAuthenticator({ getSecret: (ns, name) =>
+        storedCoreObject(() => deps)('secrets', ns, name) }) });
   let server: ListeningServer;
   try {
     const admission = [...buildAdmission({ serviceCIDR, nodePortRange: o.nodePortRange,

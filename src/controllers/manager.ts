@@ -26,6 +26,10 @@ import { buildDisruptionController } from './disruption/controller.js';
 import { buildServiceLbController } from './service-lb/controller.js';
 import { buildRouteController } from './route/controller.js';
 import { buildCloudNodeLifecycleController } from './cloud-nodelifecycle/controller.js';
+import { buildTokenCleaner } from './bootstrap/tokencleaner.js';
+import { buildBootstrapSigner } from './bootstrap/bootstrapsigner.js';
+import { buildCsrApprover } from './certificates/approver.js';
+import { buildCsrSigner } from './certificates/signer.js';
 import type { Controller } from './util.js';
 
 export interface ControllerManager {
@@ -57,6 +61,10 @@ const BUILDERS: Record<string, (ctx: ControllerContext) => Controller> = {
   'service-lb': buildServiceLbController,
   route: (ctx) => buildRouteController(ctx),
   'cloud-node-lifecycle': (ctx) => buildCloudNodeLifecycleController(ctx),
+  tokencleaner: buildTokenCleaner,
+  bootstrapsigner: buildBootstrapSigner,
+  csrapproving: buildCsrApprover,
+  csrsigning: buildCsrSigner,
 };
 
 export function buildControllerManager(deps: {

@@ -18,7 +18,7 @@ export interface ControllerOptions {
   /** Controllers to run; default all (`replicaset`, `deployment`, `endpointslice`, `endpoints`,
    * `nodeipam`, `nodelifecycle`, `taint-eviction`, `job`, `statefulset`, `cronjob`, `namespace`, `gc`,
    * `serviceaccount`, `root-ca-certificate-publisher`, `disruption`, `service-lb`, `route`,
-   * `cloud-node-lifecycle`). */
+   * `cloud-node-lifecycle`, `tokencleaner`, `bootstrapsigner`, `csrapproving`, `csrsigning`). */
   readonly controllers?: readonly string[];
   /** `--cluster-cidr`: one CIDR, or two of different families (dual stack), comma-separated;
    *  nodes' podCIDRs follow this order. Default 10.244.0.0/16. */
@@ -49,6 +49,11 @@ export interface ControllerOptions {
   readonly cloudProvider?: 'kdp' | 'none';
   /** `--lb-cidr`: the LoadBalancer address pool, one CIDR per family; default 172.18.255.200/29. */
   readonly lbCIDR?: string;
+  /** `--cluster-signing-cert-file`/`-key-file`: the CA csrsigning signs with; absent: approved
+   *  CSRs stay unsigned. */
+  readonly clusterSigning?: { readonly certPem: string; readonly keyPem: string };
+  /** `--cluster-signing-duration` (ms, not scaled); default one year. */
+  readonly clusterSigningDurationMs?: number;
   /** The lab cloud's route table and instances (route and cloud node lifecycle controllers);
    *  absent: those controllers do not run. */
   readonly cloud?: { readonly routes?: CloudRoutes; readonly instances?: CloudInstances };
@@ -73,6 +78,8 @@ export interface ResolvedControllerOptions {
   readonly rootCaPem?: string;
   readonly cloudProvider: 'kdp' | 'none';
   readonly lbCIDRs: readonly string[];
+  readonly clusterSigning?: { readonly certPem: string; readonly keyPem: string };
+  readonly clusterSigningDurationMs: number;
   readonly cloud?: { readonly routes?: CloudRoutes; readonly instances?: CloudInstances };
   /** Scales a duration (ms) by timeScale. */
   scaled(ms: number): number;
@@ -81,7 +88,7 @@ export interface ResolvedControllerOptions {
 export const ALL_CONTROLLERS = ['replicaset', 'deployment', 'daemonset', 'endpointslice', 'endpoints',
   'nodeipam', 'nodelifecycle', 'taint-eviction', 'job', 'statefulset', 'cronjob', 'namespace', 'gc',
   'serviceaccount', 'root-ca-certificate-publisher', 'disruption', 'service-lb', 'route',
-  'cloud-node-lifecycle'] as const;
+  'cloud-node-lifecycle', 'tokencleaner', 'bootstrapsigner', 'csrapproving', 'csrsigning'] as const;
 
 export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedControllerOptions {
   const timeScale = o.timeScale ?? 1;
@@ -103,6 +110,8 @@ export function resolveControllerOptions(o: ControllerOptions = {}): ResolvedCon
     rootCaPem: o.rootCaPem,
     cloudProvider: parseCloudProvider(o.cloudProvider),
     lbCIDRs: parseLbCidrs(o.lbCIDR ?? DEFAULT_LB_CIDR),
+    clusterSigning: o.clusterSigning,
+    clusterSigningDurationMs: o.clusterSigningDurationMs ?? 365 * 86_400_000,
     ...(o.cloud ? { cloud: o.cloud } : {}),
     scaled: (ms) => ms * timeScale,
   };

@@ -213,6 +213,16 @@ export const GROUP_TYPES: Defs = {
     $go: 'v1.EndpointPort', name: 'string', protocol: 'string', port: 'int32',
     appProtocol: 'string',
   },
+  CertificateSigningRequest: { ...ROOT, spec: 'CertificateSigningRequestSpec',
+    status: 'CertificateSigningRequestStatus' },
+  CertificateSigningRequestSpec: {
+    request: 'byte', signerName: 'string', expirationSeconds: 'int32', usages: '[]string',
+    username: 'string', uid: 'string', groups: '[]string', extra: 'map[string][]string',
+  },
+  CertificateSigningRequestStatus: {
+    conditions: '[]CertificateSigningRequestCondition', certificate: 'byte',
+  },
+  CertificateSigningRequestCondition: { ...CONDITION, lastUpdateTime: 'time' },
   Lease: { ...ROOT, spec: 'LeaseSpec' },
   LeaseSpec: {
     holderIdentity: 'string', leaseDurationSeconds: 'int32', acquireTime: 'time',

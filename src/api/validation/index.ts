@@ -37,6 +37,7 @@ import {
   validateNetworkPolicy, validateNetworkPolicyUpdate,
 } from '../../netpol/validation.js';
 import { validatePodDisruptionBudget, validatePodDisruptionBudgetUpdate } from './pdb.js';
+import { validateCertificateSigningRequest, validateCertificateSigningRequestUpdate } from './csr.js';
 
 export type { Cause } from './field-errors.js';
 export { invalidMessage } from './field-errors.js';
@@ -100,6 +101,9 @@ const KINDS: Record<string, KindValidation> = {
   'networking.k8s.io/v1|NetworkPolicy': {
     create: validateNetworkPolicy, update: validateNetworkPolicyUpdate,
   },
+  'certificates.k8s.io/v1|CertificateSigningRequest': {
+    create: validateCertificateSigningRequest, update: validateCertificateSigningRequestUpdate,
+  },
   [`${RBAC}|Role`]: { create: validateRole },
   [`${RBAC}|ClusterRole`]: { create: validateClusterRole },
   [`${RBAC}|RoleBinding`]: {
@@ -139,6 +143,10 @@ export function validate(obj: KubeObject, old?: KubeObject, opts: ValidateOption
   if (old === undefined) return kv.create(o);
   if (opts.subresource === 'ephemeralcontainers' && obj.kind === 'Pod') {
     return validatePodEphemeralContainersUpdate(o, old as never);
+  }
+  // The CSR's own rules differ per subresource (who may set approvals, the certificate).
+  if (obj.kind === 'CertificateSigningRequest') {
+    return validateCertificateSigningRequestUpdate(o, old as never, opts.subresource);
   }
   if (opts.subresource === 'status') {
     if (obj.kind === 'Pod') return validatePodStatusUpdate(o, old as never);

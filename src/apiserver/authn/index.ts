@@ -1,5 +1,6 @@
 // Request authentication as kube-apiserver's union authenticator with the options kdp serves:
-// x509 client certificates first, then static bearer tokens (`--token-auth-file`). A request
+// x509 client certificates first, then static bearer tokens (`--token-auth-file`), bootstrap
+// tokens (`--enable-bootstrap-token-auth`), service-account JWTs. A request
 // with no usable credentials yields null (the caller decides on anonymous); a bearer token that
 // matches nothing throws KDP_UNAUTHORIZED, as upstream's bearertoken authenticator does.
 
@@ -7,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { TLSSocket } from 'node:tls';
 import { kdpError } from '../../errors.js';
 import type { AuthnRequest, Authenticator, UserInfo } from '../pipeline-types.js';
+import type { BootstrapTokenAuthenticator } from './bootstrap-token.js';
 import type { ServiceAccountTokenAuthenticator } from './service-account.js';
 import { parseTokenFile } from './token-file.js';
 
@@ -23,6 +25,8 @@ export interface AuthenticatorOptions {
   readonly clientCertificates?: boolean;
   /** Bound service-account tokens (JWTs with our issuer), tried after the token file. */
   readonly serviceAccountTokens?: ServiceAccountTokenAuthenticator;
+  /** Bootstrap tokens (`<id>.<secret>` Secrets in kube-system), tried after the token file. */
+  readonly bootstrapTokens?: BootstrapTokenAuthenticator;
 }
 
 /** An authenticator that never needs to read (no service-account tokens). */
@@ -68,24 +72,25 @@ function loadTokens(path: string): Map<string, UserInfo> {
 }
 
 export function buildAuthenticator(opts: AuthenticatorOptions & {
-  serviceAccountTokens?: undefined }): SyncAuthenticator;
+  serviceAccountTokens?: undefined; bootstrapTokens?: undefined }): SyncAuthenticator;
 export function buildAuthenticator(opts: AuthenticatorOptions): Authenticator;
 export function buildAuthenticator(opts: AuthenticatorOptions): Authenticator {
   const tokens = opts.tokenFile === undefined ? undefined : loadTokens(opts.tokenFile);
   const sa = opts.serviceAccountTokens;
+  const boot = opts.bootstrapTokens;
   return {
     authenticate(req: AuthnRequest): UserInfo | null | Promise<UserInfo> {
       const peer = req.peerCertificate;
       if (opts.clientCertificates && peer && peer.subjectCN !== '') {
         return withAuthenticatedGroup({ name: peer.subjectCN, groups: [...peer.subjectO] });
       }
-      if (tokens === undefined && sa === undefined) return null;
+      if (tokens === undefined && sa === undefined && boot === undefined) return null;
       const token = bearerToken(req);
       if (token === undefined) return null;
       const user = tokens?.get(token);
       if (user) return withAuthenticatedGroup(user);
       // As upstream's token union: the next token authenticator; none left is a 401.
-      const pending = sa?.(token);
+      const pending = boot?.(token) ?? sa?.(token);
       if (pending) return pending.then(withAuthenticatedGroup);
       throw kdpError('KDP_UNAUTHORIZED', 'Unauthorized');
     },

@@ -98,6 +98,11 @@ export function controllerManagerRules(): PolicyRule[] {
     rule(ALL_VERBS, ['coordination.k8s.io'], ['leases']),
     rule(ALL_VERBS, ['batch'], ['jobs', 'jobs/status', 'cronjobs', 'cronjobs/status']),
     rule(READ, ['*'], ['*']),
+    // csrapproving, csrsigning, csrcleaner.
+    rule(['delete'], ['certificates.k8s.io'], ['certificatesigningrequests']),
+    rule(['update'], ['certificates.k8s.io'], ['certificatesigningrequests/approval',
+      'certificatesigningrequests/status']),
+    rule(['approve', 'sign'], ['certificates.k8s.io'], ['signers']),
     rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
     rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
   ];
@@ -121,6 +126,8 @@ export function nodeRules(): PolicyRule[] {
     rule(['create'], [''], ['serviceaccounts/token']),
     rule(['create', 'delete', 'get', 'patch', 'update'], ['coordination.k8s.io'], ['leases']),
     rule(READ, ['node.k8s.io'], ['runtimeclasses']),
+    // Client certificate rotation (the kubelet's own CSRs).
+    rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests']),
     rule(READ, ['storage.k8s.io'], ['csidrivers']),
     rule(['get'], ['storage.k8s.io'], ['volumeattachments', 'csinodes']),
   ];
@@ -135,4 +142,17 @@ export function proxierRules(): PolicyRule[] {
     // MultiCIDRServiceAllocator (GA in 1.33): kube-proxy reads the ServiceCIDRs.
     rule(['list', 'watch'], ['networking.k8s.io'], ['servicecidrs']),
   ];
+}
+
+const CSR_GROUP = 'certificates.k8s.io';
+
+/** upstream system:node-bootstrapper: what a TLS-bootstrapping kubelet does with its CSR. */
+export function nodeBootstrapperRules(): PolicyRule[] {
+  return [rule(['create', 'get', 'list', 'watch'], [CSR_GROUP], ['certificatesigningrequests'])];
+}
+
+/** The permission csrapproving checks (SubjectAccessReview) before auto-approving: `nodeclient`
+ *  for a new node's first certificate, `selfnodeclient` for a node renewing its own. */
+export function csrAutoApproveRules(subresource: 'nodeclient' | 'selfnodeclient'): PolicyRule[] {
+  return [rule(['create'], [CSR_GROUP], [`certificatesigningrequests/${subresource}`])];
 }

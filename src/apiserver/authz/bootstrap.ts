@@ -3,14 +3,20 @@
 // - kube-proxy's identity is kubeadm's: ServiceAccount kube-system/kube-proxy bound to
 //   `system:node-proxier` by `kubeadm:node-proxier` (kdp's bootstrap plays kubeadm's part);
 // - `system:kube-controller-manager` holds what all of kdp's controllers need, because kdp runs
-//   them under one identity (upstream gives each controller its own ServiceAccount role).
+//   them under one identity (upstream gives each controller its own ServiceAccount role);
+// - kubeadm's TLS-bootstrap bindings (`kubeadm:kubelet-bootstrap`, `kubeadm:node-autoapprove-*`,
+//   `kubeadm:get-nodes`) are part of it, since kdp plays kubeadm's part;
+// - `kdp:node-proxier-nodes` binds `system:node-proxier` to `system:nodes`: a joined host's
+//   kube-proxy runs inside its node agent under the node's certificate (kubeadm runs it as a
+//   DaemonSet pod with the kube-proxy ServiceAccount instead).
 
 import type { KubeObject } from '../../client/types.js';
 import {
-  adminRules, controllerManagerRules, editRules, nodeRules, proxierRules, rule, schedulerRules,
-  urls, viewRules,
+  adminRules, controllerManagerRules, csrAutoApproveRules, editRules, nodeBootstrapperRules,
+  nodeRules, proxierRules, rule, schedulerRules, urls, viewRules,
 } from './bootstrap-rules.js';
 import type { PolicyRule, Subject } from './rules.js';
+import { KUBEADM_NODE_TOKEN_GROUP } from '../../bootstrap/token.js';
 
 const RBAC_V1 = 'rbac.authorization.k8s.io/v1';
 
@@ -88,5 +94,24 @@ export function bootstrapRbacObjects(): KubeObject[] {
     binding('system:node-proxier', 'system:node-proxier', [user('system:kube-proxy')]),
     binding('kubeadm:node-proxier', 'system:node-proxier', [{ kind: 'ServiceAccount',
       name: 'kube-proxy', namespace: 'kube-system' }]),
+    binding('kdp:node-proxier-nodes', 'system:node-proxier', [group('system:nodes')]),
+    ...tlsBootstrapRbac(),
+  ];
+}
+
+/** Upstream's CSR roles and kubeadm's bindings of them (phases/bootstraptoken/node). */
+function tlsBootstrapRbac(): KubeObject[] {
+  const tokens = group(KUBEADM_NODE_TOKEN_GROUP);
+  const nodeclient = 'system:certificates.k8s.io:certificatesigningrequests:nodeclient';
+  const selfnodeclient = 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient';
+  return [
+    clusterRole('system:node-bootstrapper', nodeBootstrapperRules()),
+    clusterRole(nodeclient, csrAutoApproveRules('nodeclient')),
+    clusterRole(selfnodeclient, csrAutoApproveRules('selfnodeclient')),
+    clusterRole('kubeadm:get-nodes', [rule(['get'], [''], ['nodes'])]),
+    binding('kubeadm:kubelet-bootstrap', 'system:node-bootstrapper', [tokens]),
+    binding('kubeadm:node-autoapprove-bootstrap', nodeclient, [tokens]),
+    binding('kubeadm:node-autoapprove-certificate-rotation', selfnodeclient, [group('system:nodes')]),
+    binding('kubeadm:get-nodes', 'kubeadm:get-nodes', [tokens]),
   ];
 }

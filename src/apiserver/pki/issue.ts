@@ -12,10 +12,10 @@ type X509Crypto = Parameters<typeof x509.X509CertificateGenerator.create>[1];
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 
-const crypto = webcrypto as unknown as NonNullable<X509Crypto>;
+export const x509Crypto = webcrypto as unknown as NonNullable<X509Crypto>;
 const subtle = webcrypto.subtle;
 const KEY_ALG = { name: 'ECDSA', namedCurve: 'P-256' } as const;
-const SIGN_ALG = { name: 'ECDSA', hash: 'SHA-256' } as const;
+export const SIGN_ALG = { name: 'ECDSA', hash: 'SHA-256' } as const;
 const DAY_MS = 86_400_000;
 
 /** A certificate and its private key, both PEM (key in PKCS#8). */
@@ -34,7 +34,7 @@ export interface LeafSpec {
   readonly days?: number;
 }
 
-function serialHex(): string {
+export function serialHex(): string {
   const b = randomBytes(16);
   b[0] = (b[0]! & 0x7f) | 0x01; // positive and without a leading zero byte
   return b.toString('hex');
@@ -54,7 +54,7 @@ async function keyPem(key: CryptoKey): Promise<string> {
   return x509.PemConverter.encode(der, 'PRIVATE KEY');
 }
 
-async function importKey(pem: string): Promise<CryptoKey> {
+export async function importKey(pem: string): Promise<CryptoKey> {
   const der = x509.PemConverter.decodeFirst(pem);
   return subtle.importKey('pkcs8', der, KEY_ALG, false, ['sign']);
 }
@@ -83,10 +83,10 @@ export async function issueCa(commonName: string, days = 3650): Promise<CertPair
             x509.KeyUsageFlags.digitalSignature,
           true,
         ),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, x509Crypto),
       ],
     },
-    crypto,
+    x509Crypto,
   );
   return { certPem: cert.toString('pem'), keyPem: await keyPem(keys.privateKey) };
 }
@@ -107,7 +107,7 @@ export async function issueLeaf(ca: CertPair, spec: LeafSpec): Promise<CertPair>
       true,
     ),
     new x509.ExtendedKeyUsageExtension(eku, false),
-    await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, crypto),
+    await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, x509Crypto),
   ];
   if (spec.sans && spec.sans.length > 0) {
     extensions.push(new x509.SubjectAlternativeNameExtension(spec.sans.map(parseSan), false));
@@ -123,7 +123,7 @@ export async function issueLeaf(ca: CertPair, spec: LeafSpec): Promise<CertPair>
       ...validity(spec.days ?? 365),
       extensions,
     },
-    crypto,
+    x509Crypto,
   );
   return { certPem: cert.toString('pem'), keyPem: await keyPem(keys.privateKey) };
 }

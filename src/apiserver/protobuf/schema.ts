@@ -1,7 +1,8 @@
 // Field tables for the protobuf messages kdp decodes: what kubectl >= 1.32's typed clients send
 // (`create <generator>`, `auth can-i`). Numbers are interface facts from upstream's
 // k8s.io/api and apimachinery `generated.proto` (v0.32), checked against captured kubectl bodies.
-// Status fields (number 3 of top-level objects) are left out on purpose: ignored on create.
+// Status fields (number 3 of top-level objects) are left out on purpose: ignored on create
+// (except the CSR's, which kubectl's approval update carries).
 
 export type Scalar = 'string' | 'bytes' | 'int' | 'bool' | 'intOrString' | 'quantity' | 'time';
 
@@ -211,6 +212,16 @@ export const OBJECTS: Readonly<Record<string, MessageSchema>> = {
   'rbac.authorization.k8s.io/v1/ClusterRole': {
     1: m('metadata', ObjectMeta), 2: rm('rules', PolicyRule),
     3: pm('aggregationRule', { 1: rm('clusterRoleSelectors', LabelSelector) }),
+  },
+  // `kubectl certificate approve|deny` (certificates/v1): the whole object, status included (the
+  // approval subresource reads its conditions). `spec.extra` is left out: the server keeps the
+  // stored spec on every update.
+  'certificates.k8s.io/v1/CertificateSigningRequest': {
+    1: m('metadata', ObjectMeta),
+    2: m('spec', { 1: f('request', 'bytes'), 7: s('signerName'), 8: pi('expirationSeconds'), 5: rs('usages'),
+      2: s('username'), 3: s('uid'), 4: rs('groups') }),
+    3: m('status', { 1: rm('conditions', { 1: s('type'), 6: s('status'), 2: s('reason'), 3: s('message'),
+      4: f('lastUpdateTime', 'time'), 5: f('lastTransitionTime', 'time') }), 2: f('certificate', 'bytes') }),
   },
   'rbac.authorization.k8s.io/v1/RoleBinding': Binding,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': Binding,

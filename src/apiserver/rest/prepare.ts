@@ -9,6 +9,7 @@ import type { TypeProblem } from '../../api/schema/index.js';
 import { kdpError } from '../../errors.js';
 import type { Cause, KdpError } from '../../errors.js';
 import { badRequest } from './errors.js';
+import { csrPrepareForUpdate, isCsrResource } from './csr-strategy.js';
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -197,7 +198,9 @@ export function prepareForUpdate(
   r: ServedResource, next: KubeObject, old: KubeObject, subresource?: string, deleting = false,
 ): KubeObject {
   let out = next;
-  if (subresource === 'status') {
+  if (isCsrResource(r)) {
+    out = csrPrepareForUpdate(next, old, subresource, new Date());
+  } else if (subresource === 'status') {
     out = { ...old, metadata: { ...old.metadata }, status: next.status };
     if (next.status === undefined) delete out.status;
   } else if (subresource === 'ephemeralcontainers') {

@@ -15,6 +15,7 @@ import {
 } from './errors.js';
 import { objectKey } from './keys.js';
 import { prepareForCreate, prepareForUpdate, unchanged } from './prepare.js';
+import { csrPrepareForCreate, isCsrResource } from './csr-strategy.js';
 import { readObject } from './read.js';
 import { deleteNow } from './finalize.js';
 import { recordManager } from './managed-fields.js';
@@ -75,6 +76,7 @@ export async function createObject(
 ): Promise<KubeObject> {
   forgetEncoding(obj);
   prepareForCreate(r, obj, deps.now(), deps.newUid());
+  if (isCsrResource(r)) csrPrepareForCreate(obj, ctx.user);
   if (!obj.metadata.name) {
     throw invalid(r, '', [{ field: 'metadata.name', reason: 'FieldValueRequired',
       message: 'Required value: name or generateName is required' }]);

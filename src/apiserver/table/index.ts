@@ -43,6 +43,7 @@ const PRINTERS: Record<string, Printer> = {
   'apps/controllerrevisions': controllerRevisionPrinter,
   'discovery.k8s.io/endpointslices': other.endpointSlicePrinter,
   'coordination.k8s.io/leases': other.leasePrinter,
+  'certificates.k8s.io/certificatesigningrequests': other.csrPrinter,
   'networking.k8s.io/servicecidrs': other.serviceCidrPrinter,
   'networking.k8s.io/networkpolicies': networkPolicyPrinter,
   'rbac.authorization.k8s.io/roles': other.rolePrinter,

@@ -3,7 +3,7 @@
 import type { KubeObject } from '../../client/types.js';
 import { formatLabelSelector } from '../../api/selectors.js';
 import type { LabelSelector } from '../../api/types.js';
-import { age } from './duration.js';
+import { age, humanDuration } from './duration.js';
 import type { Printer } from './types.js';
 import { AGE_COL, NAME_COL, NONE, arr, col, get, num, str } from './types.js';
 import { selectorMap } from './core-printers.js';
@@ -129,4 +129,30 @@ export const bindingPrinter: Printer = {
     `${str(get(b, 'roleRef', 'kind'), '')}/${str(get(b, 'roleRef', 'name'), '')}`,
     age(b.metadata.creationTimestamp, now), subjects(b, 'User'), subjects(b, 'Group'),
     subjects(b, 'ServiceAccount')],
+};
+
+/** upstream extractCSRStatus: Denied/Approved/Pending, then ",Failed", ",Issued". */
+function csrCondition(o: KubeObject): string {
+  const types = arr<{ type?: string }>(get(o, 'status', 'conditions')).map((c) => c.type);
+  let s = types.includes('Denied') ? 'Denied' : types.includes('Approved') ? 'Approved' : 'Pending';
+  if (types.includes('Failed')) s += ',Failed';
+  if (str(get(o, 'status', 'certificate'), '') !== '') s += ',Issued';
+  return s;
+}
+
+export const csrPrinter: Printer = {
+  columns: [NAME_COL, AGE_COL,
+    col('SignerName', 0, 'signerName indicates the requested signer, and is a qualified name.'),
+    col('Requestor', 0, 'request contains an x509 certificate signing request encoded in a ' +
+      '"CERTIFICATE REQUEST" PEM block.'),
+    col('RequestedDuration', 0, 'expirationSeconds is the requested duration of validity of ' +
+      'the issued certificate.'),
+    col('Condition', 0, 'conditions applied to the request. Known conditions are "Approved", ' +
+      '"Denied", and "Failed".')],
+  row: (c, now) => {
+    const exp = get(c, 'spec', 'expirationSeconds');
+    return [c.metadata.name ?? '', age(c.metadata.creationTimestamp, now),
+      str(get(c, 'spec', 'signerName'), '') || NONE, str(get(c, 'spec', 'username'), ''),
+      typeof exp === 'number' ? humanDuration(exp * 1000) : NONE, csrCondition(c)];
+  },
 };
