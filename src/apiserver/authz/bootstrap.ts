@@ -6,9 +6,10 @@
 //   them under one identity (upstream gives each controller its own ServiceAccount role);
 // - kubeadm's TLS-bootstrap bindings (`kubeadm:kubelet-bootstrap`, `kubeadm:node-autoapprove-*`,
 //   `kubeadm:get-nodes`) are part of it, since kdp plays kubeadm's part;
-// - `kdp:node-proxier-nodes` binds `system:node-proxier` to `system:nodes`: a joined host's
-//   kube-proxy runs inside its node agent under the node's certificate (kubeadm runs it as a
-//   DaemonSet pod with the kube-proxy ServiceAccount instead).
+// - `kdp:node-proxier-reads` lets `system:nodes` list and watch EndpointSlices and ServiceCIDRs:
+//   a joined host's kube-proxy runs inside its node agent under the node's certificate (kubeadm
+//   runs it as a DaemonSet pod with the kube-proxy ServiceAccount instead); Services and its own
+//   Node it reads as the node already may.
 
 import type { KubeObject } from '../../client/types.js';
 import {
@@ -94,7 +95,9 @@ export function bootstrapRbacObjects(): KubeObject[] {
     binding('system:node-proxier', 'system:node-proxier', [user('system:kube-proxy')]),
     binding('kubeadm:node-proxier', 'system:node-proxier', [{ kind: 'ServiceAccount',
       name: 'kube-proxy', namespace: 'kube-system' }]),
-    binding('kdp:node-proxier-nodes', 'system:node-proxier', [group('system:nodes')]),
+    clusterRole('kdp:node-proxier-reads', [rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
+      rule(['list', 'watch'], ['networking.k8s.io'], ['servicecidrs'])]),
+    binding('kdp:node-proxier-reads', 'kdp:node-proxier-reads', [group('system:nodes')]),
     ...tlsBootstrapRbac(),
   ];
 }
