@@ -2,8 +2,7 @@
 // command runs to completion and its output is the pod's log, exit codes become the container's
 // terminated state, env (values, downward fields, ConfigMap keys) reaches the process.
 
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import { dataDirPaths } from '../../src/cluster/data-dir.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { cleanupHost } from '../../src/host/cleanup.js';
 import { buildHostExec } from '../../src/host/exec.js';
-import { kubectlFor, kubectlPath } from '../apiserver/helpers/kubectl.js';
+import { kubectlFor } from '../apiserver/helpers/kubectl.js';
 import { waitFor } from '../helpers/cluster.js';
 import { canUseNetns } from '../helpers/root.js';
 
