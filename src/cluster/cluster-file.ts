@@ -8,6 +8,8 @@ import type { ProxyMode } from '../proxy/backend.js';
 import type { DataDirPaths } from './data-dir.js';
 import { livePid } from './daemon.js';
 import type { NodeSpec } from './node-set.js';
+import type { HostLayout } from '../host/hosts.js';
+import type { Backend } from '../cni/backend.js';
 
 export interface ClusterInfo {
   readonly url: string;
@@ -22,6 +24,10 @@ export interface ClusterInfo {
   readonly ipFamily?: 'ipv4' | 'ipv6' | 'dual';
   readonly clusterCIDRs?: readonly string[];
   readonly serviceCIDRs?: readonly string[];
+  /** `kdp up --hosts N` (more than one simulated host): where `kdp node --host K` attaches. */
+  readonly hosts?: HostLayout;
+  /** The pod network's backend (`--backend`); absent: host-gw. */
+  readonly backend?: Backend;
 }
 
 export function writeClusterInfo(paths: DataDirPaths, info: ClusterInfo): void {

@@ -13,6 +13,10 @@ import type { Client, KubeObject } from '../client/types.js';
 import type { Node } from '../api/types.js';
 import { kdpError } from '../errors.js';
 import { loadTopology, nodeIP, nodeIP6 } from '../host/topology.js';
+import { hostUnderlay } from '../host/hosts.js';
+import { addToIP, cidrContains } from '../api/net.js';
+import { usesVxlan } from '../cni/backend.js';
+import { VXLAN_OVERHEAD } from '../host/vxlan.js';
 import { buildNodeMonitors } from '../metrics/node-monitor.js';
 import type { ProxyMode } from '../proxy/backend.js';
 import type { ClusterInfo } from './cluster-file.js';
@@ -37,6 +41,9 @@ export interface NodeProcessOptions {
   /** The `kdp up` running in the data dir, if any: its data plane is the node's. */
   readonly cluster?: ClusterInfo;
   readonly log: (line: string) => void;
+  /** `--host K` (0-based here): the simulated host of a `kdp up --hosts N` cluster whose underlay
+   *  the node attaches to (host/hosts.ts); default the first. */
+  readonly host?: number;
 }
 
 export interface NodeProcess {
@@ -51,12 +58,13 @@ const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 const DAEMONSETS = { group: 'apps', version: 'v1', resource: 'daemonsets', namespace: 'kube-system' } as const;
 
 /** The first underlay address (IPv4, and IPv6 on an IPv6 cluster) no Node has as its InternalIP. */
-async function freeUnderlayAddress(client: Client, v6: boolean): Promise<{ ip: string; ip6?: string }> {
+async function freeUnderlayAddress(client: Client, v6: boolean, hostCIDR?: string): Promise<{ ip: string; ip6?: string }> {
   const spec = loadTopology();
   const used = new Set((await client.list<Node>(NODES)).items
     .flatMap((n) => (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address)));
   for (let i = 0; i < 250; i++) {
-    const ip = nodeIP(spec, i);
+    // On a simulated host of a routed layout: its own subnet, numbered as kdp up numbers it.
+    const ip = hostCIDR ? addToIP(hostCIDR.split('/')[0]!, spec.underlay.firstNodeHost + i) : nodeIP(spec, i);
     const ip6 = v6 ? nodeIP6(spec, i) : undefined;
     if (!used.has(ip) && !(ip6 && used.has(ip6))) return { ip, ...(ip6 ? { ip6 } : {}) };
   }
@@ -70,6 +78,12 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
       + 'namespaces: run `kdp node` as root (sudo)');
   }
   const families = o.cluster?.ipFamily ?? 'ipv4';
+  const hosts = o.cluster?.hosts;
+  if (o.host !== undefined && (!netnsCluster || !Number.isInteger(o.host) || o.host < 0 || o.host >= (hosts?.count ?? 1))) {
+    throw kdpError('KDP_CONFIG', `--host: ${o.host + 1} is not a simulated host of the cluster in ${o.paths.root} `
+      + `(it has ${netnsCluster ? hosts?.count ?? 1 : 'none: not netns mode'})`);
+  }
+  const host = netnsCluster && hosts && hosts.count > 1 ? hostUnderlay(loadTopology(), '', hosts, o.host ?? 0) : undefined;
   let node: NodeSpec;
   if (o.nodeIPs?.length) {
     const v4 = o.nodeIPs.find((ip) => !ip.includes(':'));
@@ -77,9 +91,9 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
     if (netnsCluster && !v4) throw kdpError('KDP_CONFIG', '--node-ip: a netns node needs an IPv4 underlay address');
     node = { name: o.name, ip: v4 ?? o.nodeIPs[0]!, ...(v6 && v4 ? { ip6: v6 } : {}), ips: [...o.nodeIPs] };
   } else if (netnsCluster) {
-    const free = await freeUnderlayAddress(o.client, families !== 'ipv4');
+    const free = await freeUnderlayAddress(o.client, families !== 'ipv4', host?.cidr);
     const ips = families === 'ipv6' ? [free.ip6!] : families === 'dual' ? [free.ip, free.ip6!] : [free.ip];
-    node = { name: o.name, ...free, ips };
+    node = { name: o.name, ...free, ips, ...(host ? { host: host.index } : {}) };
   } else {
     node = { name: o.name, ip: '172.18.0.2' };
   }
@@ -95,7 +109,12 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
   try {
     let netns: NetnsDataPlane | undefined;
     if (netnsCluster) {
-      netns = await startNetnsDataPlane(o.paths, undefined, { clusterCIDRs: o.cluster?.clusterCIDRs },
+      if (host && !cidrContains(host.cidr, node.ip)) {
+        throw kdpError('KDP_CONFIG', `--node-ip: ${node.ip} is not on host ${host.index + 1}'s subnet ${host.cidr}`);
+      }
+      if (host) node = { ...node, host: host.index };
+      netns = await startNetnsDataPlane(o.paths, undefined, { clusterCIDRs: o.cluster?.clusterCIDRs,
+        ...(hosts ? { hosts } : {}), ...(o.cluster?.backend && usesVxlan(o.cluster.backend) ? { mtu: 1500 - VXLAN_OVERHEAD } : {}) },
         { node: o.name });
       const plane = netns;
       closers.push(() => plane.close());

@@ -325,6 +325,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
       startedAt: new Date().toISOString(), timeScale: o.timeScale,
       ipFamily: net.ipFamily, clusterCIDRs: net.clusterCIDRs, serviceCIDRs: net.serviceCIDRs,
+      ...(hosts.count > 1 ? { hosts } : {}), ...(backend !== 'host-gw' ? { backend } : {}),
     });
     if (o.prometheus) {
       closers.push(startClusterPrometheus({ dataDir: o.paths.root, apiServer: api.url, caPem: api.pki.caCertPem,

@@ -1,17 +1,20 @@
-// Three simulated hosts (issue 19): the control-plane host h1 and two hosts h2, h3, each an
-// underlay namespace with its own bridge and subnet, joined only through a router namespace, so
-// host-gw cannot work between them and the VXLAN backend must. A Deployment spreads over the two
-// remote hosts; pods talk across hosts with real connections, NAT-free; the VTEP entries come
-// from the Nodes' annotations; the lab cloud's route controller marks each Node's network
-// available; `kdp verify --live` passes; and once a host is removed its Node is deleted by the
-// cloud node lifecycle controller.
+// Three simulated hosts (issue 19): the control-plane host h1 (`kdp up --hosts 3`, its node n1)
+// and two hosts h2, h3 whose nodes are `kdp node --host K` processes, each its own process group;
+// each host an underlay namespace with its own bridge and subnet, joined only through a router
+// namespace, so host-gw cannot work between them and the VXLAN backend must. A Deployment spreads
+// over the two remote hosts; pods talk across hosts with real connections, NAT-free; the VTEP
+// entries come from the Nodes' annotations; the lab cloud's route controller marks each Node's
+// network available; `kdp verify --live` passes; and once a host is gone (its node process killed,
+// its namespaces deleted) its Node is deleted by the cloud node lifecycle controller.
 
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../src/api/types.js';
-import { hostPrefixFor } from '../../src/cluster/data-plane-netns.js';
+import { hostPrefixFor, joinedNodeStateFile } from '../../src/cluster/data-plane-netns.js';
+import { fileURLToPath } from 'node:url';
 import { dataDirPaths } from '../../src/cluster/data-dir.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { BACKEND_DATA_ANNOTATION, BACKEND_TYPE_ANNOTATION } from '../../src/cni/backend.js';
@@ -26,6 +29,7 @@ import { probe, seenPod, seenSource } from '../helpers/netns-probe.js';
 import { canUseNetns } from '../helpers/root.js';
 
 const exec = buildHostExec();
+const KDP = fileURLToPath(new URL('../../bin/kdp.js', import.meta.url));
 const ref = (resource: string, namespace?: string, group = '', version = 'v1') =>
   ({ group, version, resource, ...(namespace ? { namespace } : {}) });
 const PODS = ref('pods', 'default');
@@ -38,11 +42,34 @@ describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('th
   let cluster: RunningCluster | undefined;
   const client = () => cluster!.client;
   let pods: Pod[] = [];
+  const workers = new Map<string, { proc: ChildProcess; log: string[] }>();
+  const killHost = (name: string) => {
+    const w = workers.get(name);
+    if (w && w.proc.exitCode === null && w.proc.signalCode === null) {
+      try { process.kill(-w.proc.pid!, 'SIGKILL'); } catch { /* gone */ }
+    }
+  };
 
   beforeAll(async () => {
-    cluster = await startCluster({ paths, nodes: 3, port: 0, proxyMode: 'iptables', timeScale: 10, dataPlane: 'netns',
+    cluster = await startCluster({ paths, nodes: 1, port: 0, proxyMode: 'iptables', timeScale: 10, dataPlane: 'netns',
       systemPods: true, dns: false, controlPlaneTaint: true, progress: () => {},
       hosts: { count: 3, link: 'routed' }, backend: 'vxlan' });
+    for (const [name, host] of [['n2', 2], ['n3', 3]] as const) {
+      // Its own process group (a machine of its own): killing the group is the host going away.
+      const proc = spawn(process.execPath, [KDP, 'node', '--name', name, '--host', String(host), '--time-scale', '10',
+        '--data-dir', paths.root], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+      const log: string[] = [];
+      proc.stderr!.on('data', (d: Buffer) => { log.push(String(d)); });
+      workers.set(name, { proc, log });
+    }
+    try {
+      await waitFor(async () => (await client().list<Node>(NODES)).items.filter((n) =>
+        n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === 3 || undefined,
+      90_000, 'three Ready nodes');
+    } catch (e) {
+      for (const [name, w] of workers) console.error(`kdp node ${name}:\n${w.log.join('')}`);
+      throw e;
+    }
     await client().create(ref('deployments', 'default', 'apps'), {
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
       spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: {
@@ -58,13 +85,17 @@ describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('th
   }, 120_000);
 
   afterAll(async () => {
+    for (const name of workers.keys()) killHost(name);
+    for (const name of workers.keys()) await cleanupHost(exec, joinedNodeStateFile(paths, name), `${prefix}-${name}`);
     await cluster?.close();
     await cleanupHost(exec, paths.hostState, prefix);
     expect((await listNetns(exec)).filter((n) => n.startsWith(prefix))).toEqual([]);
   }, 60_000);
 
   it('puts each node on its own host subnet behind the router', async () => {
-    expect(cluster!.nodes.map((n) => [n.name, n.ip])).toEqual([['n1', '172.18.0.2'], ['n2', '172.19.0.2'], ['n3', '172.20.0.2']]);
+    const nodes = (await client().list<Node>(NODES)).items;
+    expect(nodes.map((n) => [n.metadata.name, n.status!.addresses!.find((a) => a.type === 'InternalIP')!.address]).sort())
+      .toEqual([['n1', '172.18.0.2'], ['n2', '172.19.0.2'], ['n3', '172.20.0.2']]);
     const ns = await listNetns(exec);
     for (const h of ['underlay', 'underlay-h2', 'underlay-h3', 'router']) expect(ns).toContain(`${prefix}-${h}`);
     // No host-gw route can reach another host's node: its address is not on the node's segment.
@@ -131,7 +162,8 @@ describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('th
   }, 60_000);
 
   it('deletes the Node of a host that is gone, once its grace period has passed', async () => {
-    await cluster!.nodeSet.fail('n3', 'crashed');
+    killHost('n3');
+    await cleanupHost(exec, joinedNodeStateFile(paths, 'n3'), `${prefix}-n3`);
     await deleteNetns(exec, `${prefix}-n3`);
     await deleteNetns(exec, `${prefix}-underlay-h3`);
     expect(existsSync(`/run/netns/${prefix}-n3`)).toBe(false);

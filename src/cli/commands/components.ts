@@ -80,6 +80,7 @@ export const nodeAgentCommand: Command = {
     { name: 'node-ip', type: 'string', help: 'the node\'s InternalIP (dual stack: a comma-separated pair, primary first); default 172.18.0.2, or in netns mode the first free underlay address' },
     { name: 'mode', type: 'string', default: 'iptables', help: 'kube-proxy mode: iptables | nftables | ipvs (unused when the cluster runs kube-proxy as a DaemonSet)' },
     { name: 'kube-proxy-config', type: 'string', help: 'a KubeProxyConfiguration file' },
+    { name: 'host', type: 'number', help: 'beside a `kdp up --hosts N`: the simulated host (1..N) whose underlay the node joins (default 1)' },
     ...COMMON,
   ],
   async run(args, io) {
@@ -98,6 +99,7 @@ export const nodeAgentCommand: Command = {
     const nodeIPs = (args.flags['node-ip'] as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
     const node = await startNodeProcess({ paths, kubeconfig, client, name, proxyMode: mode, factor, cluster,
       ...(nodeIPs?.length ? { nodeIPs } : {}),
+      ...(args.flags.host !== undefined ? { host: (args.flags.host as number) - 1 } : {}),
       kubeProxyConfig: args.flags['kube-proxy-config']
         ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
       log: (line) => io.err(`kdp node ${name}: ${line}\n`) });
