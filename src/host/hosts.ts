@@ -15,7 +15,7 @@ import { addToIP, cidrSize, parseCIDR, addressIndex } from '../api/net.js';
 import { kdpError } from '../errors.js';
 import type { HostExec } from './exec.js';
 import { linkName } from './names.js';
-import { ensureNetns, ipBatch, setSysctl } from './netns.js';
+import { ensureNetns, ipBatch, linkExists, setSysctl } from './netns.js';
 import type { HostStateFile } from './state.js';
 import type { TopologySpec } from './topology.js';
 
@@ -126,15 +126,16 @@ export function buildHosts(d: {
         const h = underlay(k);
         if (k > 0) {
           await make(h.netns);
-          await ipBatch(exec, h.netns, [`link add ${h.bridge} type bridge`, `link set ${h.bridge} up`])
-            .catch(() => undefined); // made already (an idempotent re-run)
+          if (!(await linkExists(exec, h.netns, h.bridge))) await ipBatch(exec, h.netns, [`link add ${h.bridge} type bridge`]);
+          await ipBatch(exec, h.netns, [`link set ${h.bridge} up`]);
         }
         const port = linkName('h', String(k + 1));
         if (routerNetns) {
           // Host k's uplink to the router: its own /30; the host forwards for its nodes.
           const t = transit(k);
-          await ipBatch(exec, routerNetns, [`link add ${port} type veth peer name ${UPLINK} netns ${h.netns}`])
-            .catch(() => undefined);
+          if (!(await linkExists(exec, routerNetns, port))) {
+            await ipBatch(exec, routerNetns, [`link add ${port} type veth peer name ${UPLINK} netns ${h.netns}`]);
+          }
           await ipBatch(exec, routerNetns, [`addr replace ${t.router}/30 dev ${port}`, `link set ${port} up`,
             `route replace ${h.cidr} via ${t.host} dev ${port}`]);
           await ipBatch(exec, h.netns, [
@@ -144,8 +145,9 @@ export function buildHosts(d: {
           await setSysctl(exec, h.netns, 'net.ipv4.ip_forward', '1');
         } else if (k > 0) {
           // One L2 segment: host k's bridge is a port of host 1's.
-          await ipBatch(exec, first.netns, [`link add ${port} type veth peer name ${UPLINK} netns ${h.netns}`])
-            .catch(() => undefined);
+          if (!(await linkExists(exec, first.netns, port))) {
+            await ipBatch(exec, first.netns, [`link add ${port} type veth peer name ${UPLINK} netns ${h.netns}`]);
+          }
           await ipBatch(exec, first.netns, [`link set ${port} master ${first.bridge} up`]);
           await ipBatch(exec, h.netns, [`link set ${UPLINK} master ${h.bridge} up`]);
         }
