@@ -24,6 +24,7 @@ import type { DataDirPaths } from './data-dir.js';
 import { startNetnsDataPlane, type NetnsDataPlane } from './data-plane-netns.js';
 import { nodeProcessClients, nodeProcessKubeletTls } from './node-identity.js';
 import { buildNodeSet, type NodeSpec } from './node-set.js';
+import { claimUnderlayAddress } from './underlay-claims.js';
 import { defaultKubeProxyConfig } from './up.js';
 
 export interface NodeProcessOptions {
@@ -57,11 +58,13 @@ export interface NodeProcess {
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 const DAEMONSETS = { group: 'apps', version: 'v1', resource: 'daemonsets', namespace: 'kube-system' } as const;
 
-/** The first underlay address (IPv4, and IPv6 on an IPv6 cluster) no Node has as its InternalIP. */
-async function freeUnderlayAddress(client: Client, v6: boolean, hostCIDR?: string): Promise<{ ip: string; ip6?: string }> {
+/** The first underlay address (IPv4, and IPv6 on an IPv6 cluster) no Node has as its InternalIP
+ *  and no other joining node process has claimed (`taken`, underlay-claims.ts). */
+async function freeUnderlayAddress(client: Client, taken: ReadonlySet<string>, v6: boolean, hostCIDR?: string): Promise<{ ip: string; ip6?: string }> {
   const spec = loadTopology();
   const used = new Set((await client.list<Node>(NODES)).items
     .flatMap((n) => (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address)));
+  for (const ip of taken) used.add(ip);
   for (let i = 0; i < 250; i++) {
     // On a simulated host of a routed layout: its own subnet, numbered as kdp up numbers it.
     const ip = hostCIDR ? addToIP(hostCIDR.split('/')[0]!, spec.underlay.firstNodeHost + i) : nodeIP(spec, i);
@@ -85,13 +88,17 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
   }
   const host = netnsCluster && hosts && hosts.count > 1 ? hostUnderlay(loadTopology(), '', hosts, o.host ?? 0) : undefined;
   let node: NodeSpec;
+  let releaseClaim: (() => void) | undefined;
   if (o.nodeIPs?.length) {
     const v4 = o.nodeIPs.find((ip) => !ip.includes(':'));
     const v6 = o.nodeIPs.find((ip) => ip.includes(':'));
     if (netnsCluster && !v4) throw kdpError('KDP_CONFIG', '--node-ip: a netns node needs an IPv4 underlay address');
     node = { name: o.name, ip: v4 ?? o.nodeIPs[0]!, ...(v6 && v4 ? { ip6: v6 } : {}), ips: [...o.nodeIPs] };
   } else if (netnsCluster) {
-    const free = await freeUnderlayAddress(o.client, families !== 'ipv4', host?.cidr);
+    const claim = await claimUnderlayAddress(o.paths.root, o.name,
+      (taken) => freeUnderlayAddress(o.client, taken, families !== 'ipv4', host?.cidr));
+    releaseClaim = claim.release;
+    const free = claim.choice;
     const ips = families === 'ipv6' ? [free.ip6!] : families === 'dual' ? [free.ip, free.ip6!] : [free.ip];
     node = { name: o.name, ...free, ips, ...(host ? { host: host.index } : {}) };
   } else {
@@ -103,6 +110,7 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
       throw e;
     });
   const closers: Array<() => Promise<void> | void> = [];
+  if (releaseClaim) closers.push(releaseClaim);
   const close = async () => {
     for (const c of closers.reverse()) await c();
   };
