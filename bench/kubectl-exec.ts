@@ -13,7 +13,7 @@
 //   node bin/run-ts.js bench/kubectl-exec.ts [--port-forward-only]
 
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '../src/api/types.js';
@@ -180,4 +180,5 @@ try {
 } finally {
   await cluster.close();
   await cleanupHost(exec, paths.hostState, hostPrefixFor(paths));
+  rmSync(paths.root, { recursive: true, force: true });
 }
