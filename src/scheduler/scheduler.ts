@@ -3,7 +3,8 @@
 // at once (so the next pod sees its requests) while the binding is written asynchronously; a
 // failed binding forgets the assumption and retries with back-off. A pod with no fitting node
 // gets `PodScheduled=False/Unschedulable` plus a FailedScheduling event and waits for a node or
-// assigned-pod change.
+// assigned-pod change. The node view is cache.ts, choosing a node schedule-one.ts; this file
+// wires the informers to them and binds.
 
 import type { Node, Pod, PodCondition } from '../api/types.js';
 import { isKdpError } from '../errors.js';
@@ -12,15 +13,14 @@ import { buildInformerFactory, type InformerFactory } from '../client/informer.j
 import type { Client } from '../client/types.js';
 import { buildEventRecorder, type EventRecorder } from '../client/events.js';
 import { buildYielder } from '../client/workqueue.js';
-import { runFilters, type FilterFailure, type PodFacts } from './filters.js';
+import { buildSchedulerCache, isTerminal as terminal } from './cache.js';
+import type { PodFacts } from './filters.js';
 import { fitErrorMessage, NO_NODES_MESSAGE } from './messages.js';
-import {
-  addPodToNode, buildNodeInfo, podHostPorts, podResources, removePodFromNode, setNode,
-  type NodeInfo,
-} from './node-info.js';
+import { podHostPorts, podResources, type NodeInfo } from './node-info.js';
 import { buildSchedulingQueue } from './queue.js';
 import { seededRng, type Rng } from './rng.js';
-import { numFeasibleNodesToFind, scoreNode } from './scores.js';
+import { findNodesThatFit, selectHost } from './schedule-one.js';
+import { numFeasibleNodesToFind } from './scores.js';
 
 export const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
 export const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
@@ -71,11 +71,9 @@ export function buildScheduler(deps: SchedulerDeps): Scheduler {
   const recorder: EventRecorder = buildEventRecorder(client, {
     component: 'default-scheduler', enabled: o.events !== false,
   });
-  const nodes = new Map<string, NodeInfo>();
-  let order: NodeInfo[] = [];
+  const cache = buildSchedulerCache();
+  const { assumed, account } = cache;
   let nextStart = 0;
-  const podNode = new Map<string, string>(); // pod key → node it is counted on
-  const assumed = new Set<string>();
   const maxInFlight = o.maxInFlightBinds ?? 256;
   let inFlight = 0;
   let slotWaiter: (() => void) | undefined;
@@ -83,24 +81,8 @@ export function buildScheduler(deps: SchedulerDeps): Scheduler {
   const counters = { scheduled: 0, failed: 0, bindErrors: 0 };
 
   const responsible = (p: Pod) => (p.spec?.schedulerName ?? 'default-scheduler') === name;
-  const terminal = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
   const wantsScheduling = (p: Pod) => !p.spec?.nodeName && responsible(p)
     && !p.metadata.deletionTimestamp && !(p.spec?.schedulingGates?.length) && !terminal(p);
-
-  function account(key: string, pod: Pod | undefined): void {
-    const nodeName = pod && !terminal(pod) ? pod.spec?.nodeName : undefined;
-    const prev = podNode.get(key);
-    if (prev && prev !== nodeName) {
-      const info = nodes.get(prev);
-      if (info) removePodFromNode(info, key);
-      podNode.delete(key);
-    }
-    if (nodeName) {
-      const info = nodes.get(nodeName);
-      if (info && pod) addPodToNode(info, key, pod);
-      podNode.set(key, nodeName);
-    }
-  }
 
   function onPod(pod: Pod, old?: Pod): void {
     const key = objectKey(pod);
@@ -119,20 +101,7 @@ export function buildScheduler(deps: SchedulerDeps): Scheduler {
   }
 
   function onNode(node: Node, old?: Node): void {
-    const nm = node.metadata.name!;
-    let info = nodes.get(nm);
-    if (!info) {
-      info = buildNodeInfo(node);
-      nodes.set(nm, info);
-      order.push(info);
-      for (const [k, n] of podNode) {
-        if (n !== nm) continue;
-        const p = podInf.cache.get(k);
-        if (p) addPodToNode(info, k, p);
-      }
-    } else {
-      setNode(info, node);
-    }
+    cache.upsertNode(node, (k) => podInf.cache.get(k));
     if (!old || nodeSchedulingChanged(old, node)) queue.moveAllToActive();
   }
 
@@ -143,44 +112,26 @@ export function buildScheduler(deps: SchedulerDeps): Scheduler {
       const key = objectKey(p);
       queue.delete(key);
       assumed.delete(key);
-      if (podNode.has(key)) { account(key, undefined); queue.moveAllToActive(); }
+      if (cache.counts(key)) { account(key, undefined); queue.moveAllToActive(); }
     },
   });
   nodeInf.addEventHandler({
     onAdd: (n) => onNode(n),
     onUpdate: (a, b) => onNode(b, a),
-    onDelete: (n) => {
-      nodes.delete(n.metadata.name!);
-      order = order.filter((i) => i.node.metadata.name !== n.metadata.name);
-    },
+    onDelete: (n) => cache.removeNode(n.metadata.name!),
   });
 
   function scheduleOne(key: string): void {
     const pod = podInf.cache.get(key);
     if (!pod || !wantsScheduling(pod) || assumed.has(key)) return;
+    const order = cache.order;
     if (order.length === 0) { fail(pod, NO_NODES_MESSAGE); return; }
     const facts: PodFacts = { pod, res: podResources(pod), ports: podHostPorts(pod) };
     const want = numFeasibleNodesToFind(order.length, o.percentageOfNodesToScore);
-    const feasible: NodeInfo[] = [];
-    const failures: FilterFailure[] = [];
-    const n = order.length;
-    let i = 0;
-    for (; i < n && feasible.length < want; i++) {
-      const info = order[(nextStart + i) % n]!;
-      const f = runFilters(facts, info);
-      if (f) failures.push(f); else feasible.push(info);
-    }
-    nextStart = (nextStart + i) % n;
-    if (feasible.length === 0) { fail(pod, fitErrorMessage(n, failures)); return; }
-    let best = feasible[0]!;
-    let bestScore = -1;
-    let ties = 0;
-    for (const info of feasible) {
-      const s = scoreNode(facts.res, info);
-      if (s > bestScore) { best = info; bestScore = s; ties = 1; }
-      else if (s === bestScore && rng() * ++ties < 1) best = info; // reservoir sampling
-    }
-    assume(key, pod, best);
+    const fit = findNodesThatFit(facts, order, want, nextStart);
+    nextStart = fit.nextStart;
+    if (fit.feasible.length === 0) { fail(pod, fitErrorMessage(order.length, [...fit.failures])); return; }
+    assume(key, pod, selectHost(facts, fit.feasible, rng));
   }
 
   function assume(key: string, pod: Pod, info: NodeInfo): void {

@@ -27,12 +27,27 @@ export interface Arrival {
 
 const MAX_NODE_PASSES = 6;
 
+/** What one walk shares on every hop: the topology's index and where arrivals go. */
+interface WalkRun {
+  readonly ti: TopologyIndex;
+  readonly out: Arrival[];
+}
+
+/** One pass through a node: the node, whether the packet was sent by one of its processes, the
+ *  interface it came in on, and how many nodes it passed before. */
+interface NodePass {
+  readonly nc: NodeContext;
+  readonly local: boolean;
+  readonly inIface: string | undefined;
+  readonly depth: number;
+}
+
 /** `recordHops: false` keeps only the outcome (bulk tracing). */
 export function walk(topo: Topology, entry: TraceEntry, pkt: Packet, recordHops = true): Arrival[] {
-  const ti = topologyIndex(topo);
   const node = findNode(topo, entry.node);
   const w = newWorld(pkt, recordHops);
   const out: Arrival[] = [];
+  const run: WalkRun = { ti: topologyIndex(topo), out };
   if (entry.kind === 'pod' && isLoopback(pkt.dst)) {
     // A pod's loopback is its own namespace's `lo`: the packet never reaches the node.
     w.verdict = 'ACCEPT';
@@ -41,13 +56,13 @@ export function walk(topo: Topology, entry: TraceEntry, pkt: Packet, recordHops 
   } else if (entry.kind === 'pod') {
     if (isRecording(w)) w.hops.push({ where: entry.pod, stage: 'pod', text: `leaves ${entry.pod} eth0 (default route via ${node.gatewayIPs[0] ?? 'gateway'})` });
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'bridge', text: `veth → ${node.bridge} on ${node.name}` });
-    nodePass(ti, nodeContext(node), [w], false, node.bridge, 0, out);
+    nodePass(run, { nc: nodeContext(node), local: false, inIface: node.bridge, depth: 0 }, [w]);
   } else if (entry.kind === 'external') {
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'ingress', text: `arrives on ${node.name} ${node.underlayIface}` });
-    nodePass(ti, nodeContext(node), [w], false, node.underlayIface, 0, out);
+    nodePass(run, { nc: nodeContext(node), local: false, inIface: node.underlayIface, depth: 0 }, [w]);
   } else {
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'local', text: `sent by a process on ${node.name}` });
-    nodePass(ti, nodeContext(node), [w], true, undefined, 0, out);
+    nodePass(run, { nc: nodeContext(node), local: true, inIface: undefined, depth: 0 }, [w]);
   }
   return out;
 }
@@ -63,10 +78,9 @@ function dropped(w: World): boolean {
 
 /** One pass through a node; arrivals are appended to `out` in the order the kernel would
  *  finish them (dropped at the first hook, delivered locally, then forwarded). */
-function nodePass(
-  ti: TopologyIndex, nc: NodeContext, worlds: World[], local: boolean, inIface: string | undefined,
-  depth: number, out: Arrival[],
-): void {
+function nodePass(run: WalkRun, pass: NodePass, worlds: World[]): void {
+  const { nc, local, inIface, depth } = pass;
+  const out = run.out;
   if (depth > MAX_NODE_PASSES) throw kdpError('KDP_TRACE', 'routing loop: the packet passed too many nodes');
   const f = nc.node.filter;
   const ws = local
@@ -91,7 +105,7 @@ function nodePass(
       else if (!nc.isLocal(w.pkt.dst)) {
         // IPVS took it at LOCAL_IN and sent it on: out through POSTROUTING, not FORWARD.
         w.verdict = undefined;
-        leaveNode(ti, nc, w, true, inIface, depth, out);
+        leaveNode(run, { ...pass, local: true }, w);
       } else {
         w.verdict = 'ACCEPT';
         if (isRecording(w)) w.hops.push({ where: nc.node.name, stage: 'deliver', text: `delivered to ${nc.node.name} (local address ${endpointString(w.pkt.dst, w.pkt.dport)})` });
@@ -99,13 +113,12 @@ function nodePass(
       }
     }
   }
-  for (const w of onward) leaveNode(ti, nc, w, local, inIface, depth, out);
+  for (const w of onward) leaveNode(run, pass, w);
 }
 
-function leaveNode(
-  ti: TopologyIndex, nc: NodeContext, w: World, local: boolean, inIface: string | undefined,
-  depth: number, out: Arrival[],
-): void {
+function leaveNode(run: WalkRun, pass: NodePass, w: World): void {
+  const { nc, local, inIface } = pass;
+  const { ti, out } = run;
   const node = nc.node;
   const owner = ti.podOwner(w.pkt.dst);
   const onBridge = node.podCIDRs.length > 0 && owner === node;
@@ -136,16 +149,14 @@ function leaveNode(
         continue;
       }
       y.verdict = undefined;
-      nextHop(ti, nc, y, y.pkt.dst === w.pkt.dst ? owner : ti.podOwner(y.pkt.dst), depth, out);
+      nextHop(run, pass, y, y.pkt.dst === w.pkt.dst ? owner : ti.podOwner(y.pkt.dst));
     }
   }
 }
 
-function nextHop(
-  ti: TopologyIndex, nc: NodeContext, w: World, owner: TraceNodeInfo | undefined, depth: number,
-  out: Arrival[],
-): void {
-  const node = nc.node;
+function nextHop(run: WalkRun, pass: NodePass, w: World, owner: TraceNodeInfo | undefined): void {
+  const { ti, out } = run;
+  const node = pass.nc.node;
   const dst = w.pkt.dst;
   if (owner === node) {
     const pod = ti.podWithIP(dst);
@@ -183,11 +194,11 @@ function nextHop(
         w.hops.push({ where: next.name, stage: 'vxlan', text: `decapsulated on ${vx.iface} of ${next.name} ` +
           `(VNI ${vx.vni}): inner ${endpointString(w.pkt.src, w.pkt.sport)} → ${endpointString(w.pkt.dst, w.pkt.dport)}` });
       }
-      nodePass(ti, nodeContext(next), [w], false, vx.iface, depth + 1, out);
+      nodePass(run, { nc: nodeContext(next), local: false, inIface: vx.iface, depth: pass.depth + 1 }, [w]);
       return;
     }
     if (isRecording(w)) w.hops.push({ where: node.name, stage: 'underlay', text: `${node.underlayIface} → ${next.name} (host-gw route)` });
-    nodePass(ti, nodeContext(next), [w], false, next.underlayIface, depth + 1, out);
+    nodePass(run, { nc: nodeContext(next), local: false, inIface: next.underlayIface, depth: pass.depth + 1 }, [w]);
     return;
   }
   w.verdict = 'ACCEPT';

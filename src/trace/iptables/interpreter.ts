@@ -49,10 +49,11 @@ export function runHook(
   for (const { table, base } of hookChains(tables, hook)) {
     if (only && !only.includes(table)) continue;
     const next: World[] = [];
-    const drop = base.policy === 'DROP';
+    const run: ChainRun = { table, hook, env, res: next };
+    const frame: Frame = { depth: 0, ret: next, drop: base.policy === 'DROP' };
     for (const w of current) {
       if (w.verdict && w.verdict !== 'ACCEPT') next.push(w);
-      else runChain(table, hook, base, w, env, 0, next, next, drop);
+      else runChain(run, base, w, frame);
     }
     current = next;
   }
@@ -77,13 +78,30 @@ function hookChains(tables: TraceTables, hook: Hook): HookChains[Hook] {
   return h[hook];
 }
 
+/** What stays the same while one table's base chain runs on a hook: the hook's environment
+ *  and where worlds that ended (a verdict, a NAT target) go. */
+interface ChainRun {
+  readonly table: string;
+  readonly hook: Hook;
+  readonly env: HookEnv;
+  readonly res: World[];
+}
+
+/** One chain call: how deep it is, where its returns go (its caller's active worlds), and
+ *  whether returning drops (a base chain with policy DROP). A `-g` keeps its caller's. */
+interface Frame {
+  readonly depth: number;
+  readonly ret: World[];
+  readonly drop: boolean;
+}
+
 /** A world leaves its chain by returning; in a base chain with policy DROP, that drops it. */
-function returned(w: World, ret: World[], drop: boolean, table: string, hook: Hook, env: HookEnv): void {
-  if (drop) {
+function returned(run: ChainRun, w: World, f: Frame): void {
+  if (f.drop) {
     w.verdict = 'DROP';
-    w.hops.push({ where: env.where, stage: `${table} ${hook}`, chain: hook, text: `policy DROP` });
+    w.hops.push({ where: run.env.where, stage: `${run.table} ${run.hook}`, chain: run.hook, text: `policy DROP` });
   }
-  ret.push(w);
+  f.ret.push(w);
 }
 
 function matches(rule: CompiledRule, x: World, env: HookEnv): boolean {
@@ -93,11 +111,9 @@ function matches(rule: CompiledRule, x: World, env: HookEnv): boolean {
   return true;
 }
 
-function runChain(
-  table: string, hook: Hook, c: TraceChain | undefined, w: World, env: HookEnv, depth: number,
-  res: World[], ret: World[], drop: boolean,
-): void {
-  if (!c || depth > MAX_DEPTH) return returned(w, ret, drop, table, hook, env);
+function runChain(run: ChainRun, c: TraceChain | undefined, w: World, f: Frame): void {
+  if (!c || f.depth > MAX_DEPTH) return returned(run, w, f);
+  const env = run.env;
   // Worlds entering a chain share one destination; a DNAT ends the chain for its world.
   const rules = c.candidates ? c.candidates(w.pkt.dst) : c.rules;
   let x = w;
@@ -109,42 +125,39 @@ function runChain(
       (t.kind === 'jump' && !t.goto))) {
       // A random branch or an end of the chain: the general step, then breadth-first.
       const next: World[] = [];
-      apply(table, hook, rule, x, env, depth, next, res, ret, drop);
-      return runActive(table, hook, rules, r + 1, next, env, depth, res, ret, drop);
+      apply(run, rule, x, f, next);
+      return runActive(run, rules, r + 1, next, f);
     }
     if (t.kind === 'jump') {
-      if (isRecording(x)) x.hops.push(ruleHop(table, rule, env));
+      if (isRecording(x)) x.hops.push(ruleHop(run.table, rule, env));
       // An empty chain returns the world as it came (kube-proxy keeps several empty).
       if (t.ref !== undefined && t.ref.rules.length === 0) continue;
       const back: World[] = [];
-      runChain(table, hook, t.ref, x, env, depth + 1, res, back, false);
-      if (back.length !== 1) return runActive(table, hook, rules, r + 1, back, env, depth, res, ret, drop);
+      runChain(run, t.ref, x, { depth: f.depth + 1, ret: back, drop: false });
+      if (back.length !== 1) return runActive(run, rules, r + 1, back, f);
       x = back[0]!;
     } else {
       if (t.kind === 'mark') setMark(x, t);
-      if (isRecording(x)) x.hops.push(ruleHop(table, rule, env));
+      if (isRecording(x)) x.hops.push(ruleHop(run.table, rule, env));
     }
   }
-  returned(x, ret, drop, table, hook, env);
+  returned(run, x, f);
 }
 
 /** Rules `from`… over several active worlds, breadth-first. */
-function runActive(
-  table: string, hook: Hook, rules: readonly CompiledRule[], from: number, worlds: World[], env: HookEnv,
-  depth: number, res: World[], ret: World[], drop: boolean,
-): void {
+function runActive(run: ChainRun, rules: readonly CompiledRule[], from: number, worlds: World[], f: Frame): void {
   let active = worlds;
   for (let r = from; r < rules.length && active.length > 0; r++) {
     const rule = rules[r]!;
     const next: World[] = [];
     for (let i = 0; i < active.length; i++) {
       const x = active[i]!;
-      if (matches(rule, x, env)) apply(table, hook, rule, x, env, depth, next, res, ret, drop);
+      if (matches(rule, x, run.env)) apply(run, rule, x, f, next);
       else next.push(x);
     }
     active = next;
   }
-  for (let i = 0; i < active.length; i++) returned(active[i]!, ret, drop, table, hook, env);
+  for (let i = 0; i < active.length; i++) returned(run, active[i]!, f);
 }
 
 function ruleHop(table: string, rule: CompiledRule, env: HookEnv): Hop {
@@ -160,11 +173,10 @@ function setMark(x: World, t: Extract<CompiledRule['target'], { kind: 'mark' }>)
       : ((x.mark & ~t.mask) ^ t.value) >>> 0; // xt_MARK: XOR after the mask, not OR
 }
 
-/** A matched rule on world `x`: its random branch (if any) and its target. */
-function apply(
-  table: string, hook: Hook, rule: CompiledRule, x: World, env: HookEnv, depth: number,
-  next: World[], res: World[], ret: World[], drop: boolean,
-): void {
+/** A matched rule on world `x`: its random branch (if any) and its target; `x` goes on in
+ *  `next` unless the target ends or returns it. */
+function apply(run: ChainRun, rule: CompiledRule, x: World, f: Frame, next: World[]): void {
+  const { env, res } = run;
   const p = rule.probability;
   let taken = x;
   if (p < 1) {
@@ -176,7 +188,7 @@ function apply(
     taken = forkWorld(x, x.probability * p);
   }
   const recording = isRecording(taken);
-  const hop = recording ? ruleHop(table, rule, env) : NO_HOP;
+  const hop = recording ? ruleHop(run.table, rule, env) : NO_HOP;
   const t = rule.target;
   switch (t.kind) {
     case 'none':
@@ -196,7 +208,7 @@ function apply(
       return;
     case 'return':
       taken.hops.push(hop);
-      returned(taken, ret, drop, table, hook, env);
+      returned(run, taken, f);
       return;
     case 'dnat': {
       const before = taken.pkt;
@@ -225,7 +237,7 @@ function apply(
     case 'jump':
       taken.hops.push(hop);
       // A goto's returns are the caller's; a jump's come back to this chain.
-      if (t.goto) runChain(table, hook, t.ref, taken, env, depth + 1, res, ret, drop);
-      else runChain(table, hook, t.ref, taken, env, depth + 1, res, next, false);
+      if (t.goto) runChain(run, t.ref, taken, { depth: f.depth + 1, ret: f.ret, drop: f.drop });
+      else runChain(run, t.ref, taken, { depth: f.depth + 1, ret: next, drop: false });
   }
 }

@@ -76,13 +76,14 @@ export function runNftHook(
   for (let b = 0; b < bases.length; b++) {
     const { t, c } = bases[b]!;
     const next: World[] = [];
-    const drop = c.policy === 'drop' ? c : null;
+    const run: ChainRun = { t, env, res: next };
+    const frame: Frame = { depth: 0, ret: next, drop: c.policy === 'drop' ? c : null };
     const anyFamily = t.family === 'inet';
     for (let i = 0; i < current.length; i++) {
       const w = current[i]!;
       const ended = w.verdict !== undefined && w.verdict !== 'ACCEPT';
       if (ended || (!anyFamily && t.family !== familyOf(w))) next.push(w);
-      else runChain(t, c.start, w, env, 0, next, next, drop);
+      else runChain(run, c.start, w, frame);
     }
     current = next;
   }
@@ -93,26 +94,42 @@ function familyOf(w: World): string {
   return w.pkt.dst.includes(':') ? 'ip6' : 'ip';
 }
 
-/** A world leaves its chain by returning; in a base chain with policy drop (`drop`), that
- *  drops it. */
-function returned(
-  t: NftTableIR, w: World, env: NftHookEnv, ret: World[], drop: NftChainIR | null,
-): void {
+/** What stays the same while one base chain runs: its table, the hook's environment, and where
+ *  worlds that ended (a verdict, a NAT) go. */
+interface ChainRun {
+  readonly t: NftTableIR;
+  readonly env: NftHookEnv;
+  readonly res: World[];
+}
+
+/** One chain call: how deep it is, where its returns go (its caller's active worlds), and the
+ *  base chain whose policy drop applies to a return (null below a jump). A goto keeps its
+ *  caller's. */
+interface Frame {
+  readonly depth: number;
+  readonly ret: World[];
+  readonly drop: NftChainIR | null;
+}
+
+const deeper = (f: Frame): Frame => ({ depth: f.depth + 1, ret: f.ret, drop: f.drop });
+const jumpFrame = (f: Frame, ret: World[]): Frame => ({ depth: f.depth + 1, ret, drop: null });
+
+/** A world leaves its chain by returning; in a base chain with policy drop, that drops it. */
+function returned(run: ChainRun, w: World, f: Frame): void {
+  const drop = f.drop;
   if (drop) {
     w.verdict = 'DROP';
-    const stage = `${t.key} ${drop.name}`;
-    w.hops.push({ where: env.where, stage, chain: drop.name, text: 'policy drop' });
+    const stage = `${run.t.key} ${drop.name}`;
+    w.hops.push({ where: run.env.where, stage, chain: drop.name, text: 'policy drop' });
   }
-  ret.push(w);
+  f.ret.push(w);
 }
 
 /** Runs the chain starting at op `start` (-1: no such chain, the world returns) on one world
  *  until it ends or a rule leaves several worlds. */
-function runChain(
-  t: NftTableIR, start: number, w: World, env: NftHookEnv, depth: number,
-  res: World[], ret: World[], drop: NftChainIR | null,
-): void {
-  if (start < 0 || depth > MAX_DEPTH) return returned(t, w, env, ret, drop);
+function runChain(run: ChainRun, start: number, w: World, f: Frame): void {
+  if (start < 0 || f.depth > MAX_DEPTH) return returned(run, w, f);
+  const { t, env } = run;
   const ints = t.program.ints;
   let x = w;
   let pc = start;
@@ -133,19 +150,19 @@ function runChain(
         pc++;
         continue;
       case Code.ChainEnd:
-        return returned(t, x, env, ret, drop);
+        return returned(run, x, f);
       case Code.Jump: {
         if (isRecording(x)) x.hops.push(ruleHop(t, pc, env));
         const back: World[] = [];
-        runChain(t, ints[at + TARGET]!, x, env, depth + 1, res, back, null);
+        runChain(run, ints[at + TARGET]!, x, jumpFrame(f, back));
         pc = ints[at + NEXT]!;
-        if (back.length !== 1) return runActive(t, pc, back, env, depth, res, ret, drop);
+        if (back.length !== 1) return runActive(run, pc, back, f);
         x = back[0]!;
         continue;
       }
       case Code.Goto:
         if (isRecording(x)) x.hops.push(ruleHop(t, pc, env));
-        return runChain(t, ints[at + TARGET]!, x, env, depth + 1, res, ret, drop);
+        return runChain(run, ints[at + TARGET]!, x, deeper(f));
       case Code.Vmap: {
         const m = vmapOf(t, pc);
         const resume = ints[at + NEXT]!;
@@ -154,7 +171,7 @@ function runChain(
           // No element: the rule ends and the world goes on unchanged.
           if (v !== -1) {
             if (isRecording(x)) x.hops.push(ruleHop(t, pc, env));
-            const y = takeVerdict(t, v, x, env, depth, res, ret, drop, resume);
+            const y = takeVerdict(run, v, x, f, resume);
             if (y === null) return;
             x = y;
           }
@@ -163,8 +180,8 @@ function runChain(
         }
         // A random branch: the general step, then breadth-first unless one world is left.
         const next: World[] = [];
-        runRule(t, pc, x, env, depth, next, res, ret, drop);
-        if (next.length !== 1) return runActive(t, resume, next, env, depth, res, ret, drop);
+        runRule(run, pc, x, f, next);
+        if (next.length !== 1) return runActive(run, resume, next, f);
         x = next[0]!;
         pc = resume;
         continue;
@@ -172,7 +189,7 @@ function runChain(
       case Code.Verdict: {
         if (isRecording(x)) x.hops.push(ruleHop(t, pc, env));
         const resume = ints[at + NEXT]!;
-        const y = takeVerdict(t, ints[at + NUM]!, x, env, depth, res, ret, drop, resume);
+        const y = takeVerdict(run, ints[at + NUM]!, x, f, resume);
         if (y === null) return;
         x = y;
         pc = resume;
@@ -184,7 +201,7 @@ function runChain(
         continue;
       case Code.Dnat: case Code.Masquerade: case Code.Snat:
         nat(t, pc, code, x, env);
-        res.push(x);
+        run.res.push(x);
         return;
       case Code.Nop:
         pc++;
@@ -198,25 +215,22 @@ function runChain(
 
 /** A verdict (its code) on the one world of runChain: the world that goes on with the rule at
  *  `resume`, or null when the chain is done with it. */
-function takeVerdict(
-  t: NftTableIR, v: number, x: World, env: NftHookEnv, depth: number,
-  res: World[], ret: World[], drop: NftChainIR | null, resume: number,
-): World | null {
+function takeVerdict(run: ChainRun, v: number, x: World, f: Frame, resume: number): World | null {
   switch (codeKind(v)) {
-    case VKind.Accept: res.push(x); return null;
-    case VKind.Drop: x.verdict = 'DROP'; res.push(x); return null;
-    case VKind.Reject: x.verdict = 'REJECT'; res.push(x); return null;
-    case VKind.Return: returned(t, x, env, ret, drop); return null;
+    case VKind.Accept: run.res.push(x); return null;
+    case VKind.Drop: x.verdict = 'DROP'; run.res.push(x); return null;
+    case VKind.Reject: x.verdict = 'REJECT'; run.res.push(x); return null;
+    case VKind.Return: returned(run, x, f); return null;
     // A map's `continue` ends the rule (a `continue` statement is Code.Continue).
     case VKind.Continue: return x;
     case VKind.Goto:
-      runChain(t, codeTarget(v), x, env, depth + 1, res, ret, drop);
+      runChain(run, codeTarget(v), x, deeper(f));
       return null;
     case VKind.Jump: {
       const back: World[] = [];
-      runChain(t, codeTarget(v), x, env, depth + 1, res, back, null);
+      runChain(run, codeTarget(v), x, jumpFrame(f, back));
       if (back.length === 1) return back[0]!;
-      runActive(t, resume, back, env, depth, res, ret, drop);
+      runActive(run, resume, back, f);
       return null;
     }
   }
@@ -224,29 +238,22 @@ function takeVerdict(
 
 /** The rules from the one starting at op `from` to the chain's end, over several worlds,
  *  breadth-first. */
-function runActive(
-  t: NftTableIR, from: number, worlds: World[], env: NftHookEnv, depth: number,
-  res: World[], ret: World[], drop: NftChainIR | null,
-): void {
-  const ints = t.program.ints;
+function runActive(run: ChainRun, from: number, worlds: World[], f: Frame): void {
+  const ints = run.t.program.ints;
   let active = worlds;
   for (let pc = from; active.length > 0; pc = ints[pc * STRIDE + NEXT]!) {
     if ((ints[pc * STRIDE + CODE]! & CODE_MASK) === Code.ChainEnd) break;
     const next: World[] = [];
-    for (let i = 0; i < active.length; i++) {
-      runRule(t, pc, active[i]!, env, depth, next, res, ret, drop);
-    }
+    for (let i = 0; i < active.length; i++) runRule(run, pc, active[i]!, f, next);
     active = next;
   }
-  for (let i = 0; i < active.length; i++) returned(t, active[i]!, env, ret, drop);
+  for (let i = 0; i < active.length; i++) returned(run, active[i]!, f);
 }
 
 /** Runs the rule holding op `from`, from that op, on `x`; pushes to `next` (the rule fell
  *  through or did not match) or to the sinks (a verdict reached). */
-function runRule(
-  t: NftTableIR, from: number, x: World, env: NftHookEnv, depth: number,
-  next: World[], res: World[], ret: World[], drop: NftChainIR | null,
-): void {
+function runRule(run: ChainRun, from: number, x: World, f: Frame, next: World[]): void {
+  const { t, env } = run;
   const ints = t.program.ints;
   for (let pc = from; ; pc++) {
     const at = pc * STRIDE;
@@ -261,21 +268,21 @@ function runRule(
     }
     switch (code) {
       case Code.Vmap:
-        return runVmap(t, pc, x, env, depth, next, res, ret, drop);
+        return runVmap(run, pc, x, f, next);
       case Code.Jump: case Code.Goto: {
         if (isRecording(x)) x.hops.push(ruleHop(t, pc, env));
         const v = verdictCode(code === Code.Jump ? VKind.Jump : VKind.Goto, ints[at + TARGET]!);
-        return verdict(t, v, x, env, depth, next, res, ret, drop);
+        return verdict(run, v, x, f, next);
       }
       case Code.Verdict:
         if (isRecording(x)) x.hops.push(ruleHop(t, pc, env));
-        return verdict(t, ints[at + NUM]!, x, env, depth, next, res, ret, drop);
+        return verdict(run, ints[at + NUM]!, x, f, next);
       case Code.Continue:
         if (isRecording(x)) x.hops.push(ruleHop(t, pc, env));
         continue;
       case Code.Dnat: case Code.Masquerade: case Code.Snat:
         nat(t, pc, code, x, env);
-        res.push(x);
+        run.res.push(x);
         return;
       case Code.End:
         if (isRecording(x)) x.hops.push(ruleHop(t, pc, env));
@@ -290,27 +297,22 @@ function runRule(
 }
 
 /** A verdict (its code) on `x` in runRule. */
-function verdict(
-  t: NftTableIR, v: number, x: World, env: NftHookEnv, depth: number,
-  next: World[], res: World[], ret: World[], drop: NftChainIR | null,
-): void {
+function verdict(run: ChainRun, v: number, x: World, f: Frame, next: World[]): void {
   switch (codeKind(v)) {
-    case VKind.Accept: res.push(x); return;
-    case VKind.Drop: x.verdict = 'DROP'; res.push(x); return;
-    case VKind.Reject: x.verdict = 'REJECT'; res.push(x); return;
-    case VKind.Return: returned(t, x, env, ret, drop); return;
+    case VKind.Accept: run.res.push(x); return;
+    case VKind.Drop: x.verdict = 'DROP'; run.res.push(x); return;
+    case VKind.Reject: x.verdict = 'REJECT'; run.res.push(x); return;
+    case VKind.Return: returned(run, x, f); return;
     // A `continue` statement resumes its rule (runRule); a map's `continue` ends the rule.
     case VKind.Continue: next.push(x); return;
     // A goto's returns are the caller's.
-    case VKind.Goto: runChain(t, codeTarget(v), x, env, depth + 1, res, ret, drop); return;
-    case VKind.Jump: runChain(t, codeTarget(v), x, env, depth + 1, res, next, null);
+    case VKind.Goto: runChain(run, codeTarget(v), x, deeper(f)); return;
+    case VKind.Jump: runChain(run, codeTarget(v), x, jumpFrame(f, next));
   }
 }
 
-function runVmap(
-  t: NftTableIR, pc: number, x: World, env: NftHookEnv, depth: number,
-  next: World[], res: World[], ret: World[], drop: NftChainIR | null,
-): void {
+function runVmap(run: ChainRun, pc: number, x: World, f: Frame, next: World[]): void {
+  const { t, env } = run;
   const m = vmapOf(t, pc);
   if (m.kind === 'keyed') {
     const v = m.lookup(x, env);
@@ -320,23 +322,23 @@ function runVmap(
       return;
     }
     if (isRecording(x)) x.hops.push(ruleHop(t, pc, env));
-    return verdict(t, v, x, env, depth, next, res, ret, drop);
+    return verdict(run, v, x, f, next);
   }
   const codes = m.codes;
   if (codes.length === 1 && m.p === 1) {
     if (isRecording(x)) x.hops.push(ruleHop(t, pc, env));
-    return verdict(t, codes[0]!, x, env, depth, next, res, ret, drop);
+    return verdict(run, codes[0]!, x, f, next);
   }
-  const ep = depth + 1 <= MAX_DEPTH ? m.endpoints : undefined;
+  const ep = f.depth + 1 <= MAX_DEPTH ? m.endpoints : undefined;
   if (ep !== undefined) touch(ep);
   for (let i = 0; i < codes.length; i++) {
     const y = forkWorld(x, x.probability * m.p);
     if (isRecording(y)) y.hops.push(ruleHop(t, pc, env));
     else if (ep !== undefined) {
-      runEndpoint(t, ep, i, codes[i]!, y, env, depth + 1, res, ret, drop);
+      runEndpoint(run, ep, i, codes[i]!, y, f);
       continue;
     }
-    verdict(t, codes[i]!, y, env, depth, next, res, ret, drop);
+    verdict(run, codes[i]!, y, f, next);
   }
   if (m.missing > 1e-12) next.push(forkWorld(x, x.probability * m.missing));
 }
@@ -350,22 +352,19 @@ function touch(ep: Endpoints): void {
 }
 
 /**
- * `goto` branch i's endpoint chain (at `depth`) on `y`, which keeps no hops: as runChain would
+ * `goto` branch i's endpoint chain (one below `f`) on `y`, which keeps no hops: as runChain would
  * run it (program.ts endpointShape). The source being the endpoint (hairpin) takes the program.
  */
-function runEndpoint(
-  t: NftTableIR, ep: Endpoints, i: number, code: number, y: World, env: NftHookEnv, depth: number,
-  res: World[], ret: World[], drop: NftChainIR | null,
-): void {
+function runEndpoint(run: ChainRun, ep: Endpoints, i: number, code: number, y: World, f: Frame): void {
   const p = y.pkt;
   if (ep.saddrOwn[i] === 1 && p.src === ep.saddr[i]) {
-    return runChain(t, codeTarget(code), y, env, depth, res, ret, drop);
+    return runChain(run, codeTarget(code), y, deeper(f));
   }
-  if (p.proto !== ep.proto[i]) return returned(t, y, env, ret, drop);
+  if (p.proto !== ep.proto[i]) return returned(run, y, f);
   const port = ep.port[i]!;
   y.pkt = withDst(p, ep.dnat[i]!, port >= 0 ? port : p.dport);
   y.dnat = true;
-  res.push(y);
+  run.res.push(y);
 }
 
 /** A fast match (Code.IpSaddr…CtFalse) on `x`; a payload of the other family never matches,
