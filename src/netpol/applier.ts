@@ -1,10 +1,10 @@
 // Where a node's compiled `inet kdp-netpol` table goes. Both appliers take the compiler's full
 // text, which re-creates the table inside one transaction (add, delete, add, everything), so an
 // apply is all-or-nothing: a refused text leaves the previous table — and its rules — in place.
-// - kernel (netns mode): one `nft -f -` in the node's network namespace, through HostExec. When
-//   the new text differs from the last applied one only in set/map elements (delta.ts), the
-//   transaction flushes and refills just those; if the kernel refuses it (e.g. the table was
-//   changed behind kdp's back), the full text follows.
+// - kernel (netns mode): one `nft -f -` in the node's network namespace, through HostExec. After
+//   the first, each apply sends only the difference from the last applied text (delta.ts: the
+//   changed elements, chains and sets) as one transaction; if the kernel refuses it (e.g. the
+//   table was changed behind kdp's back), the full text follows.
 // - memory (virtual mode, and the kernel applier's fake): the text is parsed by the strict
 //   interpreter (nft-sim) and kept; text it cannot read is refused the same way.
 

@@ -5,6 +5,8 @@
 // Contract:
 // - Any change schedules one recompile after `debounceMs` (a burst of changes is one apply).
 //   Every pod counts (peer sets hold other nodes' pods' IPs); only the node's own pods get chains.
+//   The compile is incremental (node-compiler.ts: only the sets, isolation and chains a change
+//   can affect are recomputed) and the applier sends the kernel only the difference (delta.ts).
 // - A text equal to the last one applied is not applied again.
 // - Each apply is one atomic transaction (applier.ts); a refused apply keeps the previous table,
 //   is reported through `onError`, and is retried after `retryMs`.
@@ -20,7 +22,7 @@ import type { Namespace, Pod } from '../api/types.js';
 import type { InformerFactory } from '../client/informer.js';
 import type { NetpolApplier } from './applier.js';
 import { buildModel } from './model.js';
-import { compileNetpolNftables } from './nftables.js';
+import { buildNodeCompiler } from './node-compiler.js';
 import type { NetworkPolicy } from './types.js';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
@@ -70,6 +72,7 @@ export function buildNetpolController(d: NetpolControllerDeps): NetpolController
   let waiters: Array<(err?: unknown) => void> = [];
   /** Pods programmed ahead of the API (programPod), by UID, with the IPs the runtime gave. */
   const early = new Map<string, Pod>();
+  const compiler = buildNodeCompiler(d.nodeName);
 
   /** The informer's pods, with early pods' IPs filled in (or added) until the cache has them. */
   const podsNow = (): Pod[] => {
@@ -91,7 +94,7 @@ export function buildNetpolController(d: NetpolControllerDeps): NetpolController
       policies: policies.cache.list() as unknown as NetworkPolicy[],
       nodeIPs: new Map([[d.nodeName, d.nodeIPs]]),
     });
-    return compileNetpolNftables(model, { node: d.nodeName });
+    return compiler.compile(model);
   };
 
   const schedule = (ms: number): void => {

@@ -122,7 +122,8 @@ export function peerMatches(m: NetpolModel, peer: NetworkPolicyPeer, policyNs: s
   return podPeerMatches(m, peer, policyNs, e.pod);
 }
 
-function podPeerMatches(m: NetpolModel, peer: NetworkPolicyPeer, policyNs: string,
+/** A selector peer (not ipBlock) matching a pod, evaluated afresh (no per-model cache). */
+export function podPeerMatches(m: NetpolModel, peer: NetworkPolicyPeer, policyNs: string,
   pod: PodInfo): boolean {
   if (peer.namespaceSelector) {
     const ns = m.namespaces.get(pod.namespace);

@@ -29,7 +29,7 @@ import type { NetworkPolicy, NetworkPolicyPeer, NetworkPolicyPort, PolicyType } 
 export const NETPOL_TABLE = 'kdp-netpol';
 const T = `inet ${NETPOL_TABLE}`;
 
-type Fam = { readonly f: IPFamily; readonly sfx: 'v4' | 'v6'; readonly kw: 'ip' | 'ip6';
+export type Fam = { readonly f: IPFamily; readonly sfx: 'v4' | 'v6'; readonly kw: 'ip' | 'ip6';
   readonly type: string };
 const V4: Fam = { f: 'IPv4', sfx: 'v4', kw: 'ip', type: 'ipv4_addr' };
 const V6: Fam = { f: 'IPv6', sfx: 'v6', kw: 'ip6', type: 'ipv6_addr' };
@@ -43,17 +43,33 @@ export interface NetpolCompileOptions {
   readonly node: string;
 }
 
+// Family bits (1 IPv4, 2 IPv6) per pod and per policy object, computed once per object: a node
+// agent compiles on every change from mostly the same objects.
+const podFams = new WeakMap<PodInfo, number>();
+const policyFams = new WeakMap<NetworkPolicy, number>();
+const bit = (addr: string): number => (addr.includes(':') ? 2 : 1);
+
 /** Which families the cluster uses (pod IPs and ipBlocks); IPv4 when none. */
-function familiesOf(m: NetpolModel): Fam[] {
-  const seen = new Set<string>();
-  for (const p of m.pods) for (const ip of p.ips) seen.add(ip.includes(':') ? 'IPv6' : 'IPv4');
-  for (const np of m.policies) {
-    for (const r of [...(np.spec.ingress ?? []).flatMap((x) => x.from ?? []),
-      ...(np.spec.egress ?? []).flatMap((x) => x.to ?? [])]) {
-      if (r.ipBlock) seen.add(r.ipBlock.cidr.includes(':') ? 'IPv6' : 'IPv4');
-    }
+export function familiesOf(m: NetpolModel): Fam[] {
+  let seen = 0;
+  for (const p of m.pods) {
+    let b = podFams.get(p);
+    if (b === undefined) podFams.set(p, (b = p.ips.reduce((a, ip) => a | bit(ip), 0)));
+    seen |= b;
   }
-  const out = [V4, V6].filter((x) => seen.has(x.f));
+  for (const np of m.policies) {
+    let b = policyFams.get(np);
+    if (b === undefined) {
+      b = 0;
+      for (const r of [...(np.spec.ingress ?? []).flatMap((x) => x.from ?? []),
+        ...(np.spec.egress ?? []).flatMap((x) => x.to ?? [])]) {
+        if (r.ipBlock) b |= bit(r.ipBlock.cidr);
+      }
+      policyFams.set(np, b);
+    }
+    seen |= b;
+  }
+  const out = [V4, V6].filter((x) => (seen & (x === V4 ? 1 : 2)) !== 0);
   return out.length ? out : [V4];
 }
 
@@ -68,14 +84,14 @@ const setName = (np: NetworkPolicy, t: PolicyType, i: number, fam: Fam): string 
 
 // Pod IPs parsed once per pod object (models are rebuilt per change from the same PodInfos).
 const parsedIPs = new WeakMap<PodInfo, ReturnType<typeof parseIP>[]>();
-function addPodIPs(s: RangeSet, pod: PodInfo): void {
+export function addPodIPs(s: RangeSet, pod: PodInfo): void {
   let ps = parsedIPs.get(pod);
   if (!ps) parsedIPs.set(pod, (ps = pod.ips.map(parseIP)));
   for (const p of ps) if (p) s.addParsed(p);
 }
 
 /** Peer addresses of one rule (undefined peers = everyone: no set). */
-function peerSet(m: NetpolModel, np: NetworkPolicy, peers: NetworkPolicyPeer[]): RangeSet {
+export function peerSet(m: NetpolModel, np: NetworkPolicy, peers: NetworkPolicyPeer[]): RangeSet {
   const s = new RangeSet();
   const ns = np.metadata.namespace ?? 'default';
   for (const peer of peers) {
@@ -103,13 +119,34 @@ function namedPort(pod: PodInfo, p: NetworkPolicyPort): number | undefined {
   return pod.ports.find((x) => x.name === p.port && x.protocol === want)?.port;
 }
 
-interface Out { chains: string[]; sets: Map<string, { fam: Fam; elems: string[] }>;
-  rules: string[] }
+/** A named peer set a chain's rule matches: rule `rule` of `np`'s `t` rules, for `fam`. */
+export interface SetUse {
+  readonly name: string;
+  readonly fam: Fam;
+  readonly np: NetworkPolicy;
+  readonly peers: NetworkPolicyPeer[];
+}
 
-function podChain(m: NetpolModel, out: Out, pod: PodInfo, t: PolicyType, fams: Fam[],
-  nodeIPs: boolean): string {
-  const chain = `${dirName(t)}-${podKey(pod)}`;
-  out.chains.push(`add chain ${T} ${chain}`);
+/** One isolated pod's chain in one direction: its name, rule lines and what they depend on. */
+export interface PodChain {
+  readonly name: string;
+  readonly rules: string[];
+  /** Sets its rules match, by name (each once). */
+  readonly sets: Map<string, SetUse>;
+  /** It has egress named-port rules: their addresses depend on every pod and namespace. */
+  readonly everyPod: boolean;
+}
+
+export const chainName = (pod: PodInfo, t: PolicyType): string => `${dirName(t)}-${podKey(pod)}`;
+
+/**
+ * The chain of `pod` for direction `t`, isolated by `pols` (sorted by policy key). Set contents
+ * are not computed here (`sets` names them; `setElements` fills them), so a caller can keep them.
+ */
+export function podChain(m: NetpolModel, pod: PodInfo, t: PolicyType, pols: readonly NetworkPolicy[],
+  fams: readonly Fam[], nodeIPs: boolean): PodChain {
+  const chain = chainName(pod, t);
+  const out: PodChain = { name: chain, rules: [], sets: new Map(), everyPod: false };
   const add = (body: string, comment: string): void => {
     out.rules.push(`add rule ${T} ${chain} ${body} comment ${q(comment)}`);
   };
@@ -117,7 +154,6 @@ function podChain(m: NetpolModel, out: Out, pod: PodInfo, t: PolicyType, fams: F
   if (t === 'Ingress' && nodeIPs) {
     for (const fam of fams) add(`${fam.kw} saddr @node-ips-${fam.sfx} return`, "from the pod's node");
   }
-  const pols = isolating(m, pod, t).sort((a, b) => byName(policyKey(a), policyKey(b)));
   for (const np of pols) {
     rulesOf(np, t).forEach((r, i) => {
       const note = `${policyKey(np)} ${dirName(t)} rule ${i}`;
@@ -125,9 +161,7 @@ function podChain(m: NetpolModel, out: Out, pod: PodInfo, t: PolicyType, fams: F
       const peerMatch = (fam: Fam): string => {
         if (!hasPeers) return '';
         const name = setName(np, t, i, fam);
-        if (!out.sets.has(name)) {
-          out.sets.set(name, { fam, elems: peerSet(m, np, r.peers!).elements(fam.f) });
-        }
+        if (!out.sets.has(name)) out.sets.set(name, { name, fam, np, peers: r.peers! });
         return `${fam.kw} ${addr} @${name} `;
       };
       const peerFams = hasPeers ? fams : [undefined];
@@ -147,14 +181,23 @@ function podChain(m: NetpolModel, out: Out, pod: PodInfo, t: PolicyType, fams: F
             add(`${fam ? peerMatch(fam) : ''}meta l4proto ${proto(p)} th dport ${n} return`, note);
           }
         } else {
+          (out as { everyPod: boolean }).everyPod = true;
           egressNamed(m, np, r.peers, p, fams, (body) => add(body, note));
         }
       }
     });
   }
   add('drop', isolationNote(pod, t, pols.map(policyKey)));
-  return chain;
+  return out;
 }
+
+/** The elements of a set a chain uses. */
+export const setElements = (m: NetpolModel, u: SetUse): string[] =>
+  peerSet(m, u.np, u.peers).elements(u.fam.f);
+
+/** Policies isolating `pod` for `t`, sorted by policy key (the order of a chain's rules). */
+export const isolatingSorted = (m: NetpolModel, pod: PodInfo, t: PolicyType): NetworkPolicy[] =>
+  isolating(m, pod, t).sort((a, b) => byName(policyKey(a), policyKey(b)));
 
 /**
  * The drop rule's comment: `<pod> isolated for <direction> by <policies>`, naming as many of the
@@ -187,7 +230,7 @@ export function parseIsolationNote(comment: string)
 
 /** Egress to a named port: per resolved number, the destination pods' IPs that match peers. */
 function egressNamed(m: NetpolModel, np: NetworkPolicy, peers: NetworkPolicyPeer[] | undefined,
-  p: NetworkPolicyPort, fams: Fam[], add: (body: string) => void): void {
+  p: NetworkPolicyPort, fams: readonly Fam[], add: (body: string) => void): void {
   const ns = np.metadata.namespace ?? 'default';
   const byPort = new Map<number, RangeSet>();
   for (const dst of m.pods) {
@@ -207,38 +250,43 @@ function egressNamed(m: NetpolModel, np: NetworkPolicy, peers: NetworkPolicyPeer
   }
 }
 
-/** Compiles the node's table; `nodeIPs` come from the model (`nodeIPs.get(node)`). */
-export function compileNetpolNftables(m: NetpolModel, opts: NetpolCompileOptions): string {
-  const fams = familiesOf(m);
-  const local = m.pods.filter((p) => p.node === opts.node && p.ips.length > 0)
-    .sort((a, b) => byName(podKey(a), podKey(b)));
-  const nodeIPs = m.nodeIPs.get(opts.node) ?? [];
-  const out: Out = { chains: [], sets: new Map(), rules: [] };
+/** The node's own pods with addresses, sorted by key (the order of chains and map elements). */
+export const localPods = (m: NetpolModel, node: string): PodInfo[] =>
+  m.pods.filter((p) => p.node === node && p.ips.length > 0).sort((a, b) => byName(podKey(a), podKey(b)));
+
+/** Everything a node's table is made of, in output order (chains: egress then ingress, by pod). */
+export interface TableParts {
+  readonly node: string;
+  readonly fams: readonly Fam[];
+  readonly nodeIPs: readonly string[];
+  /** Per direction, the isolated local pods with their chains. */
+  readonly chains: ReadonlyArray<{ readonly pod: PodInfo; readonly t: PolicyType; readonly chain: PodChain }>;
+  /** Elements of every set some chain uses. */
+  readonly sets: ReadonlyMap<string, { readonly fam: Fam; readonly elems: readonly string[] }>;
+}
+
+/** The `nft -f` text of a node's table (a full rewrite). */
+export function renderTable(p: TableParts): string {
   const maps: Record<string, string[]> = {};
-  for (const t of ['Egress', 'Ingress'] as const) {
-    for (const fam of fams) maps[`${dirName(t)}-pods-${fam.sfx}`] = [];
-    for (const pod of local) {
-      if (!m.policies.some((np) => (np.spec.policyTypes ?? []).includes(t) && selects(np, pod))) {
-        continue;
-      }
-      const chain = podChain(m, out, pod, t, fams, nodeIPs.length > 0);
-      for (const ip of pod.ips) {
-        const fam = ipFamilyOf(ip) === 'IPv6' ? V6 : V4;
-        maps[`${dirName(t)}-pods-${fam.sfx}`]?.push(`${ip} : jump ${chain}`);
-      }
+  for (const t of ['Egress', 'Ingress'] as const) for (const fam of p.fams) maps[`${dirName(t)}-pods-${fam.sfx}`] = [];
+  for (const { pod, t, chain } of p.chains) {
+    for (const ip of pod.ips) {
+      const fam = ipFamilyOf(ip) === 'IPv6' ? V6 : V4;
+      maps[`${dirName(t)}-pods-${fam.sfx}`]?.push(`${ip} : jump ${chain.name}`);
     }
   }
+  const comment = q(`kdp NetworkPolicy enforcement on node ${p.node}`);
   const lines = [
-    `add table ${T} { comment ${q(`kdp NetworkPolicy enforcement on node ${opts.node}`)} ; }`,
+    `add table ${T} { comment ${comment} ; }`,
     `delete table ${T}`,
-    `add table ${T} { comment ${q(`kdp NetworkPolicy enforcement on node ${opts.node}`)} ; }`,
+    `add table ${T} { comment ${comment} ; }`,
     `add chain ${T} forward { type filter hook forward priority filter ; policy accept ; }`,
     // Chains before the maps whose verdicts jump to them.
-    ...out.chains,
+    ...p.chains.map((c) => `add chain ${T} ${c.chain.name}`),
   ];
-  for (const fam of fams) {
+  for (const fam of p.fams) {
     lines.push(`add set ${T} node-ips-${fam.sfx} { type ${fam.type} ; }`);
-    const el = nodeIPs.filter((ip) => (ipFamilyOf(ip) ?? 'IPv4') === fam.f).sort(byName);
+    const el = p.nodeIPs.filter((ip) => (ipFamilyOf(ip) ?? 'IPv4') === fam.f).sort(byName);
     if (el.length) lines.push(`add element ${T} node-ips-${fam.sfx} { ${el.join(', ')} }`);
   }
   for (const name of Object.keys(maps).sort(byName)) {
@@ -246,16 +294,39 @@ export function compileNetpolNftables(m: NetpolModel, opts: NetpolCompileOptions
     lines.push(`add map ${T} ${name} { type ${fam.type} : verdict ; }`);
     if (maps[name]!.length) lines.push(`add element ${T} ${name} { ${maps[name]!.join(', ')} }`);
   }
-  for (const name of [...out.sets.keys()].sort(byName)) {
-    const s = out.sets.get(name)!;
+  for (const name of [...p.sets.keys()].sort(byName)) {
+    const s = p.sets.get(name)!;
     lines.push(`add set ${T} ${name} { type ${s.fam.type} ; flags interval ; }`);
     if (s.elems.length) lines.push(`add element ${T} ${name} { ${s.elems.join(', ')} }`);
   }
   lines.push(`add rule ${T} forward ct state established,related accept`);
   for (const t of ['egress', 'ingress']) {
     const addr = t === 'egress' ? 'saddr' : 'daddr';
-    for (const fam of fams) lines.push(`add rule ${T} forward ${fam.kw} ${addr} vmap @${t}-pods-${fam.sfx}`);
+    for (const fam of p.fams) lines.push(`add rule ${T} forward ${fam.kw} ${addr} vmap @${t}-pods-${fam.sfx}`);
   }
-  lines.push(...out.rules);
+  for (const c of p.chains) lines.push(...c.chain.rules);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Compiles the node's table from scratch; `nodeIPs` come from the model (`nodeIPs.get(node)`).
+ * A node agent keeps a `NodeCompiler` (node-compiler.ts) instead, which gives the same text.
+ */
+export function compileNetpolNftables(m: NetpolModel, opts: NetpolCompileOptions): string {
+  const fams = familiesOf(m);
+  const nodeIPs = m.nodeIPs.get(opts.node) ?? [];
+  const chains: Array<{ pod: PodInfo; t: PolicyType; chain: PodChain }> = [];
+  const sets = new Map<string, { fam: Fam; elems: string[] }>();
+  for (const t of ['Egress', 'Ingress'] as const) {
+    for (const pod of localPods(m, opts.node)) {
+      const pols = isolatingSorted(m, pod, t);
+      if (pols.length === 0) continue;
+      const chain = podChain(m, pod, t, pols, fams, nodeIPs.length > 0);
+      for (const u of chain.sets.values()) {
+        if (!sets.has(u.name)) sets.set(u.name, { fam: u.fam, elems: setElements(m, u) });
+      }
+      chains.push({ pod, t, chain });
+    }
+  }
+  return renderTable({ node: opts.node, fams, nodeIPs, chains, sets });
 }
