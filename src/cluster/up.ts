@@ -140,6 +140,9 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
   try {
     if (mode === 'netns') assertKernelMode(o.proxyMode);
     if (hosts.count > 1 && mode !== 'netns') throw kdpError('KDP_CONFIG', '--hosts: simulated hosts are netns mode\'s (run as root)');
+    if (hosts.count > 1 && net.families.includes('IPv6')) {
+      throw kdpError('KDP_CONFIG', '--hosts: several simulated hosts carry IPv4 only (use --ip-family ipv4)');
+    }
     if (backend !== 'host-gw' && !o.systemPods) {
       throw kdpError('KDP_CONFIG', `--backend ${backend}: the kdp-cni agents run it (system pods)`);
     }
