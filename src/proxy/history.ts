@@ -2,7 +2,8 @@
 // under `<dataDir>/nodes/<node>/rules/` so that `kdp rules`, `kdp rules history` and `kdp diff`
 // (other processes) can read them. Bounded: the oldest are removed past `keep`. Next to them,
 // `drift.json`: what the last comparison of the kernel with the compiled rules found, and
-// `apply.json`: whether the last apply of each family failed, how often in a row, and why.
+// `apply.json`: whether the last apply of each family failed, how often in a row, and why;
+// `metrics.json`: the latency metrics' recent samples (metric-samples.ts, the UI's plots).
 
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { PRIVATE_DIR_MODE, writePrivateFileSync } from '../util/private-files.js
 import { kdpError } from '../errors.js';
 import type { ProxyMode, RuleOrigin } from './backend.js';
 import type { IPFamily } from './types.js';
+import { SAMPLES_KEPT, type MetricSample } from './metric-samples.js';
 
 export interface RuleSnapshotMeta {
   readonly seq: number;
@@ -32,10 +34,20 @@ export function rulesDir(dataDir: string, node: string): string {
 
 export class RuleHistory {
   private seq: number;
+  private samples: MetricSample[];
 
   constructor(private readonly dir: string, private readonly keep = 50) {
     mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     this.seq = Math.max(0, ...snapshotFiles(dir).map((f) => f.seq));
+    // A restarted kube-proxy's counters start again from 0: its samples start a new series.
+    this.samples = [];
+  }
+
+  /** Appends a sample of the latency metrics to `metrics.json` (the last SAMPLES_KEPT). */
+  recordMetrics(sample: MetricSample): void {
+    this.samples.push(sample);
+    if (this.samples.length > SAMPLES_KEPT) this.samples.splice(0, this.samples.length - SAMPLES_KEPT);
+    writeJSON(this.dir, METRICS_FILE, this.samples);
   }
 
   recordDrift(statuses: readonly DriftStatus[]): void {
@@ -89,6 +101,12 @@ export interface ApplyStatus {
 
 const DRIFT_FILE = 'drift.json';
 const APPLY_FILE = 'apply.json';
+const METRICS_FILE = 'metrics.json';
+
+/** The latency samples a node's kube-proxy kept (oldest first; none when it kept none). */
+export function readMetricSamples(dir: string): MetricSample[] {
+  return readJSONList<MetricSample>(dir, METRICS_FILE);
+}
 
 function writeJSON(dir: string, file: string, value: unknown): void {
   const tmp = join(dir, `.${file}.tmp`);

@@ -23,6 +23,7 @@ import { kubeProxySysctls } from './sysctls.js';
 import { DEFAULT_SERVICE_CIDRS } from './compile.js';
 import { buildProxierConfigs, parseKubeProxyConfiguration } from './config.js';
 import type { RuleHistory } from './history.js';
+import { buildSampler } from './metric-samples.js';
 import { loadBackend } from './compile.js';
 import { ProxyPipeline } from './pipeline.js';
 import { BoundedFrequencyRunner } from './sync-runner.js';
@@ -134,6 +135,10 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
   const applies = buildApplyTracker(deps, recorder, nodeRef);
   let failures = 0;
   const metrics = buildKubeProxyMetrics(configs[0]!.mode);
+  // The latency metrics' recent samples beside the rule history (the web UI plots them).
+  const history = deps.history;
+  const sampler = history ? buildSampler(metrics.registry, (s) => history.recordMetrics(s), 1000 * scale,
+    (e) => deps.onError?.(e)) : undefined;
   /** Trigger times of EndpointSlice changes not yet in the kernel (network programming latency). */
   let triggers: number[] = [];
   // Syncs and drift checks never overlap (a check must not read a half-applied kernel).
@@ -182,6 +187,7 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
     const now = Date.now();
     for (const t of triggers) metrics.programmed(t, now);
     triggers = [];
+    sampler?.changed();
     for (const w of done) w();
   });
   const runner = new BoundedFrequencyRunner(syncAll, {
@@ -251,6 +257,7 @@ export async function buildKubeProxy(deps: KubeProxyDeps): Promise<KubeProxy> {
     stop() {
       // Every loop it started ends here: no sync, retry or drift check runs after stop().
       runner.stop();
+      sampler?.stop();
       for (const u of unsubscribe.splice(0)) u();
       clearInterval(checkTimer);
       if (ownInformers) informers.stop();
