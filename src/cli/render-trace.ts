@@ -76,24 +76,5 @@ function liveSummary(l: LiveTrace): string[] {
   ];
 }
 
-/** The `live` object of `-o json`. */
-export function liveJson(l: LiveTrace): Record<string, unknown> {
-  const o = l.observed;
-  const b = l.comparison.branch;
-  return {
-    dir: l.dir,
-    sport: l.sport,
-    probe: l.probe,
-    observed: {
-      reached: o.reached, destination: o.destination, sourceSeen: o.sourceSeen, verdict: o.verdict,
-      hops: o.hops.map(({ forwardPacket: _f, arrived: _a, ...h }) => h),
-      kernel: o.kernel,
-    },
-    simulatedBranch: b ? {
-      destination: b.destination, reached: b.reached, sourceSeen: b.sourceSeen, verdict: b.verdict,
-    } : null,
-    rules: l.comparison.rules,
-    fidelity: l.comparison.bugs,
-    agrees: l.comparison.bugs.length === 0,
-  };
-}
+/** The `live` object of `-o json` (kept in trace/live/live-json.ts, which the web UI shares). */
+export { liveJson } from '../trace/live/live-json.js';

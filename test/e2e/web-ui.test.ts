@@ -1,7 +1,10 @@
 // The web UI in a real browser (Debian's Chromium through playwright-core) on a 2-node virtual
 // cluster started as `kdp up` starts it: every node and pod shown, new pods appear as a
-// Deployment scales, a trace drawn hop for hop as `kdp trace -o json` prints it, a rule diff.
-// Screenshots are kept in test-artifacts/ui/.
+// Deployment scales, a trace drawn hop for hop as `kdp trace -o json` prints it (the live toggle
+// off, with its reason, on a virtual cluster; how a live answer's disagreements are marked), a
+// rule diff, the log store searched (a deleted pod's lines, components, following), kube-proxy's
+// latency plotted per node and growing as the cluster changes.
+// Screenshots are kept in test-artifacts/ui/. The live probe itself: web-ui-live.test.ts.
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,12 +14,14 @@ import type { Client, KubeObject } from '../../src/client/types.js';
 import type { Pod } from '../../src/api/types.js';
 import { chromiumMissing, launchChromium, uiContext } from '../helpers/chromium.js';
 import { kdp } from '../helpers/cli.js';
+import { waitFor } from '../helpers/cluster.js';
 
 const skip = chromiumMissing();
 // Evaluated in the page (the test program has no DOM types).
+interface El { textContent: string | null; getAttribute(a: string): string | null }
 declare const document: {
-  querySelectorAll(s: string): { length: number };
-  querySelector(s: string): { textContent: string | null } | null;
+  querySelectorAll(s: string): { length: number } & Iterable<El>;
+  querySelector(s: string): El | null;
 };
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'ui');
 const PODS = { group: '', version: 'v1', resource: 'pods' };
@@ -183,6 +188,118 @@ describe.skipIf(skip)('web UI in Chromium on a 2-node virtual cluster', () => {
     await waitText('pre.log', /started container web/);
   });
 
+  it('keeps the live toggle off on a virtual cluster, saying why; the server refuses live too', async () => {
+    const [a] = await webPods();
+    await page.goto(`${url}/ui/#/trace`);
+    const toggle = page.locator('.live-toggle input[name="live"]');
+    await toggle.waitFor();
+    expect(await toggle.isDisabled()).toBe(true);
+    expect(await page.locator('.live-toggle').getAttribute('title'))
+      .toMatch(/needs a netns cluster \(sudo kdp up\).*virtual/);
+    await page.goto(`${url}/ui/#/trace?src=default%2F${a!.metadata.name}&dst=svc%2Fdefault%2Fweb%3A80&live=1`);
+    await waitText('.trace .error', /is virtual \(no kernel to send packets through\)/);
+  });
+
+  it('draws a live answer beside the simulation: the branch taken, the interfaces, disagreements marked', async () => {
+    // The shape `kdp trace --live -o json` prints, with one disagreement of each kind the page marks.
+    const [a] = await webPods();
+    const src = `default/${a!.metadata.name}`;
+    const sim = JSON.parse((await kdp('trace', '--data-dir', dataDir, '-o', 'json', src, 'svc/default/web:80')).out);
+    const taken = sim.destinations[1];
+    const live = { dir: '/tmp/traces/x', sport: 40000,
+      probe: { outcome: 'answered', responder: taken.destination, rttMs: 0.42 },
+      observed: { reached: taken.reached, destination: taken.destination, sourceSeen: sim.packet.src, verdict: 'ACCEPT',
+        hops: [{ label: `pod ${src} eth0`, netns: 'x', iface: 'eth0', file: '/tmp/a.pcap', packets: 2,
+          forward: `${sim.packet.src}:40000 → ${sim.packet.dst}:80 tcp S` },
+        { label: 'node n2 eth0', netns: 'y', iface: 'eth0', file: '/tmp/b.pcap', packets: 0 }],
+        kernel: [{ node: 'n1', netns: 'x', tool: 'xtables-monitor --trace', file: '/tmp/t.txt', packets: 1,
+          rules: [{ stage: 'nat PREROUTING', text: '-A KUBE-SERVICES …', verdict: 'continue' }] }] },
+      simulatedBranch: { destination: taken.destination, reached: taken.reached, sourceSeen: sim.packet.src, verdict: 'ACCEPT' },
+      rules: [{ node: 'n1', simulated: ['nat KUBE-SVC-X'], kernel: ['nat KUBE-SVC-Y'], onlySimulated: ['nat KUBE-SVC-X'],
+        onlyKernel: ['nat KUBE-SVC-Y'] }],
+      fidelity: [{ aspect: 'path', where: 'node n2 eth0', simulated: 'crosses node n2 eth0', observed: 'probe not seen' },
+        { aspect: 'rules', where: 'n1', simulated: 'nat KUBE-SVC-X', observed: 'nat KUBE-SVC-Y' }],
+      agrees: false };
+    const isLive = (u: URL) => u.pathname === '/ui/api/trace' && u.searchParams.get('live') === '1';
+    await page.route(isLive, (r) => r.fulfill({ status: 200, contentType: 'application/json',
+      body: JSON.stringify({ ...sim, live }) }));
+    try {
+      await page.goto(`${url}/ui/#/topology`); // the last test left the same trace open
+      await page.goto(`${url}/ui/#/trace?src=${encodeURIComponent(src)}&dst=svc%2Fdefault%2Fweb%3A80&live=1`);
+      await page.waitForSelector('.live-result');
+      expect(await page.locator('.live-verdict').textContent()).toBe('2 disagreements');
+      expect(await page.$$eval('.fidelity-bug', (els) => els.map((e) => e.getAttribute('data-aspect')))).toEqual(['path', 'rules']);
+      expect(await page.$$eval('.obs-hop.disagree', (els) => els.map((e) => e.getAttribute('data-label')))).toEqual(['node n2 eth0']);
+      expect(await page.locator('.obs-hop.seen .obs-forward').textContent()).toContain(`→ ${sim.packet.dst}:80 tcp S`);
+      expect(await page.locator('.rule-diff.disagree').count()).toBe(2);
+      // The simulated branch the kernel took, and only it, is marked; the simulation is drawn as before.
+      expect(await page.$$eval('.branch.taken', (els) => els.map((e) => e.getAttribute('data-branch')))).toEqual(['1']);
+      expect(await page.locator('.branch').count()).toBe(sim.destinations.length);
+      await shot('trace-live-disagreements');
+    } finally {
+      await page.unroute(isLive);
+    }
+  });
+
+  it('searches the log store: a deleted pod\'s lines marked, components, and new lines streaming in', async () => {
+    const pods = await webPods();
+    const victim = pods[0]!.metadata.name!;
+    await cluster.client.delete({ ...PODS, namespace: 'default' }, victim);
+    await waitFor(async () => !(await webPods()).some((p) => p.metadata.name === victim), 30_000, 'the pod deleted');
+    // What kdp logs finds now (the page, opened after, finds these and maybe newer ones).
+    const cli = await kdp('logs', '--data-dir', dataDir, '-l', 'app=web', '--grep', 'started container', '-o', 'json');
+    await page.goto(`${url}/ui/#/search?selector=app%3Dweb&grep=started%20container`);
+    await page.waitForFunction((name) => [...document.querySelectorAll('.log-line.deleted')]
+      .some((e) => e.getAttribute('data-source') === `default/${name}/web`), victim, { timeout: 30_000 });
+    const want = cli.out.trim().split('\n').map((l) => JSON.parse(l)).map((r) => `${r.source.namespace}/${r.source.pod}/${r.source.container} ${r.message}`);
+    const shown = await page.$$eval('.log-line', (els) => els.map((e) =>
+      `${e.getAttribute('data-source')} ${e.querySelector('.m')!.textContent}`));
+    expect(want.some((l) => l.startsWith(`default/${victim}/web `))).toBe(true);
+    expect(shown).toEqual(expect.arrayContaining(want));
+    expect(await page.locator('.search-status').textContent()).toMatch(/\d+ matching lines? kept/);
+    await shot('log-search');
+    // Components, by node: the kubelet's Events as it logs them.
+    await page.goto(`${url}/ui/#/search?component=kubelet&node=n1`);
+    await waitText('.search-results', /"Event occurred"/);
+    expect(await page.$$eval('.log-line', (els) => [...new Set(els.map((e) => e.getAttribute('data-source')))])).toEqual(['kubelet']);
+    // Following: a new pod's first line arrives without a reload.
+    await page.goto(`${url}/ui/#/search?selector=app%3Dweb&grep=started&follow=1`);
+    await waitText('.search-status', /following/);
+    const before = new Set(await page.$$eval('.log-line', (els) => els.map((e) => e.getAttribute('data-source'))));
+    await scale(5);
+    await page.waitForFunction((seen) => [...document.querySelectorAll('.log-line')].some((e) =>
+      !seen.includes(e.getAttribute('data-source'))), [...before], { timeout: 30_000 });
+    // A bad pattern is refused naming it.
+    await page.goto(`${url}/ui/#/search?grep=a(`);
+    await waitText('.log-search .error', /--grep: .*Invalid regular expression/);
+  }, 90_000);
+
+  it('plots each node\'s programming latency and sync durations, growing as the cluster changes', async () => {
+    await page.goto(`${url}/ui/#/latency`);
+    const points = (node: string, chart: string) => page.locator(`.latency-node[data-node="${node}"] [data-chart="${chart}"]`)
+      .getAttribute('data-points').then(Number);
+    const grown = ([sel, was]: readonly [string, number]) =>
+      Number(document.querySelector(sel)?.getAttribute('data-points') ?? 0) > was;
+    for (const n of ['n1', 'n2']) {
+      await page.waitForFunction(grown, [`.latency-node[data-node="${n}"] [data-chart="sync"]`, 0] as const, { timeout: 30_000 });
+    }
+    const before = { n1: await points('n1', 'sync'), n2: await points('n2', 'sync') };
+    const programmed = { n1: await points('n1', 'programming'), n2: await points('n2', 'programming') };
+    await scale(2);
+    for (const n of ['n1', 'n2'] as const) {
+      await page.waitForFunction(grown, [`.latency-node[data-node="${n}"] [data-chart="programming"]`, programmed[n]] as const,
+        { timeout: 30_000 });
+      expect(await points(n, 'sync')).toBeGreaterThan(before[n]);
+    }
+    // The samples are kube-proxy's histograms: the last one's count is what /metrics says.
+    const { readMetricSamples, rulesDir } = await import('../../src/proxy/history.js');
+    const samples = readMetricSamples(rulesDir(dataDir, 'n1'));
+    expect(samples.length).toBeGreaterThan(1);
+    expect(samples.at(-1)!.sync.count).toBeGreaterThanOrEqual(samples[0]!.sync.count);
+    expect(await page.locator('.latency-node[data-node="n1"] svg path.series').count()).toBe(2);
+    await shot('latency');
+  }, 90_000);
+
   it('shows a node failure as it happens (kdp node stop: the node goes NotReady/Unknown)', async () => {
     await page.goto(`${url}/ui/#/topology`);
     await page.waitForSelector('[data-node="n2"] .badge');
@@ -201,6 +318,10 @@ describe.skipIf(skip)('web UI in Chromium on a 2-node virtual cluster', () => {
     expect(page.url()).toMatch(/#\/trace$/);
     await page.keyboard.press('4');
     await page.waitForSelector('.events table');
+    await page.keyboard.press('6');
+    await page.waitForSelector('.search-form');
+    await page.keyboard.press('7');
+    await page.waitForSelector('.latency');
     await page.keyboard.press('1');
     await page.waitForSelector('.pod');
     await page.focus('.pod');

@@ -11,9 +11,10 @@ import { runDiff } from '../../diff/diff.js';
 import type { LoadedTable } from '../../diff/types.js';
 import { kdpError } from '../../errors.js';
 import {
-  listSnapshots, readApplyStatus, readDriftStatus, readSnapshot, rulesDir, type ApplyStatus,
-  type RuleSnapshot,
+  listSnapshots, readApplyStatus, readDriftStatus, readMetricSamples, readSnapshot, rulesDir,
+  type ApplyStatus, type RuleSnapshot,
 } from '../../proxy/history.js';
+import type { MetricSample } from '../../proxy/metric-samples.js';
 import type { IPFamily } from '../../proxy/types.js';
 
 /** A node's kube-proxy at a glance: its mode and last kept sync per family. */
@@ -23,7 +24,12 @@ export interface SyncSummary {
   readonly syncs: ReadonlyArray<{ readonly family: IPFamily; readonly seq: number;
     readonly time: string }>;
   readonly apply: readonly ApplyStatus[];
+  /** The newest samples of its latency metrics (metric-samples.ts), oldest first. */
+  readonly metrics: readonly MetricSample[];
 }
+
+/** Samples a feed update carries: the page has the earlier ones, from the stream's start. */
+export const UPDATE_SAMPLES = 4;
 
 const NODE_NAME = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
 
@@ -54,8 +60,8 @@ export function ruleNodes(dataDir: string): string[] {
 }
 
 /** From file names and times only: a snapshot of a large table is tens of MB. */
-export function syncSummary(dataDir: string, node: string, mode = clusterProxyMode(dataDir)):
-  SyncSummary {
+export function syncSummary(dataDir: string, node: string, mode = clusterProxyMode(dataDir),
+  samples = Infinity): SyncSummary {
   const dir = rulesDir(dataDir, node);
   const last = new Map<IPFamily, { family: IPFamily; seq: number; time: string }>();
   for (const f of existsSync(dir) ? readdirSync(dir).sort() : []) {
@@ -69,7 +75,9 @@ export function syncSummary(dataDir: string, node: string, mode = clusterProxyMo
     }
     last.set(m[2] as IPFamily, { family: m[2] as IPFamily, seq: Number(m[1]), time });
   }
-  return { node, ...(mode ? { mode } : {}), syncs: [...last.values()], apply: readApplyStatus(dir) };
+  const metrics = readMetricSamples(dir);
+  return { node, ...(mode ? { mode } : {}), syncs: [...last.values()], apply: readApplyStatus(dir),
+    metrics: samples >= metrics.length ? metrics : metrics.slice(-samples) };
 }
 
 /** `kdp rules history --node` as data: every kept sync, and the apply and drift state. */
@@ -131,7 +139,7 @@ export function buildSyncFeed(dataDir: string, debounceMs = 25): SyncFeed {
       timers.delete(node);
       let s: SyncSummary;
       try {
-        s = syncSummary(dataDir, node);
+        s = syncSummary(dataDir, node, undefined, UPDATE_SAMPLES);
       } catch {
         return;
       }

@@ -18,9 +18,13 @@ import { buildInProcessClient } from '../../client/in-process.js';
 import { parseProtocol } from '../../trace/packet.js';
 import type { TraceMode } from '../../trace/offline.js';
 import { traceClusterJson } from '../../trace/cluster-json.js';
+import { liveClusterTraceJson } from '../../trace/live/live-json.js';
+import { assertLiveCapable } from '../../trace/live/live-trace-cluster.js';
+import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { LOGIN_CSS, SHELL_HTML, loginHtml, uiAssets } from './assets.js';
 import { buildUiSessions, type UiSessions } from './sessions.js';
 import { parseKinds, streamKinds } from './watch-mux.js';
+import { parseLogSearch, streamLogSearch } from './log-search.js';
 import {
   buildSyncFeed, clusterProxyMode, ruleDiff, ruleHistory, ruleNodes, ruleSnapshot, syncSummary,
 } from './rules-data.js';
@@ -92,9 +96,12 @@ export function buildUiServer(o: UiServerOptions = {}): UiServer {
 }
 
 function sendStatus(reply: FastifyReply, e: unknown): FastifyReply {
-  // Input the tracer or the rule reader refuses is the request's fault.
-  const err = isKdpError(e) && ['KDP_TRACE', 'KDP_CONFIG', 'KDP_PARSE', 'KDP_DIFF'].includes(e.code)
-    ? kdpError('KDP_BAD_REQUEST', e.message) : e;
+  // Input the tracer, the rule reader or the log query refuses is the request's fault (a live
+  // trace of a virtual cluster too); a live trace this process cannot run is unavailable.
+  const err = isKdpError(e) && ['KDP_TRACE', 'KDP_CONFIG', 'KDP_PARSE', 'KDP_DIFF', 'KDP_LIVE_VIRTUAL']
+    .includes(e.code) ? kdpError('KDP_BAD_REQUEST', e.message)
+    : isKdpError(e) && (e.code === 'KDP_NEEDS_ROOT' || e.code === 'KDP_NOT_RUNNING')
+      ? kdpError('KDP_UNAVAILABLE', e.message) : e;
   const st = statusFromError(err);
   return reply.code(st.code).header('content-type', 'application/json').send(JSON.stringify(st));
 }
@@ -116,12 +123,14 @@ function registerRoutes(app: FastifyInstance, deps: UiDeps, sessions: UiSessions
     return dataDir;
   };
   const allow = async (user: UserInfo, verb: string, resource: string, subresource?: string,
-    name?: string) => {
-    const attrs = { user, verb, resourceRequest: true, apiGroup: '', resource, subresource, name };
+    name?: string, namespace?: string) => {
+    const attrs = { user, verb, resourceRequest: true, apiGroup: '', resource, subresource, name,
+      namespace: namespace || undefined };
     const d = await deps.authorizer.authorize(attrs);
     if (!d.allowed) {
       throw kdpError('KDP_FORBIDDEN', `User "${user.name}" cannot ${verb} resource "${resource}` +
-        `${subresource ? `/${subresource}` : ''}"${name ? ` "${name}"` : ''}`);
+        `${subresource ? `/${subresource}` : ''}"${name ? ` "${name}"` : ''}` +
+        `${namespace ? ` in the namespace "${namespace}"` : namespace === '' ? ' at the cluster scope' : ''}`);
     }
   };
   const loginPage = (reply: FastifyReply, message?: string) => reply.code(401)
@@ -223,8 +232,40 @@ function registerRoutes(app: FastifyInstance, deps: UiDeps, sessions: UiSessions
       throw kdpError('KDP_BAD_REQUEST', `sport: "${q.sport}" is not a port number`);
     }
     const client = buildInProcessClient(deps.service, user);
-    return (await traceClusterJson(client, dir, mode, q.src!, q.dst!,
-      parseProtocol(q.proto || 'tcp'), sport)).json;
+    const proto = parseProtocol(q.proto || 'tcp');
+    if (q.live === 'true' || q.live === '1') {
+      // The probe is sent from inside the cluster's namespaces and the nodes' kernels traced
+      // meanwhile: as much as the kubelet API gives (nodes/proxy), and nothing is changed.
+      await allow(user, 'get', 'nodes', 'proxy');
+      const paths = dataDirPaths(dir);
+      return (await liveClusterTraceJson({ paths, info: readClusterInfo(paths), client, src: q.src!,
+        dst: q.dst!, proto, sport, what: 'the web UI\'s live trace' })).json;
+    }
+    return (await traceClusterJson(client, dir, mode, q.src!, q.dst!, proto, sport)).json;
+  });
+  // The cluster log store, searched with `kdp logs`' filters (log-search.ts): container lines
+  // as `pods/log` of their namespace (every namespace: cluster-wide), component lines as the
+  // kubelet's /logs (nodes/proxy).
+  app.get('/ui/api/logs', async (req, reply) => {
+    let search: ReturnType<typeof parseLogSearch>;
+    let dir: string;
+    try {
+      const user = needUser(req);
+      dir = needDataDir();
+      search = parseLogSearch(req.query as Record<string, string | undefined>);
+      const f = search.filters;
+      if (f.component !== undefined) await allow(user, 'get', 'nodes', 'proxy', f.node);
+      else await allow(user, 'get', 'pods', 'log', undefined, f.allNamespaces ? '' : f.namespace ?? 'default');
+    } catch (e) {
+      return sendStatus(reply, e);
+    }
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff' });
+    const stop = streamLogSearch(dir, search, res);
+    req.raw.once('close', stop);
+    res.once('close', stop);
   });
   const nodeParam = (req: FastifyRequest) => (req.params as { node: string }).node;
   api('/ui/api/rules/:node', async (req, user) => {
@@ -283,6 +324,17 @@ function feedOf(dir: string) {
   return f;
 }
 
+/** Whether the trace view's live toggle can work here, and if not why (its tooltip). */
+function liveState(dataDir: string): { available: boolean; reason?: string } {
+  try {
+    const paths = dataDirPaths(dataDir);
+    assertLiveCapable('live tracing', readClusterInfo(paths), paths);
+    return { available: true };
+  } catch (e) {
+    return { available: false, reason: (e as Error).message };
+  }
+}
+
 /** What the topology's underlay line shows, from cluster.json (nothing when absent). */
 function clusterView(dataDir: string | undefined): Record<string, unknown> {
   if (!dataDir) return {};
@@ -290,7 +342,7 @@ function clusterView(dataDir: string | undefined): Record<string, unknown> {
     const info = JSON.parse(readFileSync(dataDirPaths(dataDir).clusterFile, 'utf8')) as
       Record<string, unknown>;
     const { mode, proxyMode, clusterCIDRs, serviceCIDRs, ipFamily, timeScale } = info;
-    return { mode, proxyMode, clusterCIDRs, serviceCIDRs, ipFamily, timeScale };
+    return { mode, proxyMode, clusterCIDRs, serviceCIDRs, ipFamily, timeScale, live: liveState(dataDir) };
   } catch {
     return {};
   }

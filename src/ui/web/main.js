@@ -10,10 +10,13 @@ import { Trace } from './trace.js';
 import { Rules } from './rules.js';
 import { Events } from './events.js';
 import { Logs } from './logs.js';
+import { LogSearch } from './log-search.js';
+import { Latency } from './latency.js';
 
 const VIEWS = [
   ['topology', 'Topology', Topology], ['trace', 'Trace', Trace], ['rules', 'Rules', Rules],
-  ['events', 'Events', Events], ['logs', 'Logs', Logs],
+  ['events', 'Events', Events], ['logs', 'Logs', Logs], ['search', 'Log search', LogSearch],
+  ['latency', 'Latency', Latency],
 ];
 
 function App({ store }) {
@@ -27,7 +30,7 @@ function App({ store }) {
     getJSON('/ui/api/cluster').then(setCluster, () => undefined);
   }, []);
   useEffect(() => {
-    // Keys 1–5 switch views (not while typing); `/` focuses the first field of the view.
+    // Keys 1–7 switch views (not while typing); `/` focuses the first field of the view.
     const onKey = (e) => {
       if (e.altKey || e.ctrlKey || e.metaKey || /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName)) return;
       const i = Number(e.key) - 1;

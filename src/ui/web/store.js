@@ -11,8 +11,21 @@ export const KINDS = ['nodes', 'pods', 'services', 'endpointslices', 'events'];
 const keyOf = (o) => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}`
   : o.metadata.name);
 
+/** Latency samples kept per node (one per kube-proxy sync, at most one a second). */
+const SAMPLES_KEPT = 240;
+
+/** Adds a sync summary's metric samples (newer than those held) to the node's series. */
+function mergeSamples(latency, summary) {
+  const had = latency.get(summary.node) ?? [];
+  const last = had.length ? had[had.length - 1].time : -Infinity;
+  const fresh = (summary.metrics ?? []).filter((x) => x.time > last);
+  if (!fresh.length) return;
+  const series = [...had, ...fresh];
+  latency.set(summary.node, series.length > SAMPLES_KEPT ? series.slice(-SAMPLES_KEPT) : series);
+}
+
 export function buildStore() {
-  const maps = { sync: new Map() };
+  const maps = { sync: new Map(), latency: new Map() };
   const status = { stream: 'connecting' };
   const errors = {};
   for (const k of KINDS) maps[k] = new Map();
@@ -40,6 +53,7 @@ export function buildStore() {
       delete errors[m.kind];
     } else if (m.type === 'SYNC') {
       map.set(m.summary.node, m.summary);
+      mergeSamples(maps.latency, m.summary);
     } else if (m.type === 'ERROR') {
       errors[m.kind] = m.message;
     } else if (m.type === 'DELETED') {

@@ -2,6 +2,10 @@
 // walks it — the same JSON `kdp trace -o json` prints, from the UI endpoint `/ui/api/trace`.
 // Hops are drawn in order, grouped by where they happen (node, pod); a NAT step is
 // highlighted; every load-balancing branch is drawn with its probability.
+// In netns mode the `live` toggle also sends the probe for real (`kdp trace --live`, the same
+// JSON with `live` beside it): the interfaces it crossed and the rules each node's kernel
+// matched are drawn beside the simulation, the branch the kernel took is marked, and every
+// disagreement is marked as a fidelity bug. A virtual cluster has no kernel: the toggle is off.
 
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -34,17 +38,55 @@ function groups(hops) {
   return out;
 }
 
-function Branch({ d, index }) {
-  return html`<section class=${`branch ${d.verdict === 'ACCEPT' ? 'accept' : 'refused'}`}
+function Branch({ d, index, taken }) {
+  return html`<section class=${`branch ${d.verdict === 'ACCEPT' ? 'accept' : 'refused'}${taken ? ' taken' : ''}`}
     data-branch=${index} aria-label=${`branch ${index + 1}: ${d.destination}`}>
     <header>
       <span class="prob">${pct(d.probability)}</span>
+      ${taken ? html`<span class="badge ok observed-here" title="the live probe took this branch">observed</span>` : ''}
       <b>${d.destination}</b> <span class=${`badge ${d.verdict === 'ACCEPT' ? 'ok' : 'bad'}`}>${d.verdict}</span>
       <span>reached ${d.reached}</span>
       ${d.masquerade ? html`<span class="badge warn">masqueraded: source seen ${d.sourceSeen}</span>` : ''}
     </header>
     ${groups(d.hops).map((g) => html`<div class="where"><h4>${g.where}</h4>
       <ol class="hops">${g.hops.map(([h, i]) => html`<${Hop} hop=${h} index=${i} />`)}</ol></div>`)}
+  </section>`;
+}
+
+const bugText = (b) => `${b.aspect}${b.where ? ` at ${b.where}` : ''}: simulated ${b.simulated}; observed ${b.observed}`;
+
+/** What the kernel did with the probe, beside the simulation; disagreements marked. */
+export function LiveResult({ live }) {
+  const o = live.observed;
+  const p = live.probe;
+  const pathBugs = new Set(live.fidelity.filter((b) => b.aspect === 'path').map((b) => b.where));
+  return html`<section class=${`live-result ${live.agrees ? 'agrees' : 'disagrees'}`} aria-label="observed (live)">
+    <h3>observed <span class=${`badge live-verdict ${live.agrees ? 'ok' : 'bad'}`}>${live.agrees
+      ? 'the kernel agrees' : `${live.fidelity.length} disagreement${live.fidelity.length === 1 ? '' : 's'}`}</span></h3>
+    <p class="live-summary">probe ${p.outcome}${p.responder ? ` from ${p.responder}` : ''}${' · '}
+      reached <b class="obs-reached">${o.reached ?? 'nowhere'}</b>${o.destination ? ` at ${o.destination}` : ''}
+      ${o.sourceSeen ? ` from ${o.sourceSeen}` : ''}${' · '}verdict <span class=${`badge obs-verdict ${o.verdict === 'ACCEPT' ? 'ok' : 'bad'}`}>${o.verdict}</span>
+      ${' · '}round trip ${p.rttMs.toFixed(2)} ms</p>
+    ${live.fidelity.length ? html`<ul class="fidelity">${live.fidelity.map((b) => html`<li class="fidelity-bug"
+      data-aspect=${b.aspect} role="alert">✗ ${bugText(b)}</li>`)}</ul>` : ''}
+    <h4>interfaces crossed</h4>
+    <ol class="obs-hops">${o.hops.map((h) => html`<li class=${`obs-hop${h.forward ? ' seen' : ' unseen'}${pathBugs.has(h.label) ? ' disagree' : ''}`}
+      data-label=${h.label}>
+      <span class="obs-label">${h.label}</span>
+      <code class="obs-forward">${h.error ? `capture failed: ${h.error}` : h.forward ?? 'probe not seen'}</code>
+      ${h.reply ? html`<code class="obs-reply">⟵ ${h.reply}</code>` : ''}</li>`)}</ol>
+    ${o.kernel.map((k) => {
+      const cmp = live.rules.find((r) => r.node === k.node);
+      return html`<div class="kernel" data-node=${k.node}><h4>${k.node}: ${k.tool}, ${k.packets} packet${k.packets === 1 ? '' : 's'} traced</h4>
+        ${k.error ? html`<p class="error">${k.error}</p>` : ''}
+        <ol class="kernel-rules">${k.rules.map((r) => html`<li><span class="hop-stage">${r.stage}</span> <code>${r.text}</code> (${r.verdict})</li>`)}</ol>
+        ${(cmp?.onlySimulated ?? []).map((x) => html`<p class="rule-diff disagree">− simulated only: <code>${x}</code></p>`)}
+        ${(cmp?.onlyKernel ?? []).map((x) => html`<p class="rule-diff disagree">+ kernel only: <code>${x}</code></p>`)}
+        ${cmp?.kernel.length && !cmp.onlySimulated.length && !cmp.onlyKernel.length
+          ? html`<p class="muted">= ${cmp.kernel.length} kube-proxy rules, as simulated</p>` : ''}
+      </div>`;
+    })}
+    <p class="muted">pcap files and kernel traces: <code>${live.dir}</code></p>
   </section>`;
 }
 
@@ -58,24 +100,42 @@ export function TraceResult({ t }) {
       ${t.masquerade ? html`${' · '}<span class="badge warn">masquerade</span>` : ''}</p>
     ${t.destinations.length > 1 ? html`<p class="lb">load-balanced over ${t.destinations.length} branches:${' '}
       ${t.destinations.map((d) => `${d.destination} ${pct(d.probability)}`).join(' · ')}</p>` : ''}
-    <div class="branches">${t.destinations.map((d, i) => html`<${Branch} d=${d} index=${i} />`)}</div>
+    <div class=${t.live ? 'trace-live' : ''}>
+      <div class="branches">${t.destinations.map((d, i) => html`<${Branch} d=${d} index=${i}
+        taken=${t.live?.simulatedBranch?.destination === d.destination && t.live?.simulatedBranch?.reached === d.reached} />`)}</div>
+      ${t.live ? html`<${LiveResult} live=${t.live} />` : ''}
+    </div>
   </div>`;
 }
 
-export function Trace({ store, route }) {
+/** The live toggle's state: usable only on a netns cluster this API server may probe. */
+function liveAvailability(cluster) {
+  if (!cluster) return { ok: false, why: 'reading the cluster…' };
+  if (cluster.mode !== 'netns') {
+    return { ok: false, why: 'Live tracing sends a real probe through the kernel: it needs a netns cluster ' +
+      '(sudo kdp up). This cluster is virtual, so only the simulation is shown.' };
+  }
+  if (cluster.live && !cluster.live.available) return { ok: false, why: cluster.live.reason };
+  return { ok: true, why: 'also send the packet for real (kdp trace --live): capture it on every interface, ' +
+    'trace it in each node\'s kernel, and compare with the simulation' };
+}
+
+export function Trace({ store, route, cluster }) {
   const { src = '', dst = '', proto = 'tcp' } = route.params;
-  const [form, setForm] = useState({ src, dst, proto });
+  const live = route.params.live === '1';
+  const [form, setForm] = useState({ src, dst, proto, live });
   const [result, setResult] = useState({ loading: false });
-  useEffect(() => setForm({ src, dst, proto }), [src, dst, proto]);
+  const avail = liveAvailability(cluster);
+  useEffect(() => setForm({ src, dst, proto, live }), [src, dst, proto, live]);
   useEffect(() => {
     if (!src || !dst) return setResult({ loading: false });
     const ab = new AbortController();
     setResult({ loading: true });
-    const q = new URLSearchParams({ src, dst, proto });
+    const q = new URLSearchParams({ src, dst, proto, ...(live ? { live: '1' } : {}) });
     getJSON(`/ui/api/trace?${q}`, ab.signal).then((t) => setResult({ t }),
       (e) => !ab.signal.aborted && setResult({ error: e.message }));
     return () => ab.abort();
-  }, [src, dst, proto]);
+  }, [src, dst, proto, live]);
   const pods = [...store.get('pods').values()].filter((p) => p.status?.podIP && !p.spec?.hostNetwork)
     .sort(byName);
   const nodes = [...store.get('nodes').values()].sort(byName);
@@ -86,7 +146,7 @@ export function Trace({ store, route }) {
     (s.spec?.ports ?? []).filter((p) => p.nodePort).map((p) => [nsName(s), p.nodePort]));
   const submit = (e) => {
     e.preventDefault();
-    location.hash = href('trace', [], form);
+    location.hash = href('trace', [], { ...form, live: form.live && avail.ok ? '1' : undefined });
   };
   const set = (k) => (e) => setForm({ ...form, [k]: e.currentTarget.value });
   return html`<div class="trace">
@@ -109,9 +169,12 @@ export function Trace({ store, route }) {
       <label>protocol <select name="proto" value=${form.proto} onChange=${set('proto')}>
         ${['tcp', 'udp', 'sctp', 'icmp'].map((p) => html`<option value=${p}>${p}</option>`)}
       </select></label>
+      <label class=${`live-toggle${avail.ok ? '' : ' disabled'}`} title=${avail.why}>
+        <input type="checkbox" name="live" checked=${form.live && avail.ok} disabled=${!avail.ok}
+          onChange=${(e) => setForm({ ...form, live: e.currentTarget.checked })} /> live</label>
       <button type="submit">Trace</button>
     </form>
-    ${result.loading ? html`<p class="muted">tracing…</p>` : ''}
+    ${result.loading ? html`<p class="muted">${live ? 'probing: capturing on every interface on the way…' : 'tracing…'}</p>` : ''}
     ${result.error ? html`<p class="error" role="alert">${result.error}</p>` : ''}
     ${result.t ? html`<${TraceResult} t=${result.t} />` : ''}
     ${!src || !dst ? html`<p class="muted">Pick a source and a destination: the packet is walked
