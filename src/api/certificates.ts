@@ -6,7 +6,7 @@
 import 'reflect-metadata';
 import { createPublicKey, verify } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from './object.js';
 
 export const KUBE_APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
 export const KUBELET_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';

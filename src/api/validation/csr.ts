@@ -7,7 +7,7 @@
 // Approved/Denied, only `status` may set the certificate, and never change one already set.
 
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject } from '../../client/types.js';
+import type { KubeObject } from '../object.js';
 import { X509Certificate } from 'node:crypto';
 import {
   ALL_USAGES, LEGACY_UNKNOWN_SIGNER, parseCsr, type CertificateSigningRequest, type CsrCondition,
