@@ -5,7 +5,9 @@
 // 2. TLS bootstrap (kubelet certificate/bootstrap): a new key and a CSR for
 //    `system:node:<name>` in `system:nodes` (signer kube-apiserver-client-kubelet) sent as
 //    `system:bootstrap:<id>`, then wait until csrapproving and csrsigning have issued it;
-// 3. the node's kubeconfig (`<data-dir>/nodes/<name>/kubelet.conf`, the certificate embedded).
+// 3. the node's kubeconfig (`<data-dir>/nodes/<name>/kubelet.conf`, the certificate embedded),
+//    and `node-agent.conf`: a year's token of ServiceAccount kube-system/kdp-node-agent (got with
+//    the bootstrap token) for the cluster-wide reads of the in-agent kube-proxy and policy agent.
 // Every check happens before the first file is written; a kubelet.conf that is still good
 // (signed by the pinned CA, for this node and server, not expiring within a day) is reused.
 
@@ -25,6 +27,7 @@ import {
   CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, JWS_KEY_PREFIX, KUBECONFIG_KEY, caCertHash, hashProblem,
 } from './cluster-info.js';
 import { detachedSignatureIsValid } from './jws.js';
+import { NODE_AGENT_SERVICE_ACCOUNT } from '../apiserver/authz/bootstrap.js';
 import { formatToken, parseToken, type BootstrapToken } from './token.js';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps', namespace: CLUSTER_INFO_NAMESPACE } as const;
@@ -48,8 +51,11 @@ export interface JoinOptions {
 }
 
 export interface JoinResult {
-  /** The node's kubeconfig. */
+  /** The node's kubeconfig (the kubelet: system:node:<name>). */
   readonly kubeconfig: string;
+  /** The kubeconfig of the node's in-agent kube-proxy and policy agent (ServiceAccount
+   *  kube-system/kdp-node-agent's token). */
+  readonly agentKubeconfig: string;
   /** Whether an existing kubelet.conf was reused (no CSR). */
   readonly reused: boolean;
   readonly csrName?: string;
@@ -57,6 +63,25 @@ export interface JoinResult {
 
 export function kubeletConfPath(dataDir: string, nodeName: string): string {
   return join(dataDir, 'nodes', nodeName, 'kubelet.conf');
+}
+
+export function agentConfPath(dataDir: string, nodeName: string): string {
+  return join(dataDir, 'nodes', nodeName, 'node-agent.conf');
+}
+
+const SA_TOKEN_SECONDS = 365 * 86_400;
+const AGENT_SA = { group: '', version: 'v1', resource: 'serviceaccounts', namespace: 'kube-system' } as const;
+
+/** Whether the agent kubeconfig's token is good for another day (its JWT `exp`). */
+function agentTokenFresh(path: string): boolean {
+  if (!existsSync(path)) return false;
+  try {
+    const token = loadKubeconfig(path).token ?? '';
+    const exp = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { exp?: number }).exp;
+    return typeof exp === 'number' && exp * 1000 - Date.now() > 86_400_000;
+  } catch {
+    return false;
+  }
 }
 
 /** Checks the flags before anything is contacted; KDP_CONFIG naming the flag. */
@@ -202,9 +227,10 @@ export async function joinCluster(o: JoinOptions): Promise<JoinResult> {
   const info = await discover(o, token);
   log(`discovery: cluster-info verified (CA ${caCertHash(info.caPem)}), API server ${info.server}`);
   const path = kubeletConfPath(o.dataDir, o.nodeName);
-  if (reusable(path, info.server, info.caPem, o.nodeName)) {
+  const agentPath = agentConfPath(o.dataDir, o.nodeName);
+  if (reusable(path, info.server, info.caPem, o.nodeName) && agentTokenFresh(agentPath)) {
     log(`reusing the node's credentials in ${path}`);
-    return { kubeconfig: path, reused: true };
+    return { kubeconfig: path, agentKubeconfig: agentPath, reused: true };
   }
   const boot = buildHttpClient({ server: info.server, caPem: info.caPem, token: formatToken(token) });
   try {
@@ -226,12 +252,19 @@ export async function joinCluster(o: JoinOptions): Promise<JoinResult> {
     log(`TLS bootstrap: certificate signing request ${name} sent as system:bootstrap:${token.id}`);
     const certPem = await waitForCertificate(boot, name, o.certificateTimeoutMs ?? 120_000);
     log(`TLS bootstrap: certificate issued for system:node:${o.nodeName}`);
+    const review = await boot.create<KubeObject & { status?: { token?: string } }>(AGENT_SA, {
+      apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: {},
+      spec: { expirationSeconds: SA_TOKEN_SECONDS } } as KubeObject,
+    { name: NODE_AGENT_SERVICE_ACCOUNT, subresource: 'token' });
+    if (!review.status?.token) throw kdpError('KDP_INTERNAL', 'the TokenRequest for the node agents gave no token');
     await ensurePrivateDir(o.dataDir);
     await ensurePrivateDir(join(o.dataDir, 'nodes'));
     await ensurePrivateDir(join(o.dataDir, 'nodes', o.nodeName));
     await writePrivateFile(path, renderKubeconfig({ server: info.server, caPem: info.caPem, certPem, keyPem,
       clusterName: 'kdp' }), { atomic: true });
-    return { kubeconfig: path, reused: false, csrName: name };
+    await writePrivateFile(agentPath, renderKubeconfig({ server: info.server, caPem: info.caPem,
+      token: review.status.token, clusterName: 'kdp' }), { atomic: true });
+    return { kubeconfig: path, agentKubeconfig: agentPath, reused: false, csrName: name };
   } finally {
     boot.close();
   }

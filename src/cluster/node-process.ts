@@ -22,7 +22,7 @@ import type { ProxyMode } from '../proxy/backend.js';
 import type { ClusterInfo } from './cluster-file.js';
 import type { DataDirPaths } from './data-dir.js';
 import { startNetnsDataPlane, type NetnsDataPlane } from './data-plane-netns.js';
-import { nodeProcessClients, nodeProcessKubeletTls } from './node-identity.js';
+import { nodeProcessClients, nodeProcessKubeletTls, type NodeClients } from './node-identity.js';
 import { buildNodeSet, type NodeSpec } from './node-set.js';
 import { claimUnderlayAddress } from './underlay-claims.js';
 import { defaultKubeProxyConfig } from './up.js';
@@ -42,6 +42,9 @@ export interface NodeProcessOptions {
   /** The `kdp up` running in the data dir, if any: its data plane is the node's. */
   readonly cluster?: ClusterInfo;
   readonly log: (line: string) => void;
+  /** The kubelet's and kube-proxy's own clients (`kdp node join`: the node's certificate and the
+   *  node agents' ServiceAccount token); default: from the data dir's CA, else `client`. */
+  readonly clients?: NodeClients;
   /** `--host K` (0-based here): the simulated host of a `kdp up --hosts N` cluster whose underlay
    *  the node attaches to (host/hosts.ts); default the first. */
   readonly host?: number;
@@ -137,7 +140,7 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
       kubeProxyConfig: o.kubeProxyConfig ?? (clusterCIDRs ? defaultKubeProxyConfig(clusterCIDRs) : undefined),
       timeScale: o.factor, informers, netns,
       onError: (where, e) => o.log(`${where}: ${(e as Error).message}`), log: o.log,
-      clientsFor: async () => nodeProcessClients(o.kubeconfig, o.paths.root, o.name, o.client, o.log),
+      clientsFor: async () => o.clients ?? nodeProcessClients(o.kubeconfig, o.paths.root, o.name, o.client, o.log),
       ...(tls ? { kubeletTls: async () => tls } : {}),
       monitors: buildNodeMonitors(),
       componentsAsPods,
@@ -152,5 +155,20 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
   } catch (e) {
     await close();
     throw e;
+  }
+}
+
+/** Says what runs, waits for `interrupted`, then stops the node (`kdp node`, `kdp node join`). */
+export async function runNodeUntilInterrupted(node: NodeProcess, o: { name: string; proxyMode: ProxyMode;
+  interrupted: Promise<void>; err(text: string): void }): Promise<void> {
+  o.err(`kdp node ${o.name} (${(node.node.ips ?? [node.node.ip]).join(', ')}) running: kubelet (${node.dataPlane} runtime) + `
+    + `${node.componentsAsPods ? 'kube-proxy and kdp-cni as the DaemonSets\' pods' : `kube-proxy (${o.proxyMode})`}\n`);
+  await o.interrupted;
+  // Shutdown waits on helper processes that do not hold the event loop open; this timer does.
+  const keepAlive = setInterval(() => undefined, 1000);
+  try {
+    await node.close();
+  } finally {
+    clearInterval(keepAlive);
   }
 }

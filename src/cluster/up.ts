@@ -55,6 +55,7 @@ import { usesVxlan, type Backend } from '../cni/backend.js';
 import { VXLAN_OVERHEAD } from '../host/vxlan.js';
 import { buildNetnsLabCloud, buildVirtualLabCloud } from './lab-cloud.js';
 import { waitForDaemonSets } from './addons/wait-daemonsets.js';
+import { ensureInitToken, joinCommand as formatJoinCommand } from '../bootstrap/token-store.js';
 import { etcdHealth, etcdStaticPods } from './etcd-pods.js';
 import type { EtcdLayout } from './etcd-cluster.js';
 
@@ -115,6 +116,9 @@ export interface RunningCluster {
   readonly client: Client;
   readonly nodes: readonly NodeSpec[];
   readonly nodeSet: NodeSet;
+  /** `kdp node join URL --token T --discovery-token-ca-cert-hash sha256:H` for other hosts, as
+   *  `kubeadm init` prints it (bootstrap/token-store.ts). */
+  readonly joinCommand: string;
   close(): Promise<void>;
 }
 
@@ -245,7 +249,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const manager: ControllerManager = buildControllerManager({ client, informers, options: {
       timeScale: factor, clusterCIDR: net.clusterCIDRs.join(','),
       serviceCIDR: net.serviceCIDRs.join(','), ...nodeMaskOptions(net),
-      rootCaPem: api.pki.caCertPem, ...o.cloud, cloud: labCloud,
+      rootCaPem: api.pki.caCertPem, ...o.cloud, cloud: labCloud, clusterSigning: caOf(api.pki),
     } });
     const cloudRoutes = o.cloud?.cloudProvider !== 'none';
     if (netns && o.cloud?.cloudProvider !== 'none') {
@@ -323,6 +327,12 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       await mirrors.start();
       closers.push(async () => mirrors.stop());
     }
+    // kubeadm init's bootstrap-token phase: cluster-info (signed by the bootstrapsigner) at the
+    // address other hosts reach, a node token, and the join command printed as kubeadm prints it.
+    const joinServer = netns ? `https://${advertise.includes(':') ? `[${advertise}]` : advertise}:${api.port}` : url;
+    const joinCommand = formatJoinCommand(joinServer, await ensureInitToken(client, joinServer, api.pki.caCertPem),
+      api.pki.caCertPem);
+    o.progress(`join nodes from other hosts with: ${joinCommand}`);
     writePrivateFileSync(o.paths.kubeconfig, renderKubeconfig({ server: url, caPem: api.pki.caCertPem, token: api.pki.adminToken }));
     writeClusterInfo(o.paths, {
       url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
@@ -335,7 +345,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
         token: api.pki.adminToken, nodes: nodes.map((n) => n.name), timeScale: factor, port: o.prometheus.port, client,
         progress: o.progress }));
     }
-    return { url, apiServers, client, nodes, nodeSet, close };
+    return { url, apiServers, client, nodes, nodeSet, joinCommand, close };
   } catch (e) {
     await close();
     throw e;

@@ -6,11 +6,10 @@
 //   them under one identity (upstream gives each controller its own ServiceAccount role);
 // - kubeadm's TLS-bootstrap bindings (`kubeadm:kubelet-bootstrap`, `kubeadm:node-autoapprove-*`,
 //   `kubeadm:get-nodes`) are part of it, since kdp plays kubeadm's part;
-// - `kdp:node-proxier-reads` lets `system:nodes` list and watch EndpointSlices and ServiceCIDRs:
-//   a joined host's kube-proxy runs inside its node agent under the node's certificate (kubeadm
-//   runs it as a DaemonSet pod with the kube-proxy ServiceAccount instead); Services and its own
-//   Node it reads as the node already may.
-
+// - `kdp:node-agent` (ServiceAccount kube-system/kdp-node-agent): the cluster-wide reads of a
+//   joined host's kube-proxy and NetworkPolicy agent, which run inside its node agent (kubeadm
+//   runs them as DaemonSet pods with their own ServiceAccounts); `kdp node join` gets its token
+//   with the bootstrap token, which may create tokens for that one ServiceAccount.
 import type { KubeObject } from '../../client/types.js';
 import {
   adminRules, controllerManagerRules, csrAutoApproveRules, editRules, nodeBootstrapperRules,
@@ -95,9 +94,6 @@ export function bootstrapRbacObjects(): KubeObject[] {
     binding('system:node-proxier', 'system:node-proxier', [user('system:kube-proxy')]),
     binding('kubeadm:node-proxier', 'system:node-proxier', [{ kind: 'ServiceAccount',
       name: 'kube-proxy', namespace: 'kube-system' }]),
-    clusterRole('kdp:node-proxier-reads', [rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
-      rule(['list', 'watch'], ['networking.k8s.io'], ['servicecidrs'])]),
-    binding('kdp:node-proxier-reads', 'kdp:node-proxier-reads', [group('system:nodes')]),
     ...tlsBootstrapRbac(),
   ];
 }
@@ -116,5 +112,31 @@ function tlsBootstrapRbac(): KubeObject[] {
     binding('kubeadm:node-autoapprove-bootstrap', nodeclient, [tokens]),
     binding('kubeadm:node-autoapprove-certificate-rotation', selfnodeclient, [group('system:nodes')]),
     binding('kubeadm:get-nodes', 'kubeadm:get-nodes', [tokens]),
+    ...nodeAgentObjects(tokens),
+  ];
+}
+
+export const NODE_AGENT_SERVICE_ACCOUNT = 'kdp-node-agent';
+
+/** The joined host's in-agent kube-proxy and policy agent identity (see the module comment). */
+function nodeAgentObjects(tokens: Subject): KubeObject[] {
+  const ns = 'kube-system';
+  const sa: Subject = { kind: 'ServiceAccount', name: NODE_AGENT_SERVICE_ACCOUNT, namespace: ns };
+  const rbac = 'rbac.authorization.k8s.io';
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: NODE_AGENT_SERVICE_ACCOUNT, namespace: ns } },
+    clusterRole('kdp:node-agent', [
+      rule(['get', 'list', 'watch'], [''], ['pods', 'namespaces', 'services', 'nodes', 'endpoints']),
+      rule(['get', 'list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
+      rule(['get', 'list', 'watch'], ['networking.k8s.io'], ['networkpolicies', 'servicecidrs']),
+      rule(['get'], ['apps'], ['daemonsets']),
+      rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+    ]),
+    binding('kdp:node-agent', 'kdp:node-agent', [sa]),
+    { apiVersion: RBAC_V1, kind: 'Role', metadata: { ...meta('kdp:node-agent-token'), namespace: ns },
+      rules: [rule(['create'], [''], ['serviceaccounts/token'], [NODE_AGENT_SERVICE_ACCOUNT])] },
+    { apiVersion: RBAC_V1, kind: 'RoleBinding', metadata: { ...meta('kdp:node-agent-token'), namespace: ns },
+      roleRef: { apiGroup: rbac, kind: 'Role', name: 'kdp:node-agent-token' },
+      subjects: [{ apiGroup: rbac, ...tokens }] },
   ];
 }

@@ -30,23 +30,41 @@ function connect(flags: FlagValues, env: Readonly<Record<string, string | undefi
   return { client: buildHttpClient(loadKubeconfig(path)), factor: 1 / scale, dataDir, kubeconfig: path };
 }
 
+/** `--cluster-signing-{cert,key}-file`, else the data dir's cluster CA when its key is there. */
+async function signingCa(flags: FlagValues, dataDir: string): Promise<{ certPem: string; keyPem: string } | undefined> {
+  const cert = flags['cluster-signing-cert-file'] as string | undefined;
+  const key = flags['cluster-signing-key-file'] as string | undefined;
+  if ((cert === undefined) !== (key === undefined)) {
+    throw kdpError('KDP_CONFIG', '--cluster-signing-cert-file and --cluster-signing-key-file: give both or neither');
+  }
+  if (cert && key) {
+    return { certPem: await readInput(cert, '--cluster-signing-cert-file'), keyPem: await readInput(key, '--cluster-signing-key-file') };
+  }
+  const { readClusterCa } = await import('../../apiserver/pki/node-credentials.js');
+  return readClusterCa(dataDir);
+}
+
 export const controllerManagerCommand: Command = {
   name: 'controller-manager',
   summary: 'run the controllers (deployment, replicaset, endpointslice, node IPAM and lifecycle, ...) against an API server',
   flags: [...COMMON,
     { name: 'cluster-cidr', type: 'string', default: '10.244.0.0/16', help: 'pod network: one CIDR or a dual-stack pair, primary first' },
     { name: 'service-cluster-ip-range', type: 'string', default: '10.96.0.0/12', help: 'kept out of node CIDRs' },
-    ...NODE_MASK_FLAGS, ...CLOUD_FLAGS],
+    ...NODE_MASK_FLAGS, ...CLOUD_FLAGS,
+    { name: 'cluster-signing-cert-file', type: 'string', help: 'CA certificate csrsigning signs with (default <data-dir>/pki/ca.crt when its key is there)' },
+    { name: 'cluster-signing-key-file', type: 'string', help: 'its private key (default <data-dir>/pki/ca.key)' }],
   async run(args, io) {
     const cloud = cloudFlags(args.flags);
     const { buildControllerManager } = await import('../../controllers/manager.js');
-    const { client, factor, kubeconfig } = connect(args.flags, io.env);
+    const { client, factor, kubeconfig, dataDir } = connect(args.flags, io.env);
+    const clusterSigning = await signingCa(args.flags, dataDir);
     const manager = buildControllerManager({ client, options: {
       timeScale: factor, clusterCIDR: args.flags['cluster-cidr'] as string,
       serviceCIDR: args.flags['service-cluster-ip-range'] as string,
       ...nodeMaskFlags(args.flags), ...cloud,
       // As upstream without --root-ca-file: the CA of the kubeconfig it talks to the API with.
       rootCaPem: loadKubeconfig(kubeconfig).caPem,
+      ...(clusterSigning ? { clusterSigning } : {}),
     } });
     await manager.start();
     io.err('kdp controller-manager running\n');
@@ -89,7 +107,7 @@ export const nodeAgentCommand: Command = {
     const mode = parseMode(args.flags.mode)!;
     const { client, factor, dataDir, kubeconfig } = connect(args.flags, io.env);
     const paths = dataDirPaths(dataDir);
-    const [{ startNodeProcess }, { readClusterInfo }] = await Promise.all([
+    const [{ startNodeProcess, runNodeUntilInterrupted }, { readClusterInfo }] = await Promise.all([
       import('../../cluster/node-process.js'), import('../../cluster/cluster-file.js')]);
     let cluster: ReturnType<typeof readClusterInfo> | undefined;
     try { cluster = readClusterInfo(paths); } catch { /* no kdp up in this data dir (kdp apiserver) */ }
@@ -103,16 +121,7 @@ export const nodeAgentCommand: Command = {
       kubeProxyConfig: args.flags['kube-proxy-config']
         ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
       log: (line) => io.err(`kdp node ${name}: ${line}\n`) });
-    io.err(`kdp node ${name} (${(node.node.ips ?? [node.node.ip]).join(', ')}) running: kubelet (${node.dataPlane} runtime) + `
-      + `${node.componentsAsPods ? 'kube-proxy and kdp-cni as the DaemonSets\' pods' : `kube-proxy (${mode})`}\n`);
-    // Shutdown waits on helper processes that do not hold the event loop open; this timer does.
-    await io.interrupted;
-    const keepAlive = setInterval(() => undefined, 1000);
-    try {
-      await node.close();
-    } finally {
-      clearInterval(keepAlive);
-    }
+    await runNodeUntilInterrupted(node, { name, proxyMode: mode, interrupted: io.interrupted, err: (t) => io.err(t) });
     return 0;
   },
 };

@@ -15,6 +15,8 @@ import { kubeconfigCommand } from './kubeconfig.js';
 import { logsCommand } from './logs.js';
 import { netnsCommand, shCommand } from './netns.js';
 import { nodeCrashCommand, nodePartitionCommand, nodeStartCommand, nodeStopCommand } from './node.js';
+import { nodeJoinCommand } from './node-join.js';
+import { tokenCreateCommand, tokenDeleteCommand, tokenListCommand } from './token.js';
 import { rulesCompileCommand } from './rules-compile.js';
 import { rulesHistoryCommand, rulesShowCommand } from './rules.js';
 import { statusCommand } from './status.js';
@@ -26,7 +28,8 @@ import { versionCommand } from './version.js';
 
 export const COMMANDS: readonly Command[] = [
   upCommand, downCommand, statusCommand, doctorCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
-  nodePartitionCommand, nodeCrashCommand, etcdStatusCommand, etcdStopCommand, etcdStartCommand,
+  nodePartitionCommand, nodeCrashCommand, nodeJoinCommand, tokenCreateCommand, tokenListCommand,
+  tokenDeleteCommand, etcdStatusCommand, etcdStopCommand, etcdStartCommand,
   etcdSnapshotSaveCommand, etcdSnapshotRestoreCommand,
   netnsCommand, shCommand, crictlCommand, logsCommand,
   rulesShowCommand, rulesHistoryCommand, rulesCompileCommand, traceCommand, verifyCommand, diffCommand,
