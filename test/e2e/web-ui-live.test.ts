@@ -38,6 +38,8 @@ describe.runIf(run)('the live trace toggle in Chromium on a netns cluster', () =
   let url = '';
   let web: Pod[] = [];
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  /** What a 1280×800 screen shows (the docs' picture). */
+  const screen = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -105,6 +107,7 @@ describe.runIf(run)('the live trace toggle in Chromium on a netns cluster', () =
     expect(await page.locator('.branch').count()).toBe(2);
     expect(await page.locator('.kernel').count()).toBeGreaterThan(0);
     await shot('trace-live');
+    await screen('trace-live-screen');
   }, 120_000);
 
   it('marks a disagreement the kernel makes: a DROP the simulation does not know of', async () => {
