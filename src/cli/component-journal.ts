@@ -1,11 +1,12 @@
 // What journald is to a unit: the standard error of a command that runs a component
-// (`kdp apiserver`, `kdp controller-manager`, `kdp scheduler`, `kdp node`) is also that
+// (`kdp apiserver`, `kdp controller-manager`, `kdp scheduler`, `kdp node`, `kdp node join`) is also that
 // component's log in the cluster log store, through the process's spool file
 // (logging/component-spool.ts) — so `kdp logs --component kubelet --node n1` shows a node run
 // as its own `kdp node` process as it shows kdp up's. `kdp node` prints its kube-proxy's lines
 // as `kube-proxy NODE: …`: those are kube-proxy's, the rest the kubelet's.
 
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { resolveDataDir } from '../cluster/data-dir.js';
 import { agentLine } from '../logging/component-lines.js';
 import { componentLog } from '../logging/component-spool.js';
@@ -26,6 +27,10 @@ const JOURNALS: Readonly<Record<string, (flags: FlagValues) => Journal | undefin
   scheduler: () => ({ component: 'scheduler' }),
   node: (f) => (typeof f.name === 'string' && f.name
     ? { component: 'kubelet', node: f.name, prefix: /^kdp node \S+: / } : undefined),
+  // Its data dir is the joining host's: the lines reach the cluster's store when that is the
+  // cluster's data dir (one machine); on another host they stay there.
+  'node join': (f) => ({ component: 'kubelet', node: typeof f.name === 'string' && f.name ? f.name
+    : hostname().toLowerCase(), prefix: /^kdp node (?:join )?\S+: / }),
 };
 
 /** `io` whose standard error also goes to the component's log, for commands that run one. */

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { journalIO } from '../../src/cli/component-journal.js';
 import type { CliIO } from '../../src/cli/command.js';
 import { nodeAgentCommand, schedulerCommand } from '../../src/cli/commands/components.js';
+import { nodeJoinCommand } from '../../src/cli/commands/node-join.js';
 import { buildContainerTailer } from '../../src/logging/container-tailer.js';
 import { buildZapLines } from '../../src/logging/cri-lines.js';
 import {
@@ -129,6 +130,17 @@ describe('a component command\'s standard error is its log', () => {
     expect(read('kubelet.n7')).toMatch(/^\S+Z stderr F kdp node n7 \(172\.18\.0\.9\) running: kubelet\n$/);
     componentLog(d, 'kubelet', 'n7').close();
     componentLog(d, 'kube-proxy', 'n7').close();
+  });
+
+  it('kdp node join: the joining node\'s kubelet, its own prefix taken off', () => {
+    const d = tmp();
+    const j = journalIO(nodeJoinCommand, { name: 'j1', 'data-dir': d }, io());
+    j.err('kdp node join j1: credentials in /x/kubeconfig (12 ms)\nkdp node j1: kube-proxy j1: started\n');
+    const read = (sub: string) => readFileSync(join(d, 'component-logs', sub, `${process.pid}.log`), 'utf8');
+    expect(read('kubelet.j1')).toMatch(/^\S+Z stderr F credentials in \/x\/kubeconfig \(12 ms\)\n$/);
+    expect(read('kube-proxy.j1')).toMatch(/^\S+Z stderr F started\n$/);
+    componentLog(d, 'kubelet', 'j1').close();
+    componentLog(d, 'kube-proxy', 'j1').close();
   });
 
   it('writes nothing before the data dir exists, and leaves other commands alone', () => {
