@@ -2,10 +2,11 @@
 // (phases/bootstraptoken, cmd/token.go): create a token Secret, list them in kubeadm's columns,
 // delete by id or whole token, and the join command `kubeadm init` prints.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, KubeObject } from '../client/types.js';
 import { isKdpError, kdpError } from '../errors.js';
 import { humanDuration } from '../apiserver/table/duration.js';
-import { caCertHash, clusterInfoObjects } from './cluster-info.js';
+import { KUBECONFIG_KEY, caCertHash, clusterInfoObjects } from './cluster-info.js';
 import {
   BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_SECRET_TYPE, KEY_DESCRIPTION, KUBEADM_NODE_TOKEN_GROUP,
   USAGES, expirationOf, extraGroupsOf, formatToken, generateToken, groupProblem, hasExpired,
@@ -109,6 +110,25 @@ export async function deleteToken(client: Client, idOrToken: string): Promise<st
   return id;
 }
 
+type ConfigMap = KubeObject & { data?: Record<string, string> };
+
+async function refreshKubeconfig(client: Client, ref: { group: string; version: string; resource: string;
+  namespace?: string }, want: KubeObject): Promise<void> {
+  const kubeconfig = (want as ConfigMap).data![KUBECONFIG_KEY]!;
+  // The bootstrapsigner writes the same object (its signatures): retry on its conflicts.
+  for (let attempt = 0; ; attempt++) {
+    const cur = await client.get<ConfigMap>(ref, want.metadata.name!);
+    if (cur.data?.[KUBECONFIG_KEY] === kubeconfig) return;
+    try {
+      await client.update(ref, { ...cur, data: { ...(cur.data ?? {}), [KUBECONFIG_KEY]: kubeconfig } } as KubeObject);
+      return;
+    } catch (e) {
+      if (!isKdpError(e, 'KDP_CONFLICT') || attempt >= 20) throw e;
+      await sleep(20 * (attempt + 1));
+    }
+  }
+}
+
 /** `kdp node join ...` for a server, token and cluster CA, as `kubeadm init` prints it. */
 export function joinCommand(server: string, token: BootstrapToken, caPem: string): string {
   return `kdp node join ${server} --token ${formatToken(token)} --discovery-token-ca-cert-hash ${caCertHash(caPem)}`;
@@ -116,7 +136,7 @@ export function joinCommand(server: string, token: BootstrapToken, caPem: string
 
 /**
  * kubeadm init's bootstrap-token phase for a cluster `kdp up` starts: the cluster-info
- * ConfigMap and its anonymous read (kept if present), and a node token — an unexpired one with
+ * ConfigMap (its kubeconfig brought up to date) and its anonymous read, and a node token — an unexpired one with
  * at least an hour left is reused across restarts, else a new one (24h). Returns the token.
  */
 export async function ensureInitToken(client: Client, server: string, caPem: string, now = Date.now()):
@@ -124,10 +144,14 @@ export async function ensureInitToken(client: Client, server: string, caPem: str
   for (const o of clusterInfoObjects(server, caPem)) {
     const [g, v] = o.apiVersion!.includes('/') ? o.apiVersion!.split('/') : ['', o.apiVersion!];
     const resource = o.kind === 'ConfigMap' ? 'configmaps' : o.kind === 'Role' ? 'roles' : 'rolebindings';
+    const ref = { group: g!, version: v!, resource, namespace: o.metadata.namespace };
     try {
-      await client.create({ group: g!, version: v!, resource, namespace: o.metadata.namespace }, o);
+      await client.create(ref, o);
     } catch (e) {
       if (!isKdpError(e, 'KDP_ALREADY_EXISTS')) throw e;
+      // A restart on another port (or after a new CA): the kubeconfig follows, re-signed by the
+      // bootstrapsigner (kubeadm writes it once; its address does not move).
+      if (o.kind === 'ConfigMap') await refreshKubeconfig(client, ref, o);
     }
   }
   const list = await client.list<KubeObject>(SECRETS, { fieldSelector: `type=${BOOTSTRAP_TOKEN_SECRET_TYPE}` });

@@ -108,6 +108,17 @@ describe('bootstrap tokens', () => {
       .some((s) => s.metadata.name === `bootstrap-token-${t.id}`), 20_000, 'expired token deleted');
   });
 
+  it('kdp up\'s init step reuses its token and moves cluster-info to the new address on restart', async () => {
+    const first = await ensureInitToken(admin, 'https://127.0.0.1:1', api.pki.caCertPem);
+    const again = await ensureInitToken(admin, api.url, api.pki.caCertPem);
+    expect(again).toEqual(first);
+    const cm = await admin.get<KubeObject & { data: Record<string, string> }>(CMS, 'cluster-info');
+    expect(cm.data.kubeconfig).toContain(`server: ${api.url}`);
+    await waitFor(async () => (await admin.get<KubeObject & { data: Record<string, string> }>(CMS, 'cluster-info'))
+      .data[`${JWS_KEY_PREFIX}${first.id}`] === computeDetachedSignature(cm.data.kubeconfig!, first.id, first.secret),
+    10_000, 're-signed kubeconfig');
+  });
+
   it('bootstrapsigner signs cluster-info per signing token; discovery verifies it and refuses tampering', async () => {
     const t = await ensureInitToken(admin, api.url, api.pki.caCertPem);
     const pin = caCertHash(api.pki.caCertPem);
