@@ -3,6 +3,7 @@
 import { cidrList } from '../api/net.js';
 import { buildAdmissionPlugins } from './admission/index.js';
 import { buildNodeRestrictionPlugin } from './admission/node-restriction.js';
+import { buildCertificateSubjectRestrictionPlugin } from './admission/certificate-subject-restriction.js';
 import { buildServiceAccountPlugin } from './admission/service-account.js';
 import { toAdmissionSource } from './admission/source.js';
 import type { AdmissionPlugin } from './pipeline-types.js';
@@ -67,12 +68,14 @@ export function buildObjectSource(
 }
 
 /** The chain in upstream's order: NamespaceLifecycle, ServiceAccount, NodeRestriction (enabled
- *  by default in kube-apiserver's recommended plugins), then the others. */
+ *  by default in kube-apiserver's recommended plugins), then the others, then
+ *  CertificateSubjectRestriction (a validating plugin, late in upstream's order too). */
 export function buildAdmission(o: AdmissionWiringOptions): AdmissionPlugin[] {
   const source = buildObjectSource(o.catalog, o.getDeps);
   const [lifecycle, ...rest] = buildAdmissionPlugins({ serviceCIDRs: cidrList(o.serviceCIDR),
     nodePortRange: o.nodePortRange ?? '30000-32767', source });
   const getNode = (name: string) => source.get('', 'nodes', undefined, name);
   const sa = o.serviceAccounts ? [buildServiceAccountPlugin({ source: toAdmissionSource(source) })] : [];
-  return [lifecycle!, ...sa, buildNodeRestrictionPlugin(getNode), ...rest];
+  return [lifecycle!, ...sa, buildNodeRestrictionPlugin(getNode), ...rest,
+    buildCertificateSubjectRestrictionPlugin()];
 }

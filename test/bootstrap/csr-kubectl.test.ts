@@ -124,6 +124,15 @@ describe.runIf(!kubectlMissing(32))('CertificateSigningRequests with kubectl 1.3
     }
   }, 60_000);
 
+  it('CertificateSubjectRestriction: no system:masters through kube-apiserver-client', async () => {
+    const file = await h.file('root.json', JSON.stringify(await csrObject('root', 'mallory', ['system:masters'],
+      'kubernetes.io/kube-apiserver-client', ['client auth'])));
+    const r = await h.kubectl(['create', '-f', file]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('certificatesigningrequests.certificates.k8s.io "root" is forbidden: use of ' +
+      'kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed');
+  }, 60_000);
+
   it('upstream validation: request, usages, signerName, expirationSeconds', async () => {
     const good = await csrObject('v', 'v', [], 'example.com/signer', ['client auth']);
     const spec = good.spec as Record<string, unknown>;

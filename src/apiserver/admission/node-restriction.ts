@@ -15,7 +15,7 @@ import type { AdmissionPlugin, AdmissionRequest } from '../pipeline-types.js';
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
 /** admission.NewForbidden: `<resource>[.<group>] ["<name>"] is forbidden: <why>`. */
-function forbidden(req: AdmissionRequest, why: string): KdpError {
+export function forbidden(req: AdmissionRequest, why: string): KdpError {
   const name = req.name || req.object?.metadata?.name || '';
   const what = req.group ? `${req.resource}.${req.group}` : req.resource;
   const head = name ? `${what} ${JSON.stringify(name)}` : what;
