@@ -5,9 +5,11 @@
 //             kernel does), when a tracer is given;
 // - observed: a real TCP/UDP probe from the source pod's network namespace.
 // Contract: loopback cells are ignored (as upstream's Summary); SCTP is not probed (the
-// prober speaks TCP/UDP) and says so; a cell observed blocked though computed allowed is probed
-// once more, with twice the timeout, before it counts (a slow machine must not fake a bug), as
-// upstream's probes retry. At most `parallel` probes are in flight.
+// prober speaks TCP/UDP; `sctpSkipped` can name a better reason, e.g. a kernel without SCTP) and
+// says so; a cell observed blocked though computed allowed is probed once more, with
+// `retryTimeoutMs` (default twice the timeout), before it counts (a slow machine must not fake a
+// bug), as upstream's probes retry. At most `parallel` probes are in flight, across all tables:
+// a blocked cell costs its timeout, so the cells of every table wait out their timeouts together.
 
 import type { NetpolTable } from './report.js';
 import { TruthTable } from './truth-table.js';
@@ -36,7 +38,11 @@ export interface LiveMatrixDeps {
   /** The tracer's answer through the nodes' tables (optional). */
   traced?(from: string, target: LiveProbeTarget, protocol: 'tcp' | 'udp'): boolean;
   readonly timeoutMs: number;
+  /** The second try of a blocked cell computed allowed (default 2 × timeoutMs). */
+  readonly retryTimeoutMs?: number;
   readonly parallel: number;
+  /** Why SCTP tables are not probed (default: the prober sends TCP and UDP only). */
+  readonly sctpSkipped?: string;
   onProbe?(done: number, total: number): void;
 }
 
@@ -90,45 +96,50 @@ async function bounded<T>(jobs: ReadonlyArray<() => Promise<T>>, n: number): Pro
 export async function probeTables(tables: readonly NetpolTable[], d: LiveMatrixDeps)
   : Promise<LiveMatrixResult> {
   const started = Date.now();
-  const out: LiveTable[] = [];
   const total = tables.filter((t) => t.protocol !== 'SCTP')
     .reduce((a, t) => a + t.pods.length * (t.pods.length - 1), 0);
   let done = 0;
+  const jobs: Array<() => Promise<void>> = [];
+  const pending: Array<{ t: NetpolTable; observed?: TruthTable; bugs: FidelityBug[]; probes: number }> = [];
   for (const t of tables) {
-    if (t.protocol === 'SCTP') {
-      out.push({ port: t.port, protocol: t.protocol, probes: 0, bugs: [],
-        skipped: 'not probed: the live prober sends TCP and UDP only' });
-      continue;
-    }
+    if (t.protocol === 'SCTP') { pending.push({ t, bugs: [], probes: 0 }); continue; }
     const proto = t.protocol.toLowerCase() as 'tcp' | 'udp';
-    const observed = new TruthTable(t.pods, t.pods);
-    const bugs: FidelityBug[] = [];
-    const jobs: Array<() => Promise<void>> = [];
+    const entry = { t, observed: new TruthTable(t.pods, t.pods), bugs: [] as FidelityBug[], probes: 0 };
+    pending.push(entry);
     t.pods.forEach((from, i) => t.pods.forEach((to, j) => {
       if (i === j) return;
       const target = d.target(to, t.port, t.protocol as 'TCP' | 'UDP');
       if (!target) return;
       const computed = t.values[i]![j]!;
+      entry.probes++;
       jobs.push(async () => {
         let p = await d.probe(from, target, proto, d.timeoutMs);
-        if (p.outcome !== 'reply' && computed) p = await d.probe(from, target, proto, d.timeoutMs * 2);
+        if (p.outcome !== 'reply' && computed) {
+          p = await d.probe(from, target, proto, d.retryTimeoutMs ?? d.timeoutMs * 2);
+        }
         d.onProbe?.(++done, total);
         const seen = p.outcome === 'reply';
-        observed.set(from, to, seen);
+        entry.observed.set(from, to, seen);
         const traced = d.traced?.(from, target, proto);
         if (seen === computed && (traced === undefined || traced === computed)) return;
         const how = `${p.outcome}${p.responder ? ` from ${p.responder}` : ''}${p.error ? `: ${p.error}` : ''}`;
-        bugs.push({ from, to, port: t.port, protocol: t.protocol, via: target.via, computed,
+        entry.bugs.push({ from, to, port: t.port, protocol: t.protocol, via: target.via, computed,
           ...(traced === undefined ? {} : { traced }), observed: seen, outcome: p.outcome,
           text: `FIDELITY BUG: ${from} → ${to} ${t.protocol}/${t.port} (${target.via} ` +
             `${target.ip}:${target.port}): computed ${word(computed)}` +
             `${traced === undefined ? '' : `, traced ${word(traced)}`}, observed ${word(seen)} (${how})` });
       });
     }));
-    await bounded(jobs, d.parallel);
-    bugs.sort((a, b) => (a.from + a.to).localeCompare(b.from + b.to));
-    out.push({ port: t.port, protocol: t.protocol, observed, probes: jobs.length, bugs });
   }
+  await bounded(jobs, d.parallel);
+  const out: LiveTable[] = pending.map(({ t, observed, bugs, probes }) => {
+    if (!observed) {
+      return { port: t.port, protocol: t.protocol, probes: 0, bugs: [],
+        skipped: d.sctpSkipped ?? 'not probed: the live prober sends TCP and UDP only' };
+    }
+    bugs.sort((a, b) => (a.from + a.to).localeCompare(b.from + b.to));
+    return { port: t.port, protocol: t.protocol, observed, probes, bugs };
+  });
   return { tables: out, probes: out.reduce((a, t) => a + t.probes, 0),
     bugs: out.reduce((a, t) => a + t.bugs.length, 0), ms: Date.now() - started };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { probeTables, renderLiveTables, type CellProbe } from '../../src/netpol/live-matrix.js';
 import type { NetpolTable } from '../../src/netpol/report.js';
+import { sctpSkipReason } from '../../src/cli/commands/verify-netpol-live.js';
 
 const pods = ['x/a', 'x/b', 'y/a'];
 const table = (protocol: 'TCP' | 'UDP' | 'SCTP', values: boolean[][]): NetpolTable =>
@@ -81,5 +82,22 @@ describe('kdp verify --netpol --live (probe orchestration)', () => {
     expect(r.probes).toBe(0);
     expect(r.tables[0]!.skipped).toMatch(/TCP and UDP only/);
     expect(d.calls).toEqual([]);
+  });
+
+  it('the cells of all tables are in flight together, and the second try uses retryTimeoutMs', async () => {
+    const d = deps((f, to, n) => (f === 'x/a' && to === 'y/a' && n === 1 ? 'timeout' : to === 'x/b' ? 'timeout' : 'reply'));
+    const r = await probeTables([table('TCP', computed), table('UDP', computed)],
+      { ...d.deps, parallel: 64, retryTimeoutMs: 500 });
+    expect(r.probes).toBe(12);
+    expect(d.maxInFlight()).toBe(12);
+    expect(d.calls.filter((c) => c.startsWith('x/a>y/a'))).toEqual(['x/a>y/a@50', 'x/a>y/a@50', 'x/a>y/a@500']);
+    expect(r.bugs).toBe(0);
+  });
+
+  it('SCTP skipped for the reason the caller names: a kernel without SCTP', async () => {
+    const d = deps(() => 'reply');
+    const r = await probeTables([table('SCTP', computed)], { ...d.deps, sctpSkipped: sctpSkipReason(new Set(['TCP', 'UDP'])) });
+    expect(r.tables[0]!.skipped).toBe('not probed: this kernel has no SCTP (not in /proc/net/protocols), so no pod can serve it');
+    expect(sctpSkipReason(new Set(['TCP', 'UDP', 'SCTP']))).toMatch(/TCP and UDP only/);
   });
 });

@@ -5,6 +5,8 @@
 // node's policy controller last applied. Before probing, each node's applied table must equal
 // what the current objects compile to (the controller is in step), else the probes would
 // measure a moment that is not the one computed.
+// A session (`openNetpolLive`) keeps its probers between runs, so a suite checking many policy
+// sets on one cluster starts one prober per pod once, not once per check.
 
 import type { Pod, Service } from '../../api/types.js';
 import { matchesSelectorMap } from '../../api/selectors.js';
@@ -12,6 +14,7 @@ import type { ClusterInfo } from '../../cluster/cluster-file.js';
 import type { DataDirPaths } from '../../cluster/data-dir.js';
 import type { Client, KubeObject } from '../../client/types.js';
 import { kdpError } from '../../errors.js';
+import { kernelProtocols } from '../../host/kernel-protocols.js';
 import { podNetnsName } from '../../kubelet/runtime-netns.js';
 import { buildModel } from '../../netpol/model.js';
 import { nodeIPsOf } from '../../netpol/objects.js';
@@ -28,61 +31,107 @@ import { assertLiveCapable, buildLiveCluster } from '../../trace/live/live-trace
 import { startProber, type Prober } from '../../trace/live/prober.js';
 import type { CliIO } from '../command.js';
 
-export interface NetpolLiveOptions {
+export interface NetpolLiveOptions extends NetpolLiveRun {
   readonly paths: DataDirPaths;
   readonly info: ClusterInfo;
   readonly client: Client;
+  readonly io: CliIO;
+}
+
+/** One check: the objects it was computed from, and the tables to probe. */
+export interface NetpolLiveRun {
   readonly objs: readonly KubeObject[];
   readonly tables: readonly NetpolTable[];
   readonly viaService: boolean;
   readonly timeoutMs: number;
+  /** Second try of a blocked cell computed allowed (default 2 × timeoutMs). */
+  readonly retryTimeoutMs?: number;
   readonly parallel: number;
-  readonly io: CliIO;
   /** How long to wait for the nodes' tables to be in step with the objects (default 10 s). */
   readonly syncTimeoutMs?: number;
+}
+
+export interface NetpolLiveSession {
+  run(r: NetpolLiveRun): Promise<LiveMatrixResult>;
+  close(): Promise<void>;
 }
 
 const key = (o: { metadata?: { namespace?: string; name?: string } }): string =>
   `${o.metadata?.namespace ?? 'default'}/${o.metadata?.name ?? ''}`;
 
+/** Why SCTP cells are not probed on this machine. */
+export function sctpSkipReason(protocols: ReadonlySet<string> = kernelProtocols()): string {
+  return protocols.has('SCTP')
+    ? 'not probed: the live prober sends TCP and UDP only'
+    : 'not probed: this kernel has no SCTP (not in /proc/net/protocols), so no pod can serve it';
+}
+
 export async function runNetpolLive(o: NetpolLiveOptions): Promise<LiveMatrixResult> {
-  assertLiveCapable('kdp verify --netpol', o.info, o.paths);
-  const pods = o.objs.filter((x) => x.kind === 'Pod') as unknown as Pod[];
-  await waitTablesInStep(o, pods);
-  const byKey = new Map(pods.map((p) => [key(p), p]));
-  const services = o.viaService ? (await o.client.list<Service>(
-    { group: '', version: 'v1', resource: 'services' })).items : [];
-  const topo = await loadTopology(o.client, o.paths.root, o.info.proxyMode);
-  const cluster = await buildLiveCluster({ ...o, topo });
-  const froms = [...new Set(o.tables.flatMap((t) => (t.protocol === 'SCTP' ? [] : t.pods)))];
-  const probers = new Map<string, Prober>();
+  const s = await openNetpolLive(o);
   try {
-    await Promise.all(froms.map(async (f) => {
-      const uid = byKey.get(f)?.metadata.uid;
-      if (!uid) throw kdpError('KDP_TRACE', `pod ${f} has no UID: cannot find its network namespace`);
-      probers.set(f, await startProber(podNetnsName(cluster.prefix, uid), { name: 'kdp-netpol' }));
-    }));
-    return await probeTables(o.tables, {
-      timeoutMs: o.timeoutMs,
-      parallel: o.parallel,
-      target: (to, port, protocol) => targetOf(byKey.get(to), services, pods, port, protocol),
-      async probe(from, t, protocol, timeoutMs): Promise<CellProbe> {
-        const r = await probers.get(from)!.probe({ protocol, destination: t.ip, port: t.port, timeoutMs });
-        return { outcome: r.outcome, ...(r.responder ? { responder: r.responder } : {}),
-          ...(r.error ? { error: r.error } : {}) };
-      },
-      traced(from, t, protocol) {
-        const src = topo.pods.find((p) => p.name === from && p.ip.includes(':') === t.ip.includes(':'));
-        if (!src) return false;
-        const tr = traceResolved(topo, { ip: src.ip, entry: { kind: 'pod', pod: src.name, node: src.node },
-          label: `pod ${from}` }, { ip: t.ip, port: t.port, label: t.via }, protocol, undefined, false);
-        return tr.result.verdict === 'ACCEPT';
-      },
-      onProbe: (i, n) => { if (o.io.isTTY) o.io.err(`live probe ${i}/${n}\x1b[K\r`); },
-    });
+    return await s.run(o);
   } finally {
-    await Promise.all([...probers.values()].map((p) => p.close()));
+    await s.close();
   }
+}
+
+/**
+ * Opens a session on a running netns cluster: probers start lazily, one per source pod, and
+ * live until close(). Pods must keep their UIDs (a pod re-created needs a new session).
+ */
+export async function openNetpolLive(o: { readonly paths: DataDirPaths; readonly info: ClusterInfo;
+  readonly client: Client; readonly io: Pick<CliIO, 'err' | 'isTTY'> }): Promise<NetpolLiveSession> {
+  assertLiveCapable('kdp verify --netpol', o.info, o.paths);
+  const probers = new Map<string, Promise<Prober>>();
+  let prefix: string | undefined;
+  const proberOf = (f: string, uid: string | undefined): Promise<Prober> => {
+    let p = probers.get(f);
+    if (!p) {
+      if (!uid) throw kdpError('KDP_TRACE', `pod ${f} has no UID: cannot find its network namespace`);
+      p = startProber(podNetnsName(prefix!, uid), { name: 'kdp-netpol' });
+      probers.set(f, p);
+    }
+    return p;
+  };
+  return {
+    async run(r) {
+      const pods = r.objs.filter((x) => x.kind === 'Pod') as unknown as Pod[];
+      await waitTablesInStep(o.paths, r.objs, pods, r.syncTimeoutMs ?? 10_000);
+      const byKey = new Map(pods.map((p) => [key(p), p]));
+      const services = r.viaService ? (await o.client.list<Service>(
+        { group: '', version: 'v1', resource: 'services' })).items : [];
+      const topo = await loadTopology(o.client, o.paths.root, o.info.proxyMode);
+      prefix ??= (await buildLiveCluster({ ...o, topo })).prefix;
+      const froms = [...new Set(r.tables.flatMap((t) => (t.protocol === 'SCTP' ? [] : t.pods)))];
+      const ready = new Map<string, Prober>();
+      await Promise.all(froms.map(async (f) => { ready.set(f, await proberOf(f, byKey.get(f)?.metadata.uid)); }));
+      return probeTables(r.tables, {
+        timeoutMs: r.timeoutMs,
+        ...(r.retryTimeoutMs ? { retryTimeoutMs: r.retryTimeoutMs } : {}),
+        parallel: r.parallel,
+        sctpSkipped: sctpSkipReason(),
+        target: (to, port, protocol) => targetOf(byKey.get(to), services, pods, port, protocol),
+        async probe(from, t, protocol, timeoutMs): Promise<CellProbe> {
+          const res = await ready.get(from)!.probe({ protocol, destination: t.ip, port: t.port, timeoutMs });
+          return { outcome: res.outcome, ...(res.responder ? { responder: res.responder } : {}),
+            ...(res.error ? { error: res.error } : {}) };
+        },
+        traced(from, t, protocol) {
+          const src = topo.pods.find((p) => p.name === from && p.ip.includes(':') === t.ip.includes(':'));
+          if (!src) return false;
+          const tr = traceResolved(topo, { ip: src.ip, entry: { kind: 'pod', pod: src.name, node: src.node },
+            label: `pod ${from}` }, { ip: t.ip, port: t.port, label: t.via }, protocol, undefined, false);
+          return tr.result.verdict === 'ACCEPT';
+        },
+        onProbe: (i, n) => { if (o.io.isTTY) o.io.err(`live probe ${i}/${n}\x1b[K\r`); },
+      });
+    },
+    async close() {
+      const all = await Promise.allSettled(probers.values());
+      probers.clear();
+      await Promise.all(all.map((p) => (p.status === 'fulfilled' ? p.value.close() : undefined)));
+    },
+  };
 }
 
 /** The pod's own IP, or with `services` the ClusterIP of a Service selecting only this pod. */
@@ -113,25 +162,30 @@ function targetPortOf(pod: Pod, tp: number | string, protocol: string): number |
   return undefined;
 }
 
-/** Waits until every node's applied table is what its controller compiles from `objs`. */
-async function waitTablesInStep(o: NetpolLiveOptions, pods: readonly Pod[]): Promise<void> {
+/**
+ * Waits until every node's applied table is what its controller compiles from `objs` (the node
+ * agents write each table they apply to the data dir): a condition, checked every 20 ms, not a
+ * fixed sleep.
+ */
+export async function waitTablesInStep(paths: DataDirPaths, objs: readonly KubeObject[],
+  pods: readonly Pod[], timeoutMs: number): Promise<void> {
   const live = pods.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
   const model = buildModel({
     pods: live,
-    namespaces: o.objs.filter((x) => x.kind === 'Namespace') as never,
-    policies: o.objs.filter((x) => x.kind === 'NetworkPolicy') as unknown as NetworkPolicy[],
-    nodeIPs: nodeIPsOf(o.objs.filter((x) => x.kind === 'Node')),
+    namespaces: objs.filter((x) => x.kind === 'Namespace') as never,
+    policies: objs.filter((x) => x.kind === 'NetworkPolicy') as unknown as NetworkPolicy[],
+    nodeIPs: nodeIPsOf(objs.filter((x) => x.kind === 'Node')),
   });
-  const nodes = o.objs.filter((x) => x.kind === 'Node').map((n) => n.metadata?.name ?? '');
-  const deadline = Date.now() + (o.syncTimeoutMs ?? 10_000);
+  const nodes = objs.filter((x) => x.kind === 'Node').map((n) => n.metadata?.name ?? '');
+  const want = new Map(nodes.map((n) => [n, compileNetpolNftables(model, { node: n })]));
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const behind = nodes.filter((n) => readNetpolTable(rulesDir(o.paths.root, n))
-      !== compileNetpolNftables(model, { node: n }));
+    const behind = nodes.filter((n) => readNetpolTable(rulesDir(paths.root, n)) !== want.get(n));
     if (behind.length === 0) return;
     if (Date.now() > deadline) {
       throw kdpError('KDP_TRACE', `the NetworkPolicy tables of node(s) ${behind.join(', ')} are not ` +
         'in step with the objects (is the cluster running?); nothing was probed');
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -26,7 +26,8 @@ export function parsePortTargets(s: string): PortTarget[] {
   });
 }
 
-async function fromCluster(client: Client): Promise<KubeObject[]> {
+/** The objects `--netpol` reads from a running cluster. */
+export async function fromCluster(client: Client): Promise<KubeObject[]> {
   const list = async (group: string, resource: string, kind: string): Promise<KubeObject[]> =>
     (await client.list({ group, version: 'v1', resource })).items
       .map((o) => ({ ...o, kind, apiVersion: group ? `${group}/v1` : 'v1' }));
