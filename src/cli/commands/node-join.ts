@@ -31,6 +31,7 @@ export const nodeJoinCommand: Command = {
     { name: 'mode', type: 'string', default: 'iptables', help: 'kube-proxy mode: iptables | nftables | ipvs' },
     { name: 'kube-proxy-config', type: 'string', help: 'a KubeProxyConfiguration file' },
     { name: 'time-scale', type: 'number', default: 1, help: 'divide every control-loop timer (match the cluster\'s)' },
+    { name: 'host', type: 'number', help: 'beside a netns `kdp up --hosts N` in the same data dir: the simulated host (1..N) whose underlay the node joins (as `kdp node --host`)' },
     DATA_DIR_FLAG,
   ],
   async run(args, io) {
@@ -45,8 +46,14 @@ export const nodeJoinCommand: Command = {
     const name = (args.flags.name as string | undefined) ?? hostname().toLowerCase();
     const dataDir = resolveDataDir(args.flags['data-dir'] as string | undefined, io.env);
     const log = (line: string) => io.err(`kdp node join ${name}: ${line}\n`);
-    const [{ joinCluster, nodeClientOf }, { startNodeProcess, runNodeUntilInterrupted }] = await Promise.all([
-      import('../../bootstrap/join.js'), import('../../cluster/node-process.js')]);
+    const [{ joinCluster, nodeClientOf }, { startNodeProcess, runNodeUntilInterrupted }, { readClusterInfo }] =
+      await Promise.all([import('../../bootstrap/join.js'), import('../../cluster/node-process.js'),
+        import('../../cluster/cluster-file.js')]);
+    const paths = dataDirPaths(dataDir);
+    // Beside a netns `kdp up` in the same data dir (simulated hosts), its data plane is the node's,
+    // as for `kdp node`; on a machine of its own there is none (virtual runtime).
+    let cluster: ReturnType<typeof readClusterInfo> | undefined;
+    try { cluster = readClusterInfo(paths); } catch { /* no kdp up in this data dir */ }
     const started = Date.now();
     const joined = await joinCluster({ server, token: args.flags.token as string,
       caCertHashes: (args.flags['discovery-token-ca-cert-hash'] as string[] | undefined) ?? [],
@@ -58,9 +65,10 @@ export const nodeJoinCommand: Command = {
     // The kubelet acts as system:node:<name>; kube-proxy, the policy agent and the shared
     // informers with the node agents' ServiceAccount token (bootstrap/join.ts).
     const agents = nodeClientOf(joined.agentKubeconfig);
-    const node = await startNodeProcess({ paths: dataDirPaths(dataDir), kubeconfig: joined.kubeconfig,
+    const node = await startNodeProcess({ paths, kubeconfig: joined.kubeconfig, cluster,
       client: agents, clients: { kubelet: nodeClientOf(joined.kubeconfig), kubeProxy: agents },
       name, proxyMode: mode, factor: 1 / scale,
+      ...(args.flags.host !== undefined ? { host: (args.flags.host as number) - 1 } : {}),
       ...(nodeIPs?.length ? { nodeIPs } : {}),
       kubeProxyConfig: args.flags['kube-proxy-config']
         ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
