@@ -146,13 +146,14 @@ function runChain(run: ChainRun, c: TraceChain | undefined, w: World, f: Frame):
 
 /** Rules `from`… over several active worlds, breadth-first. */
 function runActive(run: ChainRun, rules: readonly CompiledRule[], from: number, worlds: World[], f: Frame): void {
+  const env = run.env;
   let active = worlds;
   for (let r = from; r < rules.length && active.length > 0; r++) {
     const rule = rules[r]!;
     const next: World[] = [];
     for (let i = 0; i < active.length; i++) {
       const x = active[i]!;
-      if (matches(rule, x, run.env)) apply(run, rule, x, f, next);
+      if (matches(rule, x, env)) apply(run, rule, x, f, next);
       else next.push(x);
     }
     active = next;
