@@ -117,6 +117,26 @@ export function kubeletClientProblem(p: ParsedCsr, usages: readonly string[]): s
   return undefined;
 }
 
+const KUBELET_SERVING_USAGES = ['digital signature', 'key encipherment', 'server auth'];
+const KUBELET_SERVING_USAGES_NO_RSA = ['digital signature', 'server auth'];
+
+/** upstream ValidateKubeletServingCSR (signer kubernetes.io/kubelet-serving): the reason a
+ *  request is no kubelet serving certificate. Usages are the exact set, `key encipherment`
+ *  only for RSA keys may be left out. */
+export function kubeletServingProblem(p: ParsedCsr, usages: readonly string[]): string | undefined {
+  if (p.organizations.length !== 1 || p.organizations[0] !== 'system:nodes') {
+    return 'subject organization is not system:nodes';
+  }
+  if (p.dnsNames.length === 0 && p.ipAddresses.length === 0) return 'DNS or IP subjectAltName is required';
+  if (p.emails.length > 0) return 'Email subjectAltNames are not allowed';
+  if (p.uris.length > 0) return 'URI subjectAltNames are not allowed';
+  if (!sameSet(usages, KUBELET_SERVING_USAGES) && !sameSet(usages, KUBELET_SERVING_USAGES_NO_RSA)) {
+    return `usages did not match [${KUBELET_SERVING_USAGES.join(' ')}]`;
+  }
+  if (!p.commonName.startsWith('system:node:')) return 'subject common name does not begin with system:node:';
+  return undefined;
+}
+
 /** The Approved / Denied / Failed state of a CSR (upstream GetCertApprovalCondition etc.). */
 export function csrState(csr: CertificateSigningRequest): { approved: boolean; denied: boolean; failed: boolean } {
   const cs = csr.status?.conditions ?? [];

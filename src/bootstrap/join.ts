@@ -200,9 +200,13 @@ function csrName(csrPem: string, nodeName: string, usages: readonly string[]): s
   return `node-csr-${h.slice(0, 43)}`;
 }
 
-async function waitForCertificate(client: Client, name: string, timeoutMs: number): Promise<string> {
+/** Polls the CSR until it is issued (the PEM), denied or failed (KDP_FORBIDDEN), past
+ *  `timeoutMs` (KDP_TIMEOUT; Infinity waits as long as it takes) or `signal` aborts. */
+export async function waitForCertificate(client: Client, name: string, timeoutMs: number,
+  signal?: AbortSignal): Promise<string> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  for (let wait = 100; ; wait = Math.min(500, wait * 2)) {
+    signal?.throwIfAborted();
     const csr = await client.get<CertificateSigningRequest>(CSRS, name);
     const conds = csr.status?.conditions ?? [];
     const denied = conds.find((c) => c.type === 'Denied');
@@ -216,7 +220,7 @@ async function waitForCertificate(client: Client, name: string, timeoutMs: numbe
         : 'approved (approve it with `kubectl certificate approve`, or check the token\'s groups)'} ` +
         `within ${Math.round(timeoutMs / 1000)} s`);
     }
-    await sleep(100);
+    await sleep(wait, undefined, signal ? { signal } : {});
   }
 }
 

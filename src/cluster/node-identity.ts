@@ -55,10 +55,10 @@ export async function nodeProcessClients(
 }
 
 /**
- * The kubelet serving certificate of a `kdp node` process, got the way its client identity is
- * (kdp has no CertificateSigningRequest API for upstream's kubelet-serving CSR): issued from the
- * data dir's cluster CA for the node's name, InternalIPs and 127.0.0.1. Undefined without the
- * CA key (a node on another machine): that node serves no kubelet API.
+ * The kubelet serving certificate of a `kdp node` process, got the way its client identity is:
+ * issued from the data dir's cluster CA for the node's name, InternalIPs and 127.0.0.1.
+ * Undefined without the CA key (a node on another machine): `kdp node join` then asks by a
+ * kubelet-serving CSR (bootstrap/kubelet-serving.ts); plain `kdp node` serves no kubelet API.
  */
 export async function nodeProcessKubeletTls(dataDir: string, nodeName: string, nodeIPs: readonly string[]):
   Promise<{ certPem: string; keyPem: string; caPem: string } | undefined> {

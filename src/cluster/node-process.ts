@@ -8,7 +8,10 @@
 // API server dials it; otherwise (a virtual `kdp up`, `kdp apiserver`) the virtual runtime, and
 // the kubelet API on a loopback port published in the Node.
 
+import { requestKubeletServing } from '../bootstrap/kubelet-serving.js';
 import { buildInformerFactory } from '../client/informer.js';
+import { loadKubeconfig } from '../client/kubeconfig.js';
+import type { KubeletServing } from '../kubelet/server/kubelet-server.js';
 import type { Client, KubeObject } from '../client/types.js';
 import type { Node } from '../api/types.js';
 import { kdpError } from '../errors.js';
@@ -48,6 +51,10 @@ export interface NodeProcessOptions {
   /** `--host K` (0-based here): the simulated host of a `kdp up --hosts N` cluster whose underlay
    *  the node attaches to (host/hosts.ts); default the first. */
   readonly host?: number;
+  /** upstream's `serverTLSBootstrap: true`: without the CA key, the kubelet asks for its serving
+   *  certificate by a kubelet-serving CSR as `clients.kubelet` (bootstrap/kubelet-serving.ts)
+   *  and serves its API once issued; otherwise such a node serves none. */
+  readonly serverTlsBootstrap?: boolean;
 }
 
 export interface NodeProcess {
@@ -130,7 +137,9 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
       const plane = netns;
       closers.push(() => plane.close());
     }
-    const tls = await nodeProcessKubeletTls(o.paths.root, o.name, node.ips ?? [node.ip]);
+    const tls = await nodeProcessKubeletTls(o.paths.root, o.name, node.ips ?? [node.ip])
+      ?? (o.serverTlsBootstrap && o.clients ? bootstrapServing(o, o.clients.kubelet, node.ips ?? [node.ip], closers)
+        : undefined);
     if (!tls) o.log(`no cluster CA key in ${o.paths.root}/pki: serving no kubelet API (no logs)`);
     const informers = buildInformerFactory(o.client);
     closers.push(() => informers.stop());
@@ -156,6 +165,19 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
     await close();
     throw e;
   }
+}
+
+/** The kubelet-serving CSR in the background (stopped by `closers`): the CA of the kubelet's
+ *  clients now (the kubeconfig's), the serving pair once issued. */
+function bootstrapServing(o: NodeProcessOptions, kubelet: Client, nodeIPs: readonly string[],
+  closers: Array<() => Promise<void> | void>): KubeletServing {
+  const caPem = loadKubeconfig(o.kubeconfig).caPem;
+  if (!caPem) throw kdpError('KDP_CONFIG', `${o.kubeconfig}: no certificate-authority-data for the kubelet's clients`);
+  const abort = new AbortController();
+  closers.push(() => abort.abort());
+  const issued = requestKubeletServing({ client: kubelet, nodeName: o.name, nodeIPs, signal: abort.signal, log: o.log });
+  issued.catch((e: Error) => { if (!abort.signal.aborted) o.log(`kubelet serving certificate: ${e.message}`); });
+  return { caPem, issued };
 }
 
 /** Says what runs, waits for `interrupted`, then stops the node (`kdp node`, `kdp node join`). */

@@ -7,6 +7,7 @@ import type { Client } from '../client/types.js';
 import type { InformerFactory } from '../client/informer.js';
 import { buildNodeAgent, type NodeAgent } from '../kubelet/node-agent.js';
 import { buildNodeKubeletServer, listenOnLoopback } from '../kubelet/server/serve.js';
+import type { KubeletServing } from '../kubelet/server/kubelet-server.js';
 import { fileLogStore, nodeDirOf } from '../kubelet/container-log-files.js';
 import { buildVirtualRuntime } from '../kubelet/runtime-virtual.js';
 import type { ProxyMode } from '../proxy/backend.js';
@@ -68,8 +69,9 @@ export interface NodeSetOptions {
   /** Each node's own identities (kubelet, kube-proxy); default: both use `client`. */
   readonly clientsFor?: NodeClientsFactory;
   /** The kubelet API's serving certificate for a node, and the CA of its clients: served on the
-   *  node's InternalIP:10250 in netns mode, on a loopback port by virtual nodes. */
-  readonly kubeletTls?: (node: NodeSpec) => Promise<{ certPem: string; keyPem: string; caPem: string }>;
+   *  node's InternalIP:10250 in netns mode, on a loopback port by virtual nodes (or still to be
+   *  issued: a joined node's kubelet-serving CSR). */
+  readonly kubeletTls?: (node: NodeSpec) => Promise<KubeletServing>;
   /** Resource usage and kubelet metrics of each node (kdp up's monitoring); default none. */
   readonly monitors?: NodeMonitors;
   /**
@@ -150,7 +152,7 @@ export function nodeSpecs(
  *  listens on the node), authorising each request with a SubjectAccessReview. */
 async function serveKubeletApi(
   netns: NetnsDataPlane, node: NodeSpec, agent: NodeAgent, runtime: Runtime | EphemeralRuntime, client: KClient,
-  tls: { certPem: string; keyPem: string; caPem: string }, monitor?: NodeMonitor,
+  tls: KubeletServing, monitor?: NodeMonitor,
 ): Promise<() => void> {
   const server = buildNodeKubeletServer({ nodeName: node.name, tls, client, agent: () => agent, runtime,
     streaming: netnsStreaming(runtime, (uid) => podNetnsName(netns.topo.prefix, uid), netns.sockets),

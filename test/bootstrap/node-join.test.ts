@@ -2,11 +2,14 @@
 // init`: the join command the cluster prints, a `kdp node join` process on its own data dir
 // (no cluster CA there) that bootstraps with the token — CSR auto-approved and signed — and
 // becomes a Ready node running pods; an expired token refused before anything is written; a
-// wrong CA pin refused; and NodeRestriction keeping the joined node's credentials to its own
-// objects (kubectl with its kubelet.conf).
+// wrong CA pin refused; NodeRestriction keeping the joined node's credentials to its own
+// objects (kubectl with its kubelet.conf); and the joined kubelet's serving certificate by a
+// kubelet-serving CSR (serverTLSBootstrap), auto-approved only for the node's own addresses, so
+// `kubectl logs` and nodes/proxy reach its pods through the API server's CA-checked path.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +18,10 @@ import type { KubeObject } from '../../src/client/types.js';
 import { dataDirPaths } from '../../src/cluster/data-dir.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { kubeletConfPath } from '../../src/bootstrap/join.js';
+import { buildHttpClient } from '../../src/client/http-client.js';
+import { loadKubeconfig } from '../../src/client/kubeconfig.js';
+import { KUBELET_SERVING_SIGNER, type CertificateSigningRequest } from '../../src/api/certificates.js';
+import { createCsr } from '../../src/apiserver/pki/sign-csr.js';
 import { generateToken, tokenSecret, formatToken } from '../../src/bootstrap/token.js';
 import { kubectlFor, kubectlMissing } from '../apiserver/helpers/kubectl.js';
 import { waitFor } from '../helpers/cluster.js';
@@ -22,6 +29,8 @@ import { kdp } from '../helpers/cli.js';
 
 const KDP = fileURLToPath(new URL('../../bin/kdp.js', import.meta.url));
 const MINOR = kubectlMissing(33) ? 27 : 33;
+const CSRS = { group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests' } as const;
+const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 
 function run(args: string[]): Promise<{ code: number; err: string }> {
   return new Promise((resolve) => {
@@ -122,6 +131,59 @@ describe.runIf(!kubectlMissing(MINOR))('kdp node join (TLS bootstrap) against a 
     await waitFor(async () => /\bRunning\b/.test((await kubectl(['get', 'pod', 'remote', '--no-headers'])).out),
       60_000, 'pod on w1 Running');
   }, 120_000);
+
+  it('the joined kubelet serves its API with its kubelet-serving certificate: logs and nodes/proxy work', async () => {
+    await waitFor(async () => / kubernetes\.io\/kubelet-serving\s+system:node:w1\s+<none>\s+Approved,Issued\b/
+      .test((await kubectl(['get', 'csr', '--no-headers'])).out), 30_000, 'w1 serving CSR issued');
+    const csrs = (await cluster!.client.list<CertificateSigningRequest>(CSRS)).items
+      .filter((c) => c.spec.signerName === KUBELET_SERVING_SIGNER && c.spec.username === 'system:node:w1');
+    expect(csrs).toHaveLength(1);
+    expect(csrs[0]!.metadata.name).toMatch(/^csr-/);
+    expect([...csrs[0]!.spec.usages!].sort()).toEqual(['digital signature', 'server auth']);
+    const cert = new X509Certificate(Buffer.from(csrs[0]!.status!.certificate!, 'base64'));
+    expect(cert.subject.split('\n')).toEqual(expect.arrayContaining(['CN=system:node:w1', 'O=system:nodes']));
+    expect(cert.subjectAltName).toBe('DNS:w1, IP Address:172.18.0.9');
+    expect(cert.verify(new X509Certificate(readFileSync(join(paths.pki, 'ca.crt'))).publicKey)).toBe(true);
+    // Through the API server's kubelet client, which checks the kubelet's certificate against the CA.
+    await waitFor(async () => (await kubectl(['logs', 'remote'])).code === 0, 30_000, 'kubectl logs remote on w1');
+    const raw = await kubectl(['get', '--raw', '/api/v1/nodes/w1/proxy/pods']);
+    expect(raw.code).toBe(0);
+    const pods = (JSON.parse(raw.out) as { items: Array<{ metadata: { name: string } }> }).items.map((p) => p.metadata.name);
+    expect(pods).toContain('remote');
+    expect(nodeErr).toContain('kubelet serving certificate: ');
+  }, 60_000);
+
+  it('serving CSRs for a SAN not on the Node, or for another node, stay Pending; `kubectl certificate approve` issues them', async () => {
+    const asW1 = buildHttpClient(loadKubeconfig(kubeletConfPath(hostDir, 'w1')));
+    const send = async (name: string, cn: string, ipAddresses: string[]) => {
+      const { csrPem } = await createCsr({ commonName: cn, organizations: ['system:nodes'], dnsNames: [cn.slice(12)], ipAddresses });
+      await asW1.create(CSRS, { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name },
+        spec: { request: Buffer.from(csrPem).toString('base64'), signerName: KUBELET_SERVING_SIGNER,
+          usages: ['digital signature', 'server auth'] } } as KubeObject);
+    };
+    const n1 = (await cluster!.client.get<KubeObject & { status?: { addresses?: Array<{ address: string }> } }>(NODES, 'n1'))
+      .status!.addresses!.map((a) => a.address).filter((a) => a.includes('.'));
+    try {
+      await send('w1-foreign-ip', 'system:node:w1', ['172.18.0.9', '10.99.0.1']);
+      await send('w1-as-n1', 'system:node:n1', n1);
+      // The control, sent last: the approver has looked at the other two once it is approved.
+      await send('w1-own', 'system:node:w1', ['172.18.0.9']);
+      await waitFor(async () => /Approved,Issued/.test((await kubectl(['get', 'csr', 'w1-own', '--no-headers'])).out),
+        30_000, 'w1-own issued');
+      // A Node change makes the approver look again; still nothing for the two.
+      expect((await kubectl(['label', 'node', 'w1', 'recheck=1'])).code).toBe(0);
+      await new Promise((r) => setTimeout(r, 1500));
+      for (const name of ['w1-foreign-ip', 'w1-as-n1']) {
+        expect((await kubectl(['get', 'csr', name, '--no-headers'])).out).toMatch(/\sPending\s*$/);
+      }
+      expect((await kubectl(['certificate', 'approve', 'w1-foreign-ip'])).code).toBe(0);
+      await waitFor(async () => /Approved,Issued/.test((await kubectl(['get', 'csr', 'w1-foreign-ip', '--no-headers'])).out),
+        30_000, 'manually approved CSR issued');
+    } finally {
+      await kubectl(['delete', 'csr', 'w1-foreign-ip', 'w1-as-n1', 'w1-own', '--ignore-not-found']);
+      asW1.close();
+    }
+  }, 60_000);
 
   it('NodeRestriction: w1\'s credentials cannot modify n1, n1\'s pods, or node-restriction labels', async () => {
     const asW1 = kubectlFor(kubeletConfPath(hostDir, 'w1'), { minor: MINOR });

@@ -78,14 +78,19 @@ export async function signCsr(ca: CertPair, csr: ParsedCsr, o: SignOptions): Pro
   return cert.toString('pem');
 }
 
-/** A fresh ECDSA P-256 key and a PKCS#10 request for `subject` (the kubelet's TLS bootstrap). */
-export async function createCsr(subject: { commonName: string; organizations: readonly string[] }):
-  Promise<{ csrPem: string; keyPem: string }> {
+/** A fresh ECDSA P-256 key and a PKCS#10 request for `subject` (the kubelet's TLS bootstrap;
+ *  its serving certificate adds DNS and IP SANs). */
+export async function createCsr(subject: { commonName: string; organizations: readonly string[];
+  dnsNames?: readonly string[]; ipAddresses?: readonly string[] }): Promise<{ csrPem: string; keyPem: string }> {
   const keys = await x509Crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true,
     ['sign', 'verify']) as webcrypto.CryptoKeyPair;
   const name: x509.JsonName = [{ CN: [subject.commonName] }, ...subject.organizations.map((o) => ({ O: [o] }))];
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name, keys, signingAlgorithm: SIGN_ALG },
-    x509Crypto);
+  const sans: x509.JsonGeneralName[] = [
+    ...(subject.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
+    ...(subject.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value })),
+  ];
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name, keys, signingAlgorithm: SIGN_ALG,
+    ...(sans.length ? { extensions: [new x509.SubjectAlternativeNameExtension(sans, false)] } : {}) }, x509Crypto);
   const der = await x509Crypto.subtle.exportKey('pkcs8', keys.privateKey);
   return { csrPem: csr.toString('pem'), keyPem: x509.PemConverter.encode(der, 'PRIVATE KEY') };
 }

@@ -1,6 +1,7 @@
 // `kdp node join https://HOST:PORT --token T --discovery-token-ca-cert-hash sha256:H`: kubeadm
 // join's TLS bootstrap (bootstrap/join.ts) for this machine's node, then the node agent exactly
-// as `kdp node --name N` runs it (cluster/node-process.ts), under the node's new certificate.
+// as `kdp node --name N` runs it (cluster/node-process.ts), under the node's new certificate;
+// its kubelet then gets its serving certificate by a kubelet-serving CSR (serverTLSBootstrap).
 
 import { hostname } from 'node:os';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
@@ -67,7 +68,7 @@ export const nodeJoinCommand: Command = {
     const agents = nodeClientOf(joined.agentKubeconfig);
     const node = await startNodeProcess({ paths, kubeconfig: joined.kubeconfig, cluster,
       client: agents, clients: { kubelet: nodeClientOf(joined.kubeconfig), kubeProxy: agents },
-      name, proxyMode: mode, factor: 1 / scale,
+      name, proxyMode: mode, factor: 1 / scale, serverTlsBootstrap: true,
       ...(args.flags.host !== undefined ? { host: (args.flags.host as number) - 1 } : {}),
       ...(nodeIPs?.length ? { nodeIPs } : {}),
       kubeProxyConfig: args.flags['kube-proxy-config']

@@ -6,7 +6,7 @@
 
 import {
   KUBE_APISERVER_CLIENT_SIGNER, KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, csrState,
-  kubeletClientProblem, parseCsr, type CertificateSigningRequest, type ParsedCsr,
+  kubeletClientProblem, kubeletServingProblem, parseCsr, type CertificateSigningRequest, type ParsedCsr,
 } from '../../api/certificates.js';
 import { signCsr } from '../../apiserver/pki/sign-csr.js';
 import { isKdpError } from '../../errors.js';
@@ -15,9 +15,8 @@ import type { Controller } from '../util.js';
 import { buildCsrController, CSRS } from './refs.js';
 
 const CLIENT_USAGES = ['client auth', 'digital signature', 'key encipherment'];
-const SERVING_USAGES = ['server auth', 'digital signature', 'key encipherment'];
 
-/** upstream isKubeletServing / isKubeAPIServerClient: why the request is not for the signer. */
+/** upstream isKubeletServing / isKubeletClient / isKubeAPIServerClient: why the request is not for the signer. */
 function signerProblem(signer: string, p: ParsedCsr, usages: readonly string[]): string | undefined {
   switch (signer) {
     case KUBELET_CLIENT_SIGNER: return kubeletClientProblem(p, usages);
@@ -25,15 +24,7 @@ function signerProblem(signer: string, p: ParsedCsr, usages: readonly string[]):
       const bad = usages.find((u) => !CLIENT_USAGES.includes(u));
       return bad ? `invalid usage for client certificate: ${bad}` : undefined;
     }
-    default: {
-      if (p.organizations.length !== 1 || p.organizations[0] !== 'system:nodes') return 'subject organization is not system:nodes';
-      if (!p.commonName.startsWith('system:node:')) return 'subject common name does not begin with system:node:';
-      if (p.dnsNames.length === 0 && p.ipAddresses.length === 0) return 'DNS or IP subjectAltName is required';
-      if (p.emails.length > 0) return 'Email subjectAltNames are not allowed';
-      if (p.uris.length > 0) return 'URI subjectAltNames are not allowed';
-      const bad = usages.find((u) => !SERVING_USAGES.includes(u));
-      return bad ? `usages did not match [${SERVING_USAGES.join(' ')}]` : undefined;
-    }
+    default: return kubeletServingProblem(p, usages);
   }
 }
 

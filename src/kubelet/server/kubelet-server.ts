@@ -20,10 +20,17 @@ import { serveMonitorPath } from './monitor-routes.js';
 
 export interface KubeletUser { readonly name: string; readonly groups: readonly string[] }
 
+/** The serving certificate for the node's name and IPs, and the CA that signs clients. With
+ *  `issued` (serverTLSBootstrap on a node without the CA key, bootstrap/kubelet-serving.ts)
+ *  there is no pair yet: every handshake fails until the CSR's certificate arrives, as
+ *  upstream's kubelet before its serving certificate is issued. */
+export type KubeletServing =
+  | { readonly certPem: string; readonly keyPem: string; readonly caPem: string }
+  | { readonly caPem: string; readonly issued: Promise<{ readonly certPem: string; readonly keyPem: string }> };
+
 export interface KubeletServerDeps {
   readonly nodeName: string;
-  /** Serving certificate for the node's name and IPs, and the CA that signs clients. */
-  readonly tls: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
+  readonly tls: KubeletServing;
   /** SubjectAccessReview for `verb` on nodes/<subresource> of this node. */
   authorize(user: KubeletUser, verb: string, subresource: string): Promise<boolean>;
   pod(namespace: string, name: string): Pod | undefined;
@@ -62,8 +69,13 @@ function statusBody(code: number, reason: string, message: string) {
 }
 
 export function buildKubeletServer(d: KubeletServerDeps): Server {
-  const server = createServer({ cert: d.tls.certPem, key: d.tls.keyPem, ca: d.tls.caPem, requestCert: true,
-    rejectUnauthorized: false });
+  const tls = d.tls;
+  const server = createServer({ ...('issued' in tls ? {} : { cert: tls.certPem, key: tls.keyPem }), ca: tls.caPem,
+    requestCert: true, rejectUnauthorized: false });
+  // The issuer reports its own failure; the server then keeps refusing handshakes.
+  if ('issued' in tls) {
+    tls.issued.then((p) => server.setSecureContext({ cert: p.certPem, key: p.keyPem, ca: tls.caPem }), () => undefined);
+  }
 
   /** Authenticates and authorises; answers 401/403 itself and returns false. */
   const admit = async (req: IncomingMessage, refuse: (code: number, text: string) => void): Promise<boolean> => {

@@ -14,13 +14,13 @@ import type { Runtime } from '../runtime.js';
 import type { StreamingRuntime } from '../streams.js';
 import type { NodeMonitor } from '../../metrics/node-monitor.js';
 import { runtimeContainerLogs } from './container-logs.js';
-import { buildKubeletServer, type KubeletServerDeps, type KubeletUser } from './kubelet-server.js';
+import { buildKubeletServer, type KubeletServerDeps, type KubeletServing, type KubeletUser } from './kubelet-server.js';
 
 export interface KubeletTls { readonly certPem: string; readonly keyPem: string; readonly caPem: string }
 
 export interface NodeKubeletOptions {
   readonly nodeName: string;
-  readonly tls: KubeletTls;
+  readonly tls: KubeletServing;
   /** The kubelet's client (its SubjectAccessReviews). */
   readonly client: Client;
   /** The node's agent, once built (the server may be started before it, to publish its port). */
