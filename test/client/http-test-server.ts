@@ -53,9 +53,13 @@ export async function startSecureApi(dir: string, extraTokens: string[] = []): P
   try {
     await admin.create({ group: '', version: 'v1', resource: 'namespaces' },
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+    await admin.create({ group: '', version: 'v1', resource: 'namespaces' },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
     for (const o of bootstrapRbacObjects()) {
-      const resource = o.kind === 'ClusterRole' ? 'clusterroles' : 'clusterrolebindings';
-      await admin.create({ group: 'rbac.authorization.k8s.io', version: 'v1', resource }, o);
+      const r = catalog.all.find((c) => c.kind === o.kind && `${c.group ? `${c.group}/` : ''}${c.version}` === o.apiVersion);
+      if (!r) throw new Error(`no resource serves ${o.apiVersion} ${o.kind}`);
+      await admin.create({ group: r.group, version: r.version, resource: r.resource,
+        ...(r.namespaced ? { namespace: o.metadata?.namespace } : {}) }, o);
     }
   } finally {
     admin.close();

@@ -57,7 +57,7 @@ const AGG = 'rbac.authorization.k8s.io/aggregate-to-';
 
 const PUBLIC_INFO = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
 
-/** ClusterRoles and ClusterRoleBindings to store at first start (upstream names). */
+/** RBAC objects (and the node agent's ServiceAccount) to store at first start (upstream names). */
 export function bootstrapRbacObjects(): KubeObject[] {
   const authenticated = group('system:authenticated');
   return [
