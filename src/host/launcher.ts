@@ -46,7 +46,11 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
   c.on('exit', (code, sig) => {
     // What the program left behind goes with it, as a container's processes end with its PID 1.
     try { process.kill(-c.pid, 'SIGKILL'); } catch {}
-    exit(code, sig);
+    // The exit is reported after the output still in the pipes ('close'), so a log read once
+    // the container is terminated holds its last lines; bounded, as an escaped process may
+    // keep a pipe open.
+    const t = setTimeout(() => exit(code, sig), 500);
+    c.once('close', () => { clearTimeout(t); exit(code, sig); });
   });
 }).on('close', () => process.exit(0));
 `;

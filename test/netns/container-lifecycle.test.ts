@@ -51,7 +51,7 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare']))('container life
       initContainers: [
         { name: 'first', image: 'busybox', command: ['sh', '-c', 'echo init-one; echo one > /var/kdp-life/f'],
           volumeMounts: [{ name: 'data', mountPath: '/var/kdp-life' }] },
-        { name: 'second', image: 'busybox', command: ['sh', '-c', 'sleep 2; echo two >> /var/kdp-life/f'],
+        { name: 'second', image: 'busybox', command: ['sh', '-c', 'sleep 8; echo two >> /var/kdp-life/f'],
           volumeMounts: [{ name: 'data', mountPath: '/var/kdp-life' }] },
       ],
       containers: [{ name: 'app', image: 'busybox', command: ['sh', '-c', 'cat /var/kdp-life/f; exec sleep 3600'],
