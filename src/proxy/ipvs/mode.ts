@@ -1,6 +1,7 @@
-// The ipvs mode's registry entry (../registry.ts): its compiler, the in-memory state of virtual
-// mode, the dump checks, the tracer's filter and the diff's reader. No kernel commands: netns
-// mode cannot run ipvs (kdp loads no IP_VS module), so the kernel appliers refuse it.
+// The ipvs mode's registry entry (../registry.ts): its compiler, the in-memory table of virtual
+// mode (FakeIpvs, memory-table.ts), the dump checks, the tracer's filter and the diff's reader.
+// No kernel commands: netns mode cannot run ipvs (kdp loads no IP_VS module), so the kernel
+// appliers refuse it.
 
 import { ipvsSections } from '../../diff/families.js';
 import { ipvsFacts } from '../../diff/ipvs-facts.js';
@@ -12,7 +13,7 @@ import { parse, tablesOf } from '../../ruleset/iptables/parse.js';
 import { parseIpvsState } from '../../ruleset/ipvs/state-text.js';
 import { buildIpvsFilter } from '../../trace/ipvs/filter.js';
 import type { ProxyModeEntry } from '../registry.js';
-import { canonicalize } from './proxier.js';
+import { buildIpvsMemoryTable } from './memory-table.js';
 
 export const ipvsMode: ProxyModeEntry = {
   name: 'ipvs',
@@ -27,13 +28,7 @@ export const ipvsMode: ProxyModeEntry = {
     help: 'Cumulative proxy iptables restore failures',
   },
   canonicalByDefault: true,
-  memoryTable() {
-    let state = '';
-    return {
-      apply(result) { state = result.artifacts.map((a) => canonicalize(a)).join(''); },
-      dump: () => state,
-    };
-  },
+  memoryTable: () => buildIpvsMemoryTable(),
   check: (text) => checkIpvs(text),
   isEmpty: (text) => !/^### /m.test(text),
   traceFilter: (rules) => buildIpvsFilter(rules),
