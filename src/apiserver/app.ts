@@ -46,6 +46,7 @@ import { buildApiService } from './service.js';
 import { statusFromError } from './status.js';
 import { GIT_VERSION, versionInfo } from './version.js';
 import { buildUiServer, type UiServer } from '../ui/server/ui-server.js';
+import { registerLogIngest } from './log-ingest-route.js';
 
 export interface ApiServer {
   readonly app: FastifyInstance;
@@ -267,6 +268,7 @@ export function buildApiServer(opts: ApiServerOptions): ApiServer {
   };
   app.all('/api/*', resource);
   app.all('/apis/*', resource);
+  registerLogIngest(app, { authorizer, userOf: (req) => ctxOf(req).user, sink: o.logIngest });
   ui.register(app, { service, authorizer, authenticateToken: async (token) => (o.authenticator
     ? o.authenticator.authenticate({ headers: { authorization: `Bearer ${token}` } }) : ADMIN_USER) });
   return { app, service, options: o, ui, close: () => app.close() };

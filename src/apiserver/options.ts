@@ -10,6 +10,7 @@ import { kdpError } from '../errors.js';
 import type { StoreBackend } from '../store/types.js';
 import type { AdmissionPlugin, Authenticator, Authorizer } from './pipeline-types.js';
 import type { LogProvider } from './rest/deps.js';
+import type { LogIngestSink } from './log-ingest-route.js';
 import type { ResourceCatalog } from './resource-types.js';
 import type { Validator } from './rules.js';
 import type { UiServerOptions } from '../ui/server/ui-server.js';
@@ -57,6 +58,9 @@ export interface ApiServerOptions {
   readonly bookmarkIntervalMs?: number;
   /** The web UI at `/ui/`: the data directory it reads rule history from, its sessions. */
   readonly ui?: UiServerOptions;
+  /** Where node agents' shipped log records go (`POST /kdp/v1/nodes/{node}/logrecords`,
+   *  log-ingest-route.ts), asked per request; absent or undefined: 503. */
+  readonly logIngest?: () => LogIngestSink | undefined;
   /** Fastify/pino logging (default off). */
   readonly logger?: boolean;
   readonly now?: () => Date;

@@ -31,6 +31,7 @@ import { listenApiServer } from './serve.js';
 import { buildAdmission } from './admission-wiring.js';
 import { buildServiceAccountTokens, storedCoreObject } from './service-accounts.js';
 import { buildBootstrapTokenAuthenticator } from './authn/bootstrap-token.js';
+import type { LogIngestSink } from './log-ingest-route.js';
 
 export interface StartApiServerOptions {
   readonly dataDir: string;
@@ -61,6 +62,8 @@ export interface StartApiServerOptions {
   readonly httpLimits?: HttpLimitOptions;
   /** Passed to the embedded store: `--repair` and where recovery logs what it changed. */
   readonly store?: StoreStartOptions;
+  /** Where node agents' shipped log records go (the cluster's log collector), asked per request. */
+  readonly logIngest?: () => LogIngestSink | undefined;
   /** Keep objects in this etcd v3 cluster instead of the embedded store (--etcd-servers). */
   readonly etcd?: EtcdStoreOptions;
 }
@@ -113,6 +116,7 @@ export async function startApiServer(o: StartApiServerOptions): Promise<RunningA
       ui: { dataDir: o.dataDir },
       admission, logProvider: o.logProvider, backendDialer: o.backendDialer,
       serviceAccountTokens: saTokens.issuer, componentStatuses: o.componentStatuses, metricsApi: o.metricsApi,
+      logIngest: o.logIngest,
       kubeletClient: { ...(await issueClientCertificate(caOf(pki), { commonName: 'kube-apiserver-kubelet-client',
         organizations: ['system:masters'] })), caPem: pki.caCertPem }, ...o.httpLimits,
     }, { host, port: o.port, insecureHttp: o.insecureHttp,

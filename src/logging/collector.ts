@@ -21,7 +21,8 @@ import { componentLogDirs } from './component-spool.js';
 import { pidAlive } from '../util/pid-alive.js';
 import { writePrivateFileSync } from '../util/private-files.js';
 import { openLogWriter, type LogWriter } from './log-writer.js';
-import type { ComponentName, ComponentSource } from './record.js';
+import { rememberPodLabels } from './pod-labels.js';
+import type { ComponentName, ComponentSource, LogRecord } from './record.js';
 
 /** The cluster's log store directory. */
 export function logStoreDir(dataDir: string): string {
@@ -43,6 +44,8 @@ export interface LogCollectionOptions {
 export interface LogCollection {
   /** Writes a line of a component. */
   line(l: ComponentLine): void;
+  /** Records a node agent shipped through the API server (node-log-agent.ts, log-ingest.ts). */
+  ingest(records: readonly LogRecord[]): void;
   /** `log` for kdp up's agents: their lines go to the store, and on to `next`. */
   tee(next: (line: string) => void): (line: string) => void;
   /** Reads every file to its end, writes everything and stops. */
@@ -51,8 +54,6 @@ export interface LogCollection {
 
 const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
 const EVENTS = { group: '', version: 'v1', resource: 'events' } as const;
-/** Labels of pods seen, kept for this many deleted pods (their logs may be read later). */
-const DELETED_KEPT = 10_000;
 
 const pidFile = (dataDir: string) => join(logStoreDir(dataDir), 'collector.pid');
 
@@ -84,20 +85,7 @@ export function startLogCollection(o: LogCollectionOptions): LogCollection {
 
   // Labels by pod UID, from the watch: a pod deleted before its directory is first seen keeps
   // its labels too.
-  const labels = new Map<string, Record<string, string>>();
-  const deleted: string[] = [];
-  const pods = o.informers.informerFor<KubeObject>(PODS);
-  const remember = (p: KubeObject) => {
-    if (p.metadata.uid) labels.set(p.metadata.uid, { ...(p.metadata.labels ?? {}) });
-  };
-  const offPods = pods.addEventHandler({
-    onAdd: remember, onUpdate: (_, p) => remember(p),
-    onDelete: (p) => {
-      remember(p);
-      deleted.push(p.metadata.uid ?? '');
-      if (deleted.length > DELETED_KEPT) labels.delete(deleted.shift()!);
-    },
-  });
+  const podLabels = rememberPodLabels(o.informers.informerFor<KubeObject>(PODS));
 
   // Events as their components log them; an Event from before this run was logged then.
   const events = o.informers.informerFor<Event>(EVENTS);
@@ -110,10 +98,7 @@ export function startLogCollection(o: LogCollectionOptions): LogCollection {
   const tailer = buildContainerTailer({
     roots: () => nodeRoots(o.dataDir),
     components: () => componentDirs(o.dataDir),
-    labelsOf: (ns, name, uid) => {
-      const cached = pods.cache.get(`${ns}/${name}`);
-      return labels.get(uid) ?? (cached?.metadata.uid === uid ? cached.metadata.labels : undefined);
-    },
+    labelsOf: podLabels.labelsOf,
     sink: (r) => writer.append(r),
     positionsFile: join(logStoreDir(o.dataDir), 'tail-positions.json'),
     pollMs: o.pollMs, onError: o.onError,
@@ -126,6 +111,7 @@ export function startLogCollection(o: LogCollectionOptions): LogCollection {
   let stopped = false;
   return {
     line: (l) => { if (!stopped) line(l); },
+    ingest: (records) => { if (!stopped) for (const r of records) writer.append(r); },
     tee: (next) => (text) => {
       const l = agentLine(text);
       if (l && !stopped) line(l);
@@ -135,7 +121,7 @@ export function startLogCollection(o: LogCollectionOptions): LogCollection {
       if (stopped) return;
       stopped = true;
       offRequests();
-      offPods();
+      podLabels.stop();
       offEvents();
       tailer.stop();
       writer.close();

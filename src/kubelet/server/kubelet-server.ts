@@ -2,8 +2,8 @@
 // cluster CA authenticate (anything else: 401), each request is authorised by asking the API
 // server with a SubjectAccessReview for `nodes/<subresource>` of this node (403 with upstream's
 // text), then exec / attach / portForward are served over the streaming protocols
-// (src/streaming) from the runtime, and /containerLogs (container-logs.ts), /pods, /healthz as
-// upstream's paths. Served in netns mode on the node's InternalIP:10250 inside its namespace; by
+// (src/streaming) from the runtime, and /containerLogs (container-logs.ts), /logs/?query=
+// (the node log query, logging/node-log-query.ts), /pods, /healthz as upstream's paths. Served in netns mode on the node's InternalIP:10250 inside its namespace; by
 // virtual nodes and `kdp node` processes on a loopback port (serve.ts).
 
 import { createServer, type Server } from 'node:https';
@@ -41,6 +41,9 @@ export interface KubeletServerDeps {
   readonly streaming?: StreamingRuntime;
   /** /metrics, /metrics/resource, /stats/summary (monitor-routes.ts); absent: /metrics is empty. */
   readonly monitor?: NodeMonitor;
+  /** `/logs/?query=…` (upstream's NodeLogQuery, logging/node-log-query.ts): the answer to the
+   *  request's parameters; absent: 404 as a kubelet without enableSystemLogQuery. */
+  nodeLogs?(query: URLSearchParams): { readonly code: number; readonly body: string };
 }
 
 export const VIRTUAL_KUBELET_REFUSAL =
@@ -151,6 +154,10 @@ export function buildKubeletServer(d: KubeletServerDeps): Server {
       const monitored = await serveMonitorPath(t.kind, t.parts, d.monitor);
       if (monitored) return send(monitored.code, monitored.body, monitored.type);
       if (t.kind === 'containerLogs') return await containerLogs(t, res, send);
+      if (t.kind === 'logs' && t.parts.length === 0 && d.nodeLogs) {
+        const a = d.nodeLogs(t.query);
+        return send(a.code, a.body, a.code === 200 ? 'text/plain;charset=UTF-8' : 'text/plain; charset=utf-8');
+      }
       if (t.kind === 'exec' || t.kind === 'attach' || t.kind === 'portForward') {
         return send(400, 'Upgrade request required');
       }

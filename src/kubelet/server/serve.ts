@@ -13,6 +13,7 @@ import type { Client, KubeObject } from '../../client/types.js';
 import type { Runtime } from '../runtime.js';
 import type { StreamingRuntime } from '../streams.js';
 import type { NodeMonitor } from '../../metrics/node-monitor.js';
+import { nodeLogQueryHandler } from '../../logging/node-log-query.js';
 import { runtimeContainerLogs } from './container-logs.js';
 import { buildKubeletServer, type KubeletServerDeps, type KubeletServing, type KubeletUser } from './kubelet-server.js';
 
@@ -29,6 +30,9 @@ export interface NodeKubeletOptions {
   readonly streaming?: StreamingRuntime;
   /** The node's monitor (/metrics, /stats/summary), once attached. */
   readonly monitor?: () => NodeMonitor | undefined;
+  /** The log store holding the node's journal (its kubelet's and kube-proxy's lines), served as
+   *  `/logs/?query=` (logging/node-log-query.ts); absent: `/logs/` is 404. */
+  readonly logStore?: string;
 }
 
 /** upstream's kubelet webhook authorizer: a SubjectAccessReview for nodes/<subresource>. */
@@ -50,6 +54,7 @@ export function buildNodeKubeletServer(o: NodeKubeletOptions): Server {
     pod: (ns, name) => o.agent()?.pod(ns, name),
     pods: () => o.agent()?.pods?.() ?? [],
     containerLogs: runtimeContainerLogs(o.runtime),
+    ...(o.logStore ? { nodeLogs: nodeLogQueryHandler(o.logStore, o.nodeName) } : {}),
     ...(o.streaming ? { streaming: o.streaming } : {}),
     // Read per request: the monitor is attached after the server starts.
     get monitor() { return o.monitor?.(); },
