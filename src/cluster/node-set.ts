@@ -81,6 +81,11 @@ export interface NodeSetOptions {
    * then unused. Default false: each node's kube-proxy starts with the node, from those two.
    */
   readonly componentsAsPods?: boolean;
+  /** The kubelets' `resolvConf` (KubeletConfiguration): the file whose nameservers, search and
+   *  options `dnsPolicy: Default` pods (the coredns pods: its upstreams) get and ClusterFirst pods'
+   *  search lists end with. Default /etc/resolv.conf; '' none, as `--resolv-conf=""` (such pods
+   *  then ask the node's localhost, which kdp's DNS server leaves out as a loop: REFUSED at once). */
+  readonly resolvConf?: string;
 }
 
 interface Running {
@@ -165,12 +170,15 @@ async function serveKubeletApi(
 export const KUBELET_PORT = 10250;
 
 /** The kubelet's clusterDNS (the kube-dns Service's IPs: kdp up's DNS addon; none without it),
- *  clusterDomain cluster.local and the host's resolv.conf, for each pod's resolv.conf. */
-async function kubeletDns(client: KClient) {
+ *  clusterDomain cluster.local and its resolvConf's text (undefined for ''), for each pod's
+ *  resolv.conf. */
+async function kubeletDns(client: KClient, resolvConf: string) {
   const svc = await client.get<KubeObject & { spec?: { clusterIPs?: string[] } }>(
     { group: '', version: 'v1', resource: 'services', namespace: 'kube-system' }, 'kube-dns').catch(() => undefined);
-  let hostResolvConf = '';
-  try { hostResolvConf = readFileSync('/etc/resolv.conf', 'utf8'); } catch { /* none: no host resolver */ }
+  let hostResolvConf: string | undefined;
+  if (resolvConf) {
+    try { hostResolvConf = readFileSync(resolvConf, 'utf8'); } catch { hostResolvConf = ''; /* none: no host resolver */ }
+  }
   return { clusterDNS: (svc?.spec?.clusterIPs ?? []).filter((ip) => ip && ip !== 'None'), clusterDomain: 'cluster.local',
     hostResolvConf };
 }
@@ -216,7 +224,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
               if (e.code === 'KDP_NOT_FOUND') return undefined;
               throw e;
             }),
-          dns: () => kubeletDns(kubeletClient),
+          dns: () => kubeletDns(kubeletClient, o.resolvConf ?? '/etc/resolv.conf'),
           apiService: () => kubeletClient.get<KubeObject & { spec?: { clusterIP?: string; ports?: Array<{ name?: string; port: number }> } }>(
             { group: '', version: 'v1', resource: 'services', namespace: 'default' }, 'kubernetes')
             .then((svc) => svc.spec?.clusterIP ? { host: svc.spec.clusterIP,

@@ -106,6 +106,9 @@ export interface UpOptions {
   /** The pod network between nodes (`--backend`, cni/backend.ts); default host-gw. Other than
    *  host-gw needs systemPods (the kdp-cni agents run it). */
   readonly backend?: Backend;
+  /** The kubelets' resolvConf (node-set.ts): default /etc/resolv.conf; '' none, so that the
+   *  coredns pods forward nowhere and names outside the cluster are REFUSED at once. */
+  readonly resolvConf?: string;
 }
 
 export interface RunningCluster {
@@ -291,7 +294,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
       // Every node's kubelet API: netns nodes on InternalIP:10250, virtual ones on loopback.
       kubeletTls: (node) => issueKubeletServing(caOf(api.pki), node.name, nodeIPsOf(node)),
       monitors: monitoring.monitors,
-      componentsAsPods: o.systemPods,
+      componentsAsPods: o.systemPods, resolvConf: o.resolvConf,
     });
     // The host-gw routes are the lab cloud's route controller's; without a cloud, with system
     // pods the kdp-cni pods keep them (as kindnet does), else the data plane does.

@@ -37,8 +37,11 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare', 'iptables-restore
     spec: { containers: [{ name: 'c', image: 'kdp/echo', ports: [{ containerPort: 8080 }] }], ...extra } } as Pod);
 
   beforeAll(async () => {
+    // resolvConf '': no upstream resolvers. The host's are out of the pod network's reach, and
+    // glibc asks AAAA of a short name as given after the search list: each such lookup would wait
+    // for the forwarder's timeout (2 s, twice) instead of an immediate REFUSED.
     cluster = await startCluster({ paths, nodes: 2, port: 0, proxyMode: mode, timeScale: 5, dataPlane: 'netns',
-      progress: () => {} });
+      resolvConf: '', progress: () => {} });
     const c = cluster.client;
     await c.create({ group: '', version: 'v1', resource: 'namespaces' }, { apiVersion: 'v1', kind: 'Namespace',
       metadata: { name: 'shop' } });
@@ -93,6 +96,8 @@ describe.runIf(canUseNetns(['ip', 'nft', 'nsenter', 'unshare', 'iptables-restore
     expect((await dig('CNAME', 'ext.shop.svc.cluster.local'))).toBe('example.org.');
     const nx = await inPod(DIG, '+time=1', '+tries=1', 'nope.default.svc.cluster.local');
     expect(nx.out).toContain('status: NXDOMAIN');
+    // resolvConf '': the coredns pods have no upstream, so a name outside the cluster is refused.
+    expect((await inPod(DIG, '+time=1', '+tries=1', 'example.org.')).out).toContain('status: REFUSED');
   });
 
   it('a new Service resolves within a second; a changed and a deleted one follow', async () => {
