@@ -92,6 +92,10 @@ export interface CniNetworkOptions {
  */
 export interface JoinNode {
   readonly node: string;
+  /** A node joined from inside a simulated host with a data dir of its own (`kdp sh hK -- kdp
+   *  node join`): the lab's cluster id, whose prefix its kernel objects carry (so the lab's
+   *  tools and `kdp down` find them); its state, leases and sockets stay in its own data dir. */
+  readonly clusterId?: string;
 }
 
 /** The host state file of a node joined by a separate process. */
@@ -123,7 +127,8 @@ export function hostPrefixFor(paths: DataDirPaths): string {
 export async function startNetnsDataPlane(
   paths: DataDirPaths, exec: HostExec = buildHelperHostExec(), cni: CniNetworkOptions = {}, joining?: JoinNode,
 ): Promise<NetnsDataPlane> {
-  const prefix = hostPrefixFor(paths);
+  const id = joining?.clusterId ?? clusterId(paths.root);
+  const prefix = clusterPrefix(id);
   // What this plane owns: the whole cluster prefix, or (joining) the node's namespace name and
   // what its own state file records.
   const stateFile = joining ? joinedNodeStateFile(paths, joining.node) : paths.hostState;
@@ -133,12 +138,12 @@ export async function startNetnsDataPlane(
   if (joining) mkdirSync(dirname(stateFile), { recursive: true });
   const state = new HostStateFile(stateFile, owned);
   const topo = buildTopology({
-    exec, state, id: clusterId(paths.root), clusterCIDRs: cni.clusterCIDRs, hosts: cni.hosts,
+    exec, state, id, clusterCIDRs: cni.clusterCIDRs, hosts: cni.hosts,
   });
   if (!joining) await topo.ensureUnderlay();
   else if (!(await listNetns(exec)).includes(topo.underlayNetns)) {
-    throw kdpError('KDP_NOT_RUNNING', `no netns cluster to join in ${paths.root} (namespace ${topo.underlayNetns} `
-      + 'is missing): start it with `sudo kdp up`');
+    throw kdpError('KDP_NOT_RUNNING', `no netns cluster to join ${joining.clusterId ? `(lab ${prefix})`
+      : `in ${paths.root}`} (namespace ${topo.underlayNetns} is missing): start it with \`sudo kdp up\``);
   }
   const echo = await resolveEchoCommand(join(paths.root, 'bin'));
   // The native kdp-cni for runtimes that exec plugins (bin/cni/kdp-cni), built in the

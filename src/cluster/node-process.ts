@@ -6,7 +6,8 @@
 // in netns mode in the same data dir, the node gets a namespace on that cluster's underlay, real
 // pod processes and kernel rules, and its kubelet API on its InternalIP:10250 there, where the
 // API server dials it; otherwise (a virtual `kdp up`, `kdp apiserver`) the virtual runtime, and
-// the kubelet API on a loopback port published in the Node.
+// the kubelet API on a loopback port published in the Node. A `kdp node join` run inside a
+// simulated host's namespace (`simulatedHost`) is a netns node of that lab without its data dir.
 
 import { requestKubeletServing } from '../bootstrap/kubelet-serving.js';
 import { buildInformerFactory } from '../client/informer.js';
@@ -16,7 +17,7 @@ import type { Client, KubeObject } from '../client/types.js';
 import type { Node } from '../api/types.js';
 import { kdpError } from '../errors.js';
 import { loadTopology, nodeIP, nodeIP6 } from '../host/topology.js';
-import { hostUnderlay } from '../host/hosts.js';
+import { hostUnderlay, type SimulatedHost } from '../host/hosts.js';
 import { addToIP, cidrContains } from '../api/net.js';
 import { usesVxlan } from '../cni/backend.js';
 import { VXLAN_OVERHEAD } from '../host/vxlan.js';
@@ -27,6 +28,7 @@ import type { DataDirPaths } from './data-dir.js';
 import { startNetnsDataPlane, type NetnsDataPlane } from './data-plane-netns.js';
 import { nodeProcessClients, nodeProcessKubeletTls, type NodeClients } from './node-identity.js';
 import { buildNodeSet, type NodeSpec } from './node-set.js';
+import { readPodNetwork } from './addons/kdp-cni.js';
 import { claimUnderlayAddress } from './underlay-claims.js';
 import { defaultKubeProxyConfig } from './up.js';
 
@@ -55,6 +57,12 @@ export interface NodeProcessOptions {
    *  certificate by a kubelet-serving CSR as `clients.kubelet` (bootstrap/kubelet-serving.ts)
    *  and serves its API once issued; otherwise such a node serves none. */
   readonly serverTlsBootstrap?: boolean;
+  /** Without a `kdp up` in the data dir: the simulated host this process runs in (`kdp sh hK --
+   *  kdp node join`, host/hosts.ts). The node is a netns node of that lab, on that host's
+   *  underlay, its kernel objects named with the lab's prefix; the pod network (pod CIDRs,
+   *  backend) comes from the cluster's kdp-cni DaemonSet. Lab-only: a machine of its own has no
+   *  simulated host around it. */
+  readonly simulatedHost?: SimulatedHost;
 }
 
 export interface NodeProcess {
@@ -85,18 +93,23 @@ async function freeUnderlayAddress(client: Client, taken: ReadonlySet<string>, v
 }
 
 export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProcess> {
-  const netnsCluster = o.cluster?.mode === 'netns';
+  const lab = o.cluster ? undefined : o.simulatedHost;
+  const netnsCluster = o.cluster?.mode === 'netns' || lab !== undefined;
   if (netnsCluster && process.getuid?.() !== 0) {
     throw kdpError('KDP_CONFIG', `the cluster in ${o.paths.root} runs in netns mode: its nodes create network `
       + 'namespaces: run `kdp node` as root (sudo)');
   }
   const families = o.cluster?.ipFamily ?? 'ipv4';
-  const hosts = o.cluster?.hosts;
+  const hosts = o.cluster?.hosts ?? lab?.layout;
+  const podNetwork = lab ? await readPodNetwork(o.client) : undefined;
+  const clusterCIDRs = o.cluster?.clusterCIDRs ?? (podNetwork?.clusterCIDRs.length ? podNetwork.clusterCIDRs : undefined);
+  const backend = o.cluster?.backend ?? podNetwork?.backend;
+  const hostIndex = o.host ?? lab?.index;
   if (o.host !== undefined && (!netnsCluster || !Number.isInteger(o.host) || o.host < 0 || o.host >= (hosts?.count ?? 1))) {
     throw kdpError('KDP_CONFIG', `--host: ${o.host + 1} is not a simulated host of the cluster in ${o.paths.root} `
       + `(it has ${netnsCluster ? hosts?.count ?? 1 : 'none: not netns mode'})`);
   }
-  const host = netnsCluster && hosts && hosts.count > 1 ? hostUnderlay(loadTopology(), '', hosts, o.host ?? 0) : undefined;
+  const host = netnsCluster && hosts && hosts.count > 1 ? hostUnderlay(loadTopology(), '', hosts, hostIndex ?? 0) : undefined;
   let node: NodeSpec;
   let releaseClaim: (() => void) | undefined;
   if (o.nodeIPs?.length) {
@@ -131,9 +144,9 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
         throw kdpError('KDP_CONFIG', `--node-ip: ${node.ip} is not on host ${host.index + 1}'s subnet ${host.cidr}`);
       }
       if (host) node = { ...node, host: host.index };
-      netns = await startNetnsDataPlane(o.paths, undefined, { clusterCIDRs: o.cluster?.clusterCIDRs,
-        ...(hosts ? { hosts } : {}), ...(o.cluster?.backend && usesVxlan(o.cluster.backend) ? { mtu: 1500 - VXLAN_OVERHEAD } : {}) },
-        { node: o.name });
+      netns = await startNetnsDataPlane(o.paths, undefined, { clusterCIDRs,
+        ...(hosts ? { hosts } : {}), ...(backend && usesVxlan(backend) ? { mtu: 1500 - VXLAN_OVERHEAD } : {}) },
+        { node: o.name, ...(lab ? { clusterId: lab.clusterId } : {}) });
       const plane = netns;
       closers.push(() => plane.close());
     }
@@ -143,7 +156,6 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
     if (!tls) o.log(`no cluster CA key in ${o.paths.root}/pki: serving no kubelet API (no logs)`);
     const informers = buildInformerFactory(o.client);
     closers.push(() => informers.stop());
-    const clusterCIDRs = o.cluster?.clusterCIDRs;
     const nodeSet = buildNodeSet({
       client: o.client, dataDir: o.paths.root, proxyMode: o.proxyMode,
       kubeProxyConfig: o.kubeProxyConfig ?? (clusterCIDRs ? defaultKubeProxyConfig(clusterCIDRs) : undefined),

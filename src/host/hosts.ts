@@ -15,7 +15,7 @@ import { addToIP, cidrSize, parseCIDR, addressIndex } from '../api/net.js';
 import { kdpError } from '../errors.js';
 import type { HostExec } from './exec.js';
 import { linkName } from './names.js';
-import { ensureNetns, ipBatch, linkExists, setSysctl } from './netns.js';
+import { ensureNetns, ipBatch, linkExists, listNetns, setSysctl } from './netns.js';
 import type { HostStateFile } from './state.js';
 import type { TopologySpec } from './topology.js';
 
@@ -154,4 +154,35 @@ export function buildHosts(d: {
       }
     },
   };
+}
+
+/** The simulated host a process runs in (`kdp sh hK -- …`: `nsenter --net` into its namespace),
+ *  as read from the kernel. */
+export interface SimulatedHost {
+  /** The lab's cluster id (its namespaces are `kdp-<id>-…`). */
+  readonly clusterId: string;
+  /** 0-based. */
+  readonly index: number;
+  /** Enough of the lab's layout to name and number the host (count: up to this host). */
+  readonly layout: HostLayout;
+  /** The host's namespace: the one this process is in. */
+  readonly netns: string;
+}
+
+/**
+ * Whether process `pid` runs inside a simulated host's namespace (`kdp-<id>-<underlay>` or
+ * `…-h<k>`, `ip netns identify`), and which: routed when the lab has its router namespace, else
+ * one L2 segment. Undefined in any other namespace — the real host's above all, whose
+ * interfaces kdp never touches.
+ */
+export async function currentSimulatedHost(exec: HostExec, spec: TopologySpec, pid = process.pid):
+  Promise<SimulatedHost | undefined> {
+  const { stdout } = await exec.run('ip', ['netns', 'identify', String(pid)]).catch(() => ({ stdout: '' }));
+  const netns = stdout.trim().split('\n')[0] ?? '';
+  const m = new RegExp(`^kdp-([0-9a-f]{6})-${spec.underlay.namespace}(?:-h(\\d+))?$`).exec(netns);
+  if (!m) return undefined;
+  const index = m[2] ? Number(m[2]) - 1 : 0;
+  if (!(index >= 0 && index < MAX_HOSTS)) return undefined;
+  const routed = (await listNetns(exec)).includes(`kdp-${m[1]}-router`);
+  return { clusterId: m[1]!, index, layout: { count: index + 1, link: routed ? 'routed' : 'l2' }, netns };
 }

@@ -1,21 +1,25 @@
 // Three simulated hosts (issue 19): the control-plane host h1 (`kdp up --hosts 3`, its node n1)
-// and two hosts h2, h3 whose nodes are `kdp node --host K` processes, each its own process group;
-// each host an underlay namespace with its own bridge and subnet, joined only through a router
-// namespace, so host-gw cannot work between them and the VXLAN backend must. A Deployment spreads
-// over the two remote hosts; pods talk across hosts with real connections, NAT-free; the VTEP
-// entries come from the Nodes' annotations; the lab cloud's route controller marks each Node's
-// network available; `kdp verify --live` passes; and once a host is gone (its node process killed,
-// its namespaces deleted) its Node is deleted by the cloud node lifecycle controller.
+// and two hosts h2, h3 that join as kubeadm's workers do: on each, `kdp sh hK -- kdp node join
+// https://172.18.0.1:PORT --token … --discovery-token-ca-cert-hash sha256:…` — h2 with the line
+// `kdp up` printed, h3 with one `kdp token create --print-join-command` printed — each its own
+// process group, running inside its host's namespace (where the API server is reachable only
+// over the underlay, through the router) with a data dir of its own. Each host is an underlay
+// namespace with its own bridge and subnet, joined only through a router namespace, so host-gw
+// cannot work between them and the VXLAN backend must. A Deployment spreads over the two joined
+// hosts; pods talk across hosts with real connections, NAT-free; the VTEP entries come from the
+// Nodes' annotations; the lab cloud's route controller marks each Node's network available;
+// `kdp verify --live` passes; and once a host is gone (its join process killed, its namespaces
+// deleted) its Node is deleted by the cloud node lifecycle controller. Nothing is left after.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../src/api/types.js';
 import { hostPrefixFor, joinedNodeStateFile } from '../../src/cluster/data-plane-netns.js';
 import { fileURLToPath } from 'node:url';
-import { dataDirPaths } from '../../src/cluster/data-dir.js';
+import { dataDirPaths, type DataDirPaths } from '../../src/cluster/data-dir.js';
 import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { BACKEND_DATA_ANNOTATION, BACKEND_TYPE_ANNOTATION } from '../../src/cni/backend.js';
 import { cleanupHost } from '../../src/host/cleanup.js';
@@ -36,12 +40,25 @@ const PODS = ref('pods', 'default');
 const NODES = ref('nodes');
 const ready = (p: Pod) => p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 
-describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('three simulated hosts over VXLAN', () => {
+/** The processes whose command line names `dir` (a data dir): what a test run left running. */
+function processesNaming(dir: string): number[] {
+  const out: number[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir)) out.push(Number(pid));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('three simulated hosts over VXLAN, two joined with kdp node join', () => {
   const paths = dataDirPaths(mkdtempSync(join(tmpdir(), 'kdp-mh-')));
   const prefix = hostPrefixFor(paths);
   let cluster: RunningCluster | undefined;
   const client = () => cluster!.client;
   let pods: Pod[] = [];
+  // Each joined host's own data dir (a machine of its own).
+  const hostDirs = new Map<string, DataDirPaths>();
   const workers = new Map<string, { proc: ChildProcess; log: string[] }>();
   const killHost = (name: string) => {
     const w = workers.get(name);
@@ -54,10 +71,20 @@ describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('th
     cluster = await startCluster({ paths, nodes: 1, port: 0, proxyMode: 'iptables', timeScale: 10, dataPlane: 'netns',
       systemPods: true, dns: false, controlPlaneTaint: true, progress: () => {},
       hosts: { count: 3, link: 'routed' }, backend: 'vxlan' });
+    // The join commands as printed: kdp up's, and a new token's.
+    const minted = await kdp('token', 'create', '--print-join-command', '--data-dir', paths.root);
+    expect(minted.code).toBe(0);
+    const lines = { n2: cluster.joinCommand, n3: minted.out.trim() };
     for (const [name, host] of [['n2', 2], ['n3', 3]] as const) {
+      const [word, ...joinArgs] = lines[name].split(' ');
+      expect(word).toBe('kdp');
+      expect(joinArgs.slice(0, 3)).toEqual(['node', 'join', expect.stringMatching(/^https:\/\/172\.18\.0\.1:\d+$/)]);
+      const own = dataDirPaths(mkdtempSync(join(tmpdir(), `kdp-mh-${name}-`)));
+      hostDirs.set(name, own);
       // Its own process group (a machine of its own): killing the group is the host going away.
-      const proc = spawn(process.execPath, [KDP, 'node', '--name', name, '--host', String(host), '--time-scale', '10',
-        '--data-dir', paths.root], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+      const proc = spawn(process.execPath, [KDP, 'sh', `h${host}`, '--data-dir', paths.root, '--',
+        process.execPath, KDP, ...joinArgs, '--name', name, '--time-scale', '10', '--data-dir', own.root],
+      { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
       const log: string[] = [];
       proc.stderr!.on('data', (d: Buffer) => { log.push(String(d)); });
       workers.set(name, { proc, log });
@@ -67,7 +94,7 @@ describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('th
         n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === 3 || undefined,
       90_000, 'three Ready nodes');
     } catch (e) {
-      for (const [name, w] of workers) console.error(`kdp node ${name}:\n${w.log.join('')}`);
+      for (const [name, w] of workers) console.error(`kdp node join ${name}:\n${w.log.join('')}`);
       throw e;
     }
     await client().create(ref('deployments', 'default', 'apps'), {
@@ -86,11 +113,30 @@ describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('th
 
   afterAll(async () => {
     for (const name of workers.keys()) killHost(name);
-    for (const name of workers.keys()) await cleanupHost(exec, joinedNodeStateFile(paths, name), `${prefix}-${name}`);
+    for (const [name, own] of hostDirs) await cleanupHost(exec, joinedNodeStateFile(own, name), `${prefix}-${name}`);
     await cluster?.close();
     await cleanupHost(exec, paths.hostState, prefix);
     expect((await listNetns(exec)).filter((n) => n.startsWith(prefix))).toEqual([]);
+    for (const dir of [paths.root, ...[...hostDirs.values()].map((p) => p.root)]) {
+      expect(processesNaming(dir)).toEqual([]);
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
+
+  it('each joined host runs its kdp node join inside its own namespace, with its own data dir', async () => {
+    for (const [name, w] of workers) {
+      const ns = (await exec.run('ip', ['netns', 'identify', String(w.proc.pid)])).stdout.trim();
+      // The group leader is `kdp sh`, in the test's namespace; the join process is its grandchild.
+      expect(ns).toBe('');
+      const joiners = processesNaming(hostDirs.get(name)!.root).filter((pid) =>
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(2, 4).join(' ') === 'node join');
+      expect(joiners.length).toBeGreaterThan(0);
+      const where = (await exec.run('ip', ['netns', 'identify', String(joiners[0])])).stdout.trim();
+      expect(where).toBe(`${prefix}-underlay-h${name.slice(1)}`);
+      expect(existsSync(join(hostDirs.get(name)!.root, 'nodes', name, 'host-state.json'))).toBe(true);
+      expect(w.log.join('')).toContain(`in simulated host h${name.slice(1)}`);
+    }
+  });
 
   it('puts each node on its own host subnet behind the router', async () => {
     const nodes = (await client().list<Node>(NODES)).items;
@@ -155,6 +201,7 @@ describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('th
 
   it('kdp verify --live passes across the hosts', async () => {
     const r = await kdp('verify', '--live', '--sample', '3', '--data-dir', paths.root, '-o', 'json');
+    expect(r.err.includes('"checks"') ? '' : r.err).not.toMatch(/error/i);
     const j = JSON.parse(r.out);
     expect(j.checks.flatMap((c: { failures: unknown[] }) => c.failures)).toEqual([]);
     expect(j.checks.some((c: { name: string; cases: number }) => c.name.startsWith('live:') && c.cases > 0)).toBe(true);
@@ -163,7 +210,7 @@ describe.runIf(canUseNetns(['ip', 'bridge', 'iptables-restore', 'nsenter']))('th
 
   it('deletes the Node of a host that is gone, once its grace period has passed', async () => {
     killHost('n3');
-    await cleanupHost(exec, joinedNodeStateFile(paths, 'n3'), `${prefix}-n3`);
+    await cleanupHost(exec, joinedNodeStateFile(hostDirs.get('n3')!, 'n3'), `${prefix}-n3`);
     await deleteNetns(exec, `${prefix}-n3`);
     await deleteNetns(exec, `${prefix}-underlay-h3`);
     expect(existsSync(`/run/netns/${prefix}-n3`)).toBe(false);

@@ -30,6 +30,7 @@ import type { NetnsDataPlane } from '../data-plane-netns.js';
 export const KDP_CNI_NAME = 'kdp-cni';
 export const KDP_CNI_IMAGE = 'kdp/cni:v0.1.0';
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
+const DAEMONSETS = { group: 'apps', version: 'v1', resource: 'daemonsets', namespace: 'kube-system' } as const;
 
 /** Who keeps the host-gw routes: the agent (kindnet, flannel host-gw) or the cloud's route
  *  controller. */
@@ -85,6 +86,23 @@ export function kdpCniAddonObjects(o: {
 /** The pod's env value (the DaemonSet's settings, as flannel's net-conf.json). */
 function envOf(pod: { spec?: { containers?: Array<{ env?: Array<{ name: string; value?: string }> }> } }, name: string): string | undefined {
   return pod.spec?.containers?.[0]?.env?.find((e) => e.name === name)?.value;
+}
+
+/** The pod network a node joins, from the kdp-cni DaemonSet's settings (POD_SUBNET,
+ *  KDP_BACKEND), as a flannel node reads net-conf.json: what a node with a data dir of its own
+ *  (`kdp node join`) needs before its agent runs (the pods' MTU, the masquerade exclusion).
+ *  Undefined when the cluster has no kdp-cni DaemonSet. */
+export async function readPodNetwork(client: Client): Promise<{ clusterCIDRs: string[]; backend: Backend } | undefined> {
+  let ds: KubeObject & { spec?: { template?: Parameters<typeof envOf>[0] } };
+  try {
+    ds = await client.get(DAEMONSETS, KDP_CNI_NAME);
+  } catch (e) {
+    if ((e as { code?: string }).code === 'KDP_NOT_FOUND') return undefined;
+    throw e;
+  }
+  const pod = ds.spec?.template ?? {};
+  const cidrs = (envOf(pod, 'POD_SUBNET') ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+  return { clusterCIDRs: cidrs, backend: parseBackend(envOf(pod, 'KDP_BACKEND'), 'KDP_BACKEND') };
 }
 
 export function kdpCniComponent(d: {
