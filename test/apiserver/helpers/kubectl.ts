@@ -26,6 +26,16 @@ export function kubectlMissing(minor: number): boolean {
 
 export interface KubectlResult { code: number; stdout: string; stderr: string }
 
+/**
+ * stderr without the one line client-go 1.29–1.32 log for a race of their own: their WebSocket
+ * read loop starts before the streams exist, so the empty "connection ready" message that the
+ * server sends first on the lowest writable channel (upstream's kubelet and API server do too)
+ * can arrive unclaimed; it is logged and discarded, no data lost (1.33 drains it silently).
+ */
+export function withoutClientStreamRace(stderr: string): string {
+  return stderr.replace(/^E\d{4} [\d:.]+ +\d+ websocket\.go:\d+\] Unknown stream id \d+, discarding message\n/gm, '');
+}
+
 /** The real kubectl against a cluster's kubeconfig (a `kdp up` in tests): exit code (timeouts and
  *  signals as 1), stdout and stderr, never a rejection; `input` goes to its stdin. */
 export function kubectlFor(kubeconfig: string, defaults: { minor?: number; timeoutMs?: number } = {}) {
@@ -33,7 +43,9 @@ export function kubectlFor(kubeconfig: string, defaults: { minor?: number; timeo
     new Promise<{ code: number; out: string; err: string }>((resolve) => {
       const p = execFile(kubectlPath(o.minor ?? defaults.minor ?? 32), ['--kubeconfig', kubeconfig, ...args],
         { timeout: o.timeoutMs ?? defaults.timeoutMs ?? 60_000 },
-        (e, out, err) => resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out, err }));
+        (e, out, err) => resolve({
+          code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out, err: withoutClientStreamRace(err),
+        }));
       if (o.input !== undefined) p.stdin!.end(o.input);
     });
 }
@@ -77,7 +89,7 @@ export async function startKubectlHarness(
         const env = { PATH: process.env.PATH ?? '', HOME: dir };
         execFile(bin, full, { timeout: opts.timeoutMs ?? 30_000, env }, (err, stdout, stderr) => {
           const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-          resolve({ code, stdout, stderr });
+          resolve({ code, stdout, stderr: withoutClientStreamRace(stderr) });
         });
       });
     },
