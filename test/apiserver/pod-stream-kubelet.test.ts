@@ -37,7 +37,7 @@ for (const MINOR of [27, 33]) {
 
     beforeAll(async () => {
       h = await startKubectlHarness({ backendDialer: dialer, authorizationMode: 'RBAC' });
-      const serving = await issueLeaf(caOf(h.server.pki), { commonName: 'n1', usage: 'server', sans: ['DNS:n1', 'IP:10.0.0.1'] });
+      const serving = await issueLeaf(caOf(h.server.pki), { commonName: 'n1', usage: 'server', sans: ['DNS:n1', 'IP:10.0.0.1', 'IP:127.0.0.1'] });
       let pod: Pod | undefined;
       kubelet = buildKubeletServer({
         nodeName: 'n1', tls: { ...serving, caPem: h.server.pki.caCertPem },
@@ -47,18 +47,20 @@ for (const MINOR of [27, 33]) {
         streaming,
       });
       await new Promise<void>((r) => kubelet.listen(0, '127.0.0.1', r));
-      const apply = await h.kubectl(['create', '-f', await h.file('objs.yaml', `
+      // n2's endpoint is the same kubelet: it answers with n1's certificate (10.0.0.1, not n2's 10.0.0.2).
+      const nodeWithPod = (node: string, pod: string) => `
 apiVersion: v1
 kind: Node
-metadata: {name: n1}
+metadata: {name: ${node}}
 ---
 apiVersion: v1
 kind: Pod
-metadata: {name: web, namespace: default}
+metadata: {name: ${pod}, namespace: default}
 spec:
-  nodeName: n1
+  nodeName: ${node}
   containers: [{name: c, image: kdp/echo}]
----
+---`;
+      const apply = await h.kubectl(['create', '-f', await h.file('objs.yaml', `${nodeWithPod('n1', 'web')}${nodeWithPod('n2', 'impostor')}
 apiVersion: v1
 kind: Pod
 metadata: {name: nowhere, namespace: default}
@@ -78,10 +80,12 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: jane}]
 `)], { minor: 33 }); // setup with one client; the exec calls below use MINOR
       expect(apply.stderr).toBe('');
       expect(apply.code).toBe(0);
-      const st = await h.kubectl(['patch', 'node', 'n1', '--subresource=status', '--type=merge', '-p',
-        '{"status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"}],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}}}}'],
-      { minor: 33 });
-      expect(st.stderr).toBe('');
+      for (const [node, ip] of [['n1', '10.0.0.1'], ['n2', '10.0.0.2']]) {
+        const st = await h.kubectl(['patch', 'node', node!, '--subresource=status', '--type=merge', '-p',
+          `{"status":{"addresses":[{"type":"InternalIP","address":"${ip}"}],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}}}}`],
+        { minor: 33 });
+        expect(st.stderr).toBe('');
+      }
     }, 60_000);
     afterAll(async () => {
       await h?.close();
@@ -114,6 +118,24 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: jane}]
       expect(health.stdout).toBe('ok');
       const denied = await h.kubectl(['get', '--raw', '/api/v1/nodes/n1/proxy/pods', '--as', 'jane'], { minor: MINOR });
       expect(denied.stderr).toContain('Forbidden');
+    });
+
+    it('refuses a kubelet certificate for another node\'s address (exec, logs, nodes/proxy) in Go\'s words', async () => {
+      const refusal = 'tls: failed to verify certificate: x509: certificate is valid for 10.0.0.1, 127.0.0.1, not 10.0.0.2';
+      users.length = 0;
+      const exec = await h.kubectl(['exec', 'impostor', '--', 'true'], { minor: MINOR });
+      expect(exec.code).not.toBe(0);
+      expect(exec.stderr).toContain(`error dialing backend: ${refusal}`);
+      const logs = await h.kubectl(['logs', 'impostor'], { minor: MINOR });
+      expect(logs.code).not.toBe(0);
+      expect(logs.stderr).toContain(`Get "https://10.0.0.2:10250/containerLogs/default/impostor/c": ${refusal}`);
+      const proxied = await h.kubectl(['get', '--raw', '/api/v1/nodes/n2/proxy/pods'], { minor: MINOR });
+      expect(proxied.code).not.toBe(0);
+      expect(proxied.stderr).toContain(`error trying to reach service: ${refusal}`);
+      // Refused in the handshake: the kubelet never saw a request.
+      expect(users).toEqual([]);
+      // n1's own address still verifies.
+      expect((await h.kubectl(['get', '--raw', '/api/v1/nodes/n1/proxy/healthz'], { minor: MINOR })).stdout).toBe('ok');
     });
 
     it('answers a pod without a node 400 as upstream', async () => {

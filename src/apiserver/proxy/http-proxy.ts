@@ -7,17 +7,19 @@
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
 import { kdpError } from '../../errors.js';
 import type { BackendDialer } from './backend-dialer.js';
+import { connectKubelet, KUBELET_TLS_VERIFY, type KubeletClientTls } from './kubelet-tls.js';
 import type { ProxyLocation } from './locations.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization',
   'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'authorization']);
 
-/** Go's wording of a dial error (`dial tcp 10.244.0.5:81: connect: connection refused`). */
+/** Go's wording of a dial error (`dial tcp 10.244.0.5:81: connect: connection refused`); a
+ *  kubelet certificate's refusal is already in Go's words (kubelet-tls.ts). */
 export function dialError(loc: { ip: string; port: number }, e: unknown): string {
   const err = e as NodeJS.ErrnoException;
+  if (err.code === KUBELET_TLS_VERIFY) return err.message;
   const host = loc.ip.includes(':') ? `[${loc.ip}]:${loc.port}` : `${loc.ip}:${loc.port}`;
   const why: Record<string, string> = {
     ECONNREFUSED: 'connect: connection refused', EHOSTUNREACH: 'connect: no route to host',
@@ -31,7 +33,7 @@ function unreachable(msg: string) {
 }
 
 /** A client certificate and the CA that signs the backend's serving certificate. */
-export interface ClientTls { readonly certPem: string; readonly keyPem: string; readonly caPem: string }
+export type ClientTls = KubeletClientTls;
 
 export interface ProxyCall {
   readonly req: IncomingMessage;
@@ -69,12 +71,9 @@ export async function proxyHttp(c: ProxyCall): Promise<void> {
     throw unreachable(dialError({ ip: c.loc.ip, port }, e));
   }
   const socket: Duplex = c.loc.scheme === 'https'
-    // As upstream's proxy transport for pods and services: the backend's certificate is not checked.
-    ? tlsConnect({ socket: raw as Socket, rejectUnauthorized: false,
-      // A kubelet's certificate must come from the cluster CA (as --kubelet-certificate-authority);
-      // its names are not checked, as pod-stream.ts (the address dialled may be a netns relay).
-      ...(c.tls ? { cert: c.tls.certPem, key: c.tls.keyPem, ca: c.tls.caPem, rejectUnauthorized: true,
-        checkServerIdentity: () => undefined } : {}) }) : raw;
+    // As upstream's proxy transport for pods and services, the backend's certificate is not
+    // checked; a kubelet's (c.tls) is, against the cluster CA and the Node's address (kubelet-tls.ts).
+    ? connectKubelet(raw as Socket, c.loc.ip, c.tls) : raw;
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(c.req.headers)) {
     if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;

@@ -8,19 +8,19 @@
 
 import { request, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 import type { Node } from '../../api/types.js';
 import type { KubeObject } from '../../client/types.js';
 import { kdpError, type ErrorCode } from '../../errors.js';
 import type { LogOptions, LogProvider } from '../rest/deps.js';
 import type { BackendDialer } from './backend-dialer.js';
 import { dialError } from './http-proxy.js';
+import { connectKubelet, type KubeletClientTls } from './kubelet-tls.js';
 import { nodeLocation } from './node-location.js';
 
 export interface KubeletLogsDeps {
   readonly dialer: BackendDialer;
   /** The API server's client identity at kubelets (kube-apiserver-kubelet-client). */
-  readonly tls?: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
+  readonly tls?: KubeletClientTls;
   /** The Node (NotFound propagates, as upstream's GetConnectionInfo). */
   node(name: string): Promise<Node>;
 }
@@ -76,11 +76,8 @@ export function kubeletLogProvider(d: KubeletLogsDeps): LogProvider {
       } catch (e) {
         throw kdpError('KDP_INTERNAL', `Get ${JSON.stringify(url)}: ${dialError(loc, e)}`);
       }
-      const k = d.tls;
-      // The kubelet's certificate must come from the cluster CA (as pod-stream.ts); its names are
-      // not checked (the address dialled may be a relay: netns sockets, loopback).
-      const socket = tlsConnect({ socket: raw as Socket, ...(k ? { cert: k.certPem, key: k.keyPem, ca: k.caPem } : {}),
-        rejectUnauthorized: !!k, checkServerIdentity: () => undefined });
+      // The kubelet's certificate: from the cluster CA and valid for the Node's address (kubelet-tls.ts).
+      const socket = connectKubelet(raw as Socket, loc.ip, d.tls);
       const res = await new Promise<IncomingMessage>((resolve, reject) => {
         const req = request({ method: 'GET', path, headers: { host }, createConnection: () => socket }, resolve);
         req.on('error', (e) => reject(kdpError('KDP_INTERNAL', `Get ${JSON.stringify(url)}: ${e.message}`)));

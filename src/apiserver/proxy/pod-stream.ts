@@ -8,7 +8,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
 import type { Node, Pod } from '../../api/types.js';
 import { isKdpError, kdpError } from '../../errors.js';
 import type { UserInfo } from '../pipeline-types.js';
@@ -17,6 +16,8 @@ import type { ApiService } from '../service.js';
 import { statusFromError } from '../status.js';
 import type { BackendDialer } from './backend-dialer.js';
 import { dialError } from './http-proxy.js';
+import { connectKubelet, type KubeletClientTls } from './kubelet-tls.js';
+import { nodeLocation } from './node-location.js';
 import { pipeGathered } from '../../streaming/gathered-pipe.js';
 
 /** TLS 1.3 suites for the kubelet hop in Go's order on AES hardware (AES-128-GCM first, as
@@ -31,7 +32,7 @@ export interface PodStreamDeps {
   authenticate(req: IncomingMessage): UserInfo | Promise<UserInfo>;
   readonly dialer: BackendDialer;
   /** The API server's client identity at kubelets (kube-apiserver-kubelet-client). */
-  readonly kubeletClient?: { readonly certPem: string; readonly keyPem: string; readonly caPem: string };
+  readonly kubeletClient?: KubeletClientTls;
 }
 
 function refuse(socket: Duplex, e: unknown): void {
@@ -90,9 +91,7 @@ export function podStreamUpgrade(d: PodStreamDeps) {
       }
       const nodes = d.service.resolve({ group: '', version: 'v1', resource: 'nodes' });
       const node = (await readObject(d.service.deps, nodes, undefined, nodeName)).obj as Node;
-      const ip = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
-      const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 10250;
-      if (!ip) throw kdpError('KDP_UNAVAILABLE', `node ${nodeName} has no InternalIP`);
+      const { ip, port = 10250 } = nodeLocation(node, 'https', '');
       let raw: Duplex;
       try {
         raw = await d.dialer.dial({ node: nodeName, ip, port, kubelet: true });
@@ -101,10 +100,13 @@ export function podStreamUpgrade(d: PodStreamDeps) {
       }
       (raw as Socket).setNoDelay?.(true);
       (socket as Socket).setNoDelay?.(true);
-      const k = d.kubeletClient;
-      const up = tlsConnect({ socket: raw as Socket, ...(k ? { cert: k.certPem, key: k.keyPem, ca: k.caPem } : {}),
-        ciphers: KUBELET_CIPHERS, rejectUnauthorized: !!k, checkServerIdentity: () => undefined });
-      await new Promise<void>((resolve, reject) => { up.once('secureConnect', resolve); up.once('error', reject); });
+      // The kubelet's certificate: from the cluster CA and valid for the Node's address (kubelet-tls.ts).
+      const up = connectKubelet(raw as Socket, ip, d.kubeletClient, { ciphers: KUBELET_CIPHERS });
+      try {
+        await new Promise<void>((resolve, reject) => { up.once('secureConnect', resolve); up.once('error', reject); });
+      } catch (e) {
+        throw kdpError('KDP_UNAVAILABLE', `error dialing backend: ${(e as Error).message}`);
+      }
       const skip = new Set(['host', 'authorization', 'content-length']);
       const lines = [`${req.method} ${path} HTTP/1.1`, `Host: ${ip.includes(':') ? `[${ip}]` : ip}:${port}`];
       for (let i = 0; i < req.rawHeaders.length; i += 2) {
