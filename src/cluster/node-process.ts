@@ -30,6 +30,7 @@ import { nodeProcessClients, nodeProcessKubeletTls, type NodeClients } from './n
 import { buildNodeSet, type NodeSpec } from './node-set.js';
 import { readPodNetwork } from './addons/kdp-cni.js';
 import { claimUnderlayAddress } from './underlay-claims.js';
+import { recordNodeAgent } from './node-agent-records.js';
 import { defaultKubeProxyConfig } from './up.js';
 
 export interface NodeProcessOptions {
@@ -134,6 +135,8 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
     });
   const closers: Array<() => Promise<void> | void> = [];
   if (releaseClaim) closers.push(releaseClaim);
+  // `kdp down` stops this process by its record, also after a crash (node-agent-records.ts).
+  closers.push(recordNodeAgent(o.paths.root, o.name));
   const close = async () => {
     for (const c of closers.reverse()) await c();
   };

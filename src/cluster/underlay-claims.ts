@@ -11,8 +11,13 @@ import { kdpError } from '../errors.js';
 
 const LOCK_STALE_MS = 30_000;
 
-function claimFile(dataDir: string, node: string): string {
+export function claimFile(dataDir: string, node: string): string {
   return join(dataDir, 'nodes', node, 'underlay-ip');
+}
+
+/** The lock held while choosing (a directory). */
+export function claimLock(dataDir: string): string {
+  return join(dataDir, 'nodes', '.underlay-ip.lock');
 }
 
 /** Every address another node process of this data dir has claimed. */
@@ -35,7 +40,7 @@ function claimedByOthers(dataDir: string, node: string): Set<string> {
 export async function claimUnderlayAddress<T extends { ip: string; ip6?: string }>(
   dataDir: string, node: string, choose: (taken: ReadonlySet<string>) => Promise<T>,
 ): Promise<{ choice: T; release(): void }> {
-  const lock = join(dataDir, 'nodes', '.underlay-ip.lock');
+  const lock = claimLock(dataDir);
   mkdirSync(join(dataDir, 'nodes', node), { recursive: true });
   const deadline = Date.now() + LOCK_STALE_MS;
   for (;;) {

@@ -31,7 +31,8 @@ export async function cleanupHost(exec: HostExec, stateFile: string, prefix: str
   return { netnsDeleted: ours, processesStopped: stopped, survivors };
 }
 
-async function stopProcesses(procs: readonly ProcessRecord[], graceMs: number):
+/** SIGTERM, `graceMs` to end, then SIGKILL; each only while it is still the recorded process. */
+export async function stopProcesses(procs: readonly ProcessRecord[], graceMs: number):
   Promise<{ stopped: number; survivors: number[] }> {
   const signalled = procs.filter((p) => signalIfSame(p, 'SIGTERM'));
   const wait = async (ms: number) => {

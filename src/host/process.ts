@@ -7,6 +7,8 @@ export interface ProcessRecord {
   readonly pid: number;
   /** Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
   readonly startTicks: string;
+  /** Signal its whole process group (it leads it): its helpers go with it. */
+  readonly group?: boolean;
 }
 
 /** Start ticks of a live (non-zombie) process, or undefined. */
@@ -34,7 +36,7 @@ export function isAlive(rec: ProcessRecord): boolean {
 export function signalIfSame(rec: ProcessRecord, signal: NodeJS.Signals): boolean {
   if (!isAlive(rec)) return false;
   try {
-    process.kill(rec.pid, signal);
+    process.kill(rec.group ? -rec.pid : rec.pid, signal);
     return true;
   } catch {
     return false;

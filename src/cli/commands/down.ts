@@ -2,7 +2,8 @@
 
 import { existsSync, rmSync } from 'node:fs';
 import { clusterId, clusterPrefix } from '../../host/topology.js';
-import { cleanupHost } from '../../host/cleanup.js';
+import { cleanupHost, stopProcesses } from '../../host/cleanup.js';
+import { liveNodeAgents, nodeDirs, removeNodeAgentRecords } from '../../cluster/node-agent-records.js';
 import { buildHostExec } from '../../host/exec.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
 import { stopPid } from '../../cluster/daemon.js';
@@ -20,18 +21,32 @@ export const downCommand: Command = {
     const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
     const { stopped, survivor } = await stopPid(paths.pidFile);
     const survivors = survivor === undefined ? [] : [survivor];
+    // Every `kdp node` / `kdp node join` of this data dir (also one in the real host's namespace,
+    // which no namespace sweep finds), with its process group when it leads one.
+    const agents = liveNodeAgents(paths.root);
+    if (agents.length) {
+      const r = await stopProcesses(agents, 2000);
+      survivors.push(...r.survivors);
+      io.err(`kdp: stopped node processes ${agents.map((a) => `${a.node} (pid ${a.pid})`).join(', ')}\n`);
+    }
     // A local etcd cluster (kdp up --etcd N) outlives a crashed kdp up: its members go too.
     const { readEtcdLayout, stopEtcdMember } = await import('../../cluster/etcd-cluster.js');
     for (const m of readEtcdLayout(paths.root)?.members ?? []) await stopEtcdMember(paths.root, m.name, 'kill');
     // netns mode: every namespace and process of this cluster, also after a crash (SIGKILL).
+    // The namespaces carry the cluster's prefix: hosts, router, nodes (their kdp-vxlan-* VTEPs
+    // go with them); a joined node's own state file (nodes/<name>/host-state.json) is read too.
+    const { joinedNodeStateFile } = await import('../../cluster/data-plane-netns.js');
+    const stateFiles = [paths.hostState, ...nodeDirs(paths.root).map((n) => joinedNodeStateFile(paths, n))];
     if (process.getuid?.() === 0) {
-      const r = await cleanupHost(buildHostExec(), paths.hostState, clusterPrefix(clusterId(paths.root)));
-      if (r.netnsDeleted.length) {
-        io.err(`kdp: removed ${r.netnsDeleted.length} network namespaces, stopped ${r.processesStopped} processes\n`);
+      for (const file of stateFiles) {
+        const r = await cleanupHost(buildHostExec(), file, clusterPrefix(clusterId(paths.root)));
+        if (r.netnsDeleted.length) {
+          io.err(`kdp: removed ${r.netnsDeleted.length} network namespaces, stopped ${r.processesStopped} processes\n`);
+        }
+        survivors.push(...r.survivors);
       }
-      survivors.push(...r.survivors);
-    } else if (existsSync(paths.hostState)) {
-      io.err(`kdp: ${paths.hostState} lists kernel objects; run \`sudo kdp down\` to remove them\n`);
+    } else if (stateFiles.some((f) => existsSync(f))) {
+      io.err(`kdp: ${stateFiles.find((f) => existsSync(f))} lists kernel objects; run \`sudo kdp down\` to remove them\n`);
       return 1;
     }
     if (survivors.length) {
@@ -39,6 +54,8 @@ export const downCommand: Command = {
       io.err(`kdp: these processes did not end even after SIGKILL: ${survivors.join(', ')}\n`);
       return 1;
     }
+    // Kept data keeps no claim of a process that is gone (the next node may take its address).
+    removeNodeAgentRecords(paths.root);
     if (!args.flags['keep-data']) rmSync(paths.root, { recursive: true, force: true });
     io.out(stopped ? `kdp: cluster in ${paths.root} stopped and removed\n` : `kdp: no cluster was running in ${paths.root}; cleaned up\n`);
     return 0;
