@@ -141,6 +141,23 @@ export function joinCommand(server: string, token: BootstrapToken, caPem: string
  */
 export async function ensureInitToken(client: Client, server: string, caPem: string, now = Date.now()):
   Promise<BootstrapToken> {
+  await ensureClusterInfo(client, server, caPem);
+  const list = await client.list<KubeObject>(SECRETS, { fieldSelector: `type=${BOOTSTRAP_TOKEN_SECRET_TYPE}` });
+  for (const s of list.items) {
+    const t = tokenOfSecret(s);
+    if (!t || t.data[KEY_DESCRIPTION] !== DEFAULT_DESCRIPTION) continue;
+    if (hasExpired(t.data, now + 3_600_000) || !usageEnabled(t.data, 'signing')) continue;
+    return t.token;
+  }
+  return createToken(client, { description: DEFAULT_DESCRIPTION, now });
+}
+
+/**
+ * kubeadm's cluster-info objects for the API server at `server`: created, or (the ConfigMap)
+ * its kubeconfig brought up to date. `kdp up` and a lone `kdp apiserver` both publish it; the
+ * bootstrapsigner (controller manager) signs it for each token.
+ */
+export async function ensureClusterInfo(client: Client, server: string, caPem: string): Promise<void> {
   for (const o of clusterInfoObjects(server, caPem)) {
     const [g, v] = o.apiVersion!.includes('/') ? o.apiVersion!.split('/') : ['', o.apiVersion!];
     const resource = o.kind === 'ConfigMap' ? 'configmaps' : o.kind === 'Role' ? 'roles' : 'rolebindings';
@@ -154,12 +171,4 @@ export async function ensureInitToken(client: Client, server: string, caPem: str
       if (o.kind === 'ConfigMap') await refreshKubeconfig(client, ref, o);
     }
   }
-  const list = await client.list<KubeObject>(SECRETS, { fieldSelector: `type=${BOOTSTRAP_TOKEN_SECRET_TYPE}` });
-  for (const s of list.items) {
-    const t = tokenOfSecret(s);
-    if (!t || t.data[KEY_DESCRIPTION] !== DEFAULT_DESCRIPTION) continue;
-    if (hasExpired(t.data, now + 3_600_000) || !usageEnabled(t.data, 'signing')) continue;
-    return t.token;
-  }
-  return createToken(client, { description: DEFAULT_DESCRIPTION, now });
 }

@@ -11,6 +11,7 @@ import { downCommand } from './down.js';
 import {
   etcdSnapshotRestoreCommand, etcdSnapshotSaveCommand, etcdStartCommand, etcdStatusCommand, etcdStopCommand,
 } from './etcd.js';
+import { initCommand } from './init.js';
 import { kubeconfigCommand } from './kubeconfig.js';
 import { logsCommand } from './logs.js';
 import { netnsCommand, shCommand } from './netns.js';
@@ -27,7 +28,7 @@ import { verifyCommand } from './verify.js';
 import { versionCommand } from './version.js';
 
 export const COMMANDS: readonly Command[] = [
-  upCommand, downCommand, statusCommand, doctorCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
+  upCommand, initCommand, downCommand, statusCommand, doctorCommand, kubeconfigCommand, nodeStopCommand, nodeStartCommand,
   nodePartitionCommand, nodeCrashCommand, nodeJoinCommand, tokenCreateCommand, tokenListCommand,
   tokenDeleteCommand, etcdStatusCommand, etcdStopCommand, etcdStartCommand,
   etcdSnapshotSaveCommand, etcdSnapshotRestoreCommand,

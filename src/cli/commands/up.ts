@@ -13,6 +13,7 @@ import { resolveClusterNetwork, type ClusterNetwork } from '../../cluster/networ
 import { apiServiceIP } from '../../api/service-cidr.js';
 import { endpointString } from '../../trace/packet.js';
 import type { Command, CliIO } from '../command.js';
+import type { ParsedArgs } from '../flags.js';
 import { readInput } from '../read-input.js';
 import { parseStoreSize } from '../../logging/size.js';
 import { DATA_DIR_FLAG, ETCD_FLAGS, etcdOptions, NODE_MASK_FLAGS, nodeMaskFlags, REPAIR_FLAG } from '../shared-flags.js';
@@ -33,9 +34,26 @@ const NETWORK_FLAGS = [
   ...NODE_MASK_FLAGS,
 ] as const;
 
+/**
+ * What differs between the commands that start a cluster (`kdp up`, `kdp init`): the lines
+ * stdout ends with once it is ready. Everything else is the one runner below.
+ */
+export interface UpShape {
+  message(info: ClusterInfo, dataDir: string, o: {
+    readonly detached: boolean; readonly env: Readonly<Record<string, string | undefined>>;
+    /** The `kdp node join …` line for other hosts (the cluster's node token). */
+    joinCommand(): Promise<string>;
+  }): Promise<string>;
+}
+
+const UP_SHAPE: UpShape = {
+  message: async (info, dataDir, o) => readyMessage(info, dataDir, o) + await uiLines(info, dataDir, o.env),
+};
+
 export const upCommand: Command = {
   name: 'up',
   summary: 'start a cluster: API server, controllers, scheduler and N nodes (kubelet + kube-proxy)',
+  run: (args, io) => runUp(args, io, UP_SHAPE),
   flags: [
     { name: 'nodes', type: 'number', default: 2, help: 'number of nodes (n1..nN, 172.18.0.2...)' },
     { name: 'port', type: 'number', default: 6443, help: 'API server port on 127.0.0.1 (0: any free port)' },
@@ -64,60 +82,62 @@ export const upCommand: Command = {
     REPAIR_FLAG,
     ...CLOUD_FLAGS,
   ],
-  async run(args, io) {
-    const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
-    const proxyMode = parseMode(args.flags.mode)!;
-    const timeScale = args.flags['time-scale'] as number;
-    if (!(timeScale > 0)) throw kdpError('KDP_CONFIG', '--time-scale: must be greater than 0');
-    const network = networkFlags(args.flags);
-    const cloud = cloudFlags(args.flags);
-    const hosts = parseHostLayout(args.flags.hosts as number, args.flags['host-link'] as string);
-    const backend = parseBackend((args.flags.backend as string | undefined) ?? (hosts.count > 1 ? 'auto' : 'host-gw'));
-    const logStoreBytes = parseStoreSize(args.flags['log-store-size'] as string, '--log-store-size');
-    if (livePid(paths.pidFile) !== undefined) {
-      throw kdpError('KDP_CONFIG', `a cluster is already running in ${paths.root} (kdp down, or --data-dir)`);
-    }
-    if (args.flags.detach && io.env.KDP_DETACHED !== '1') return detach(paths, io);
-    // The cluster's code loads only now: other commands start without it.
-    const [{ startCluster }, { assertKernelMode }] = await Promise.all([
-      import('../../cluster/up.js'), import('../../proxy/kernel-applier.js')]);
-    const dataPlane = await chooseDataPlane(args.flags, io);
-    if (dataPlane === 'netns') {
-      assertKernelMode(proxyMode);
-      io.err('kdp: root: netns mode (a network namespace per node and per pod; kernel rules)\n');
-    }
-    const cluster = await startCluster({
-      paths, nodes: args.flags.nodes as number, port: args.flags.port as number, proxyMode, timeScale, dataPlane,
-      kubeProxyConfig: args.flags['kube-proxy-config']
-        ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
-      progress: (l) => io.err(`  ${l}\n`),
-      cni: cniFlags(args.flags), network,
-      store: { repair: args.flags.repair as boolean, log: (l) => io.err(`kdp: ${l}\n`) },
-      etcd: etcdChoice(args.flags),
-      apiservers: args.flags.apiservers as number,
-      controlPlaneTaint: args.flags['control-plane-taint'] as boolean,
-      dns: !args.flags['no-dns'],
-      resolvConf: args.flags['resolv-conf'] as string | undefined,
-      logStoreBytes,
-      prometheus: args.flags.prometheus ? { port: args.flags['prometheus-port'] as number } : undefined,
-      systemPods: true, cloud, hosts, backend,
-    });
-    const ready = readClusterInfo(paths);
-    io.out(readyMessage(ready, paths.root, { detached: false, env: io.env }));
-    io.out(await uiLines(ready, paths.root, io.env));
-    await io.interrupted;
-    io.err('kdp: shutting down\n');
-    // Shutdown waits on helper processes that do not hold the event loop open (they are unref'd
-    // while idle); this timer does, so Node cannot exit with the cleanup half done.
-    const keepAlive = setInterval(() => undefined, 1000);
-    try {
-      await cluster.close();
-    } finally {
-      clearInterval(keepAlive);
-    }
-    return 0;
-  },
 };
+
+/** `kdp up` (and `kdp init`, in its shape): the flags are kdp up's. */
+export async function runUp(args: ParsedArgs, io: CliIO, shape: UpShape): Promise<number> {
+  const paths = dataDirPaths(resolveDataDir(args.flags['data-dir'] as string | undefined, io.env));
+  const proxyMode = parseMode(args.flags.mode)!;
+  const timeScale = args.flags['time-scale'] as number;
+  if (!(timeScale > 0)) throw kdpError('KDP_CONFIG', '--time-scale: must be greater than 0');
+  const network = networkFlags(args.flags);
+  const cloud = cloudFlags(args.flags);
+  const hosts = parseHostLayout(args.flags.hosts as number, args.flags['host-link'] as string);
+  const backend = parseBackend((args.flags.backend as string | undefined) ?? (hosts.count > 1 ? 'auto' : 'host-gw'));
+  const logStoreBytes = parseStoreSize(args.flags['log-store-size'] as string, '--log-store-size');
+  if (livePid(paths.pidFile) !== undefined) {
+    throw kdpError('KDP_CONFIG', `a cluster is already running in ${paths.root} (kdp down, or --data-dir)`);
+  }
+  if (args.flags.detach && io.env.KDP_DETACHED !== '1') return detach(paths, io, shape);
+  // The cluster's code loads only now: other commands start without it.
+  const [{ startCluster }, { assertKernelMode }] = await Promise.all([
+    import('../../cluster/up.js'), import('../../proxy/kernel-applier.js')]);
+  const dataPlane = await chooseDataPlane(args.flags, io);
+  if (dataPlane === 'netns') {
+    assertKernelMode(proxyMode);
+    io.err('kdp: root: netns mode (a network namespace per node and per pod; kernel rules)\n');
+  }
+  const cluster = await startCluster({
+    paths, nodes: args.flags.nodes as number, port: args.flags.port as number, proxyMode, timeScale, dataPlane,
+    kubeProxyConfig: args.flags['kube-proxy-config']
+      ? await readInput(args.flags['kube-proxy-config'] as string, '--kube-proxy-config') : undefined,
+    progress: (l) => io.err(`  ${l}\n`),
+    cni: cniFlags(args.flags), network,
+    store: { repair: args.flags.repair as boolean, log: (l) => io.err(`kdp: ${l}\n`) },
+    etcd: etcdChoice(args.flags),
+    apiservers: args.flags.apiservers as number,
+    controlPlaneTaint: args.flags['control-plane-taint'] as boolean,
+    dns: !args.flags['no-dns'],
+    resolvConf: args.flags['resolv-conf'] as string | undefined,
+    logStoreBytes,
+    prometheus: args.flags.prometheus ? { port: args.flags['prometheus-port'] as number } : undefined,
+    systemPods: true, cloud, hosts, backend,
+  });
+  const ready = readClusterInfo(paths);
+  io.out(await shape.message(ready, paths.root, { detached: false, env: io.env,
+    joinCommand: async () => cluster.joinCommand }));
+  await io.interrupted;
+  io.err('kdp: shutting down\n');
+  // Shutdown waits on helper processes that do not hold the event loop open (they are unref'd
+  // while idle); this timer does, so Node cannot exit with the cleanup half done.
+  const keepAlive = setInterval(() => undefined, 1000);
+  try {
+    await cluster.close();
+  } finally {
+    clearInterval(keepAlive);
+  }
+  return 0;
+}
 
 /**
  * netns mode when root and every required preflight check passes (src/host/preflight.ts);
@@ -223,24 +243,45 @@ function onPath(name: string, path: string | undefined): boolean {
   return false;
 }
 
-async function detach(paths: DataDirPaths, io: CliIO): Promise<number> {
+async function detach(paths: DataDirPaths, io: CliIO, shape: UpShape): Promise<number> {
   const script = fileURLToPath(new URL('../../../bin/kdp.js', import.meta.url));
   const argv = process.argv.slice(2).filter((a) => a !== '-d' && a !== '--detach');
   if (!argv.includes('--data-dir')) argv.push('--data-dir', paths.root);
   mkdirSync(paths.root, { recursive: true, mode: PRIVATE_DIR_MODE }); // the child tightens an old one
   const child = recordProcess(spawnDetached(script, argv, paths.logFile, KDP_NODE_FLAGS));
   for (let waited = 0; waited < 120_000; waited += 200) {
+    let info: ClusterInfo | undefined;
     try {
-      const info = readClusterInfo(paths);
-      io.out(readyMessage(info, paths.root, { detached: true, env: io.env }));
-      io.out(await uiLines(info, paths.root, io.env));
-      return 0;
+      info = readClusterInfo(paths);
     } catch {
       // not up yet
+    }
+    if (info) {
+      const ready = info;
+      io.out(await shape.message(ready, paths.root, { detached: true, env: io.env,
+        joinCommand: () => joinCommandOf(ready) }));
+      return 0;
     }
     if (!isAlive(child)) break;
     await sleep(200);
   }
   const log = existsSync(paths.logFile) ? readFileSync(paths.logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
   throw kdpError('KDP_UNAVAILABLE', `kdp up -d: the cluster did not come up; last log lines:\n${log}`);
+}
+
+/** The running cluster's join line, asked of it as `kdp token create --print-join-command` asks
+ *  (its address from cluster-info), with the node token kdp up made (reused, not a new one). */
+async function joinCommandOf(info: ClusterInfo): Promise<string> {
+  const [{ buildHttpClient }, { loadKubeconfig }, { readClusterJoinServer }, { ensureInitToken, joinCommand }] =
+    await Promise.all([import('../../client/http-client.js'), import('../../client/kubeconfig.js'),
+      import('../../bootstrap/cluster-info-read.js'), import('../../bootstrap/token-store.js')]);
+  const k = loadKubeconfig(info.kubeconfig);
+  if (!k.caPem) throw kdpError('KDP_CONFIG', `${info.kubeconfig}: no certificate-authority-data (the join line pins the CA)`);
+  const client = buildHttpClient(k);
+  try {
+    const server = await readClusterJoinServer(client) ?? k.server;
+    return joinCommand(server, await ensureInitToken(client, server, k.caPem), k.caPem);
+  } finally {
+    client.close();
+  }
 }
