@@ -27,8 +27,9 @@ const JOURNALS: Readonly<Record<string, (flags: FlagValues) => Journal | undefin
   scheduler: () => ({ component: 'scheduler' }),
   node: (f) => (typeof f.name === 'string' && f.name
     ? { component: 'kubelet', node: f.name, prefix: /^kdp node \S+: / } : undefined),
-  // Its data dir is the joining host's: the lines reach the cluster's store when that is the
-  // cluster's data dir (one machine); on another host they stay there.
+  // Its data dir is the joining host's: the cluster's collector reads the lines when that is the
+  // cluster's data dir (one machine); on another host the node's log agent keeps them in its own
+  // journal and ships them to the cluster's store (cluster/node-logging.ts).
   'node join': (f) => ({ component: 'kubelet', node: typeof f.name === 'string' && f.name ? f.name
     : hostname().toLowerCase(), prefix: /^kdp node (?:join )?\S+: / }),
 };

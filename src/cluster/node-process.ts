@@ -28,6 +28,7 @@ import type { DataDirPaths } from './data-dir.js';
 import { startNetnsDataPlane, type NetnsDataPlane } from './data-plane-netns.js';
 import { nodeProcessClients, nodeProcessKubeletTls, type NodeClients } from './node-identity.js';
 import { buildNodeSet, type NodeSpec } from './node-set.js';
+import { startNodeLogging } from './node-logging.js';
 import { readPodNetwork } from './addons/kdp-cni.js';
 import { claimUnderlayAddress } from './underlay-claims.js';
 import { recordNodeAgent } from './node-agent-records.js';
@@ -159,8 +160,13 @@ export async function startNodeProcess(o: NodeProcessOptions): Promise<NodeProce
     if (!tls) o.log(`no cluster CA key in ${o.paths.root}/pki: serving no kubelet API (no logs)`);
     const informers = buildInformerFactory(o.client);
     closers.push(() => informers.stop());
+    // On a data dir of its own: the node's journal, shipped to the cluster's log store.
+    const logging = startNodeLogging({ dataDir: o.paths.root, node: o.name, kubeconfig: o.kubeconfig,
+      client: o.clients?.kubelet ?? o.client, clusterHere: o.cluster !== undefined, log: o.log });
+    if (logging) closers.push(() => logging.stop());
     const nodeSet = buildNodeSet({
       client: o.client, dataDir: o.paths.root, proxyMode: o.proxyMode,
+      ...(logging ? { nodeLogStore: () => logging.storeDir } : {}),
       kubeProxyConfig: o.kubeProxyConfig ?? (clusterCIDRs ? defaultKubeProxyConfig(clusterCIDRs) : undefined),
       timeScale: o.factor, informers, netns,
       onError: (where, e) => o.log(`${where}: ${(e as Error).message}`), log: o.log,

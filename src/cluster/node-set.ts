@@ -9,6 +9,7 @@ import { buildNodeAgent, type NodeAgent } from '../kubelet/node-agent.js';
 import { buildNodeKubeletServer, listenOnLoopback } from '../kubelet/server/serve.js';
 import type { KubeletServing } from '../kubelet/server/kubelet-server.js';
 import { fileLogStore, nodeDirOf } from '../kubelet/container-log-files.js';
+import { logStoreDir } from '../logging/collector.js';
 import { buildVirtualRuntime } from '../kubelet/runtime-virtual.js';
 import type { ProxyMode } from '../proxy/backend.js';
 import { buildMemoryApplier } from '../proxy/applier.js';
@@ -86,6 +87,9 @@ export interface NodeSetOptions {
    *  search lists end with. Default /etc/resolv.conf; '' none, as `--resolv-conf=""` (such pods
    *  then ask the node's localhost, which kdp's DNS server leaves out as a loop: REFUSED at once). */
   readonly resolvConf?: string;
+  /** The log store holding a node's journal, served as its kubelet's `/logs/?query=`; default
+   *  the cluster's store in the data dir (logging/collector.ts). */
+  readonly nodeLogStore?: (node: string) => string;
 }
 
 interface Running {
@@ -157,9 +161,9 @@ export function nodeSpecs(
  *  listens on the node), authorising each request with a SubjectAccessReview. */
 async function serveKubeletApi(
   netns: NetnsDataPlane, node: NodeSpec, agent: NodeAgent, runtime: Runtime | EphemeralRuntime, client: KClient,
-  tls: KubeletServing, monitor?: NodeMonitor,
+  tls: KubeletServing, monitor: NodeMonitor | undefined, logStore: string,
 ): Promise<() => void> {
-  const server = buildNodeKubeletServer({ nodeName: node.name, tls, client, agent: () => agent, runtime,
+  const server = buildNodeKubeletServer({ nodeName: node.name, tls, client, agent: () => agent, runtime, logStore,
     streaming: netnsStreaming(runtime, (uid) => podNetnsName(netns.topo.prefix, uid), netns.sockets),
     monitor: () => monitor });
   const listener = await netns.listenInNode(node.name, node.ip, KUBELET_PORT);
@@ -265,11 +269,13 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
             onError: (e) => o.onError(`kdp-cni ${node.name}`, e) }),
         },
       }) : undefined;
+      // The store holding the node's journal (its kubelet's `/logs/?query=`).
+      const journal = o.nodeLogStore?.(node.name) ?? logStoreDir(o.dataDir);
       // A virtual node's kubelet API: a free loopback port, published when the node registers.
       let agentRef: NodeAgent | undefined;
       let monitorRef: NodeMonitor | undefined;
       const loopKubelet = !o.netns && o.kubeletTls ? await listenOnLoopback(buildNodeKubeletServer({
-        nodeName: node.name, tls: await o.kubeletTls(node), client: clients.kubelet, agent: () => agentRef,
+        nodeName: node.name, tls: await o.kubeletTls(node), client: clients.kubelet, agent: () => agentRef, logStore: journal,
         runtime: components ?? plane.runtime, monitor: () => monitorRef })) : undefined;
       const agent = buildNodeAgent({
         client: clients.kubelet, nodeName: node.name,
@@ -294,7 +300,7 @@ export function buildNodeSet(o: NodeSetOptions): NodeSet {
       const closeMetrics = o.netns && proxy && port > 0
         ? serveMetrics(await o.netns.listenInNode(node.name, host, port), proxy.metrics.registry) : undefined;
       const closeKubelet = o.netns && o.kubeletTls
-        ? await serveKubeletApi(o.netns, node, agent, plane.runtime, clients.kubelet, await o.kubeletTls(node), monitor)
+        ? await serveKubeletApi(o.netns, node, agent, plane.runtime, clients.kubelet, await o.kubeletTls(node), monitor, journal)
         : loopKubelet?.close;
       // The node's runtime endpoint (`kdp crictl`), as containerd's socket beside a kubelet.
       await serveNodeRuntimeEndpoint({ dataDir: o.dataDir, nodeName: node.name, runtime: plane.runtime,

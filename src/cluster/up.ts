@@ -46,7 +46,7 @@ import { startNetnsDataPlane, type CniNetworkOptions, type NetnsDataPlane } from
 import { assertKernelMode } from '../proxy/kernel-applier.js';
 import { ensureDnsAddon } from './addons/dns.js';
 import { dnsServiceIP } from '../api/service-cidr.js';
-import { startLogCollection } from '../logging/collector.js';
+import { startLogCollection, type LogCollection } from '../logging/collector.js';
 import { buildClusterMonitoring, METRIC_RESOLUTION_MS, startClusterPrometheus } from '../metrics/cluster-monitoring.js';
 import { ensureKubeProxyAddon, ensureObjects, kubeProxyConfigConf } from './addons/kube-proxy.js';
 import { kdpCniAddonObjects } from './addons/kdp-cni.js';
@@ -196,8 +196,10 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     // where the host (and so the API server) sits for the nodes (DESIGN.md §4).
     const under = topoSpec.underlay;
     const v6Primary = ipFamilyOf(net.serviceCIDRs[0]!) === 'IPv6';
+    // Joined nodes' shipped log records go to the collector started below.
+    let ingest: LogCollection['ingest'] | undefined;
     const api: RunningApiServer = await startApiServer({
-      dataDir: o.paths.root, port: apiservers > 1 ? 0 : o.port, store: o.store, etcd,
+      dataDir: o.paths.root, port: apiservers > 1 ? 0 : o.port, store: o.store, etcd, logIngest: () => ingest,
       serviceCIDR: net.serviceCIDRs.join(','),
       advertiseAddress: (v6Primary ? under.gateway6 : under.gateway) ?? '172.18.0.1',
       admission: netns ? [buildNetnsAnnotationPlugin(netns.topo.prefix)] : [], serviceAccountAdmission: true,
@@ -243,7 +245,8 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const logs = startLogCollection({ dataDir: o.paths.root, informers, apiServer: api.server.app.server,
       maxBytes: o.logStoreBytes,
       onError: (e) => o.progress(`logs: ${(e as Error).message}`) });
-    closers.push(() => logs.stop());
+    closers.push(() => { ingest = undefined; logs.stop(); });
+    ingest = logs.ingest;
     const agentLog = logs.tee(o.progress);
     // The lab cloud's route table and instances (route and cloud node lifecycle controllers).
     const nodeCache = informers.informerFor<Node>(NODES).cache;

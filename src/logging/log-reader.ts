@@ -169,3 +169,8 @@ function lastLineEnd(file: string, start: number): number {
     closeSync(fd);
   }
 }
+
+/** Records [from, to) of one segment in store order (a shipper's batch, log-shipper.ts). */
+export function readSegmentRecords(files: SegmentFiles, from: number, to: number): LogRecord[] {
+  return readSegment({ files, count: to, minTime: -Infinity, maxTime: Infinity }, from, {});
+}

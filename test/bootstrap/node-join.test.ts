@@ -9,6 +9,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import https from 'node:https';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,8 @@ import { startCluster, type RunningCluster } from '../../src/cluster/up.js';
 import { kubeletConfPath } from '../../src/bootstrap/join.js';
 import { buildHttpClient } from '../../src/client/http-client.js';
 import { loadKubeconfig } from '../../src/client/kubeconfig.js';
+import { buildTransport } from '../../src/client/http-transport.js';
+import { issueClientCertificate } from '../../src/apiserver/pki/index.js';
 import { KUBELET_SERVING_SIGNER, type CertificateSigningRequest } from '../../src/api/certificates.js';
 import { createCsr } from '../../src/apiserver/pki/sign-csr.js';
 import { generateToken, tokenSecret, formatToken } from '../../src/bootstrap/token.js';
@@ -152,6 +155,76 @@ describe.runIf(!kubectlMissing(MINOR))('kdp node join (TLS bootstrap) against a 
     expect(pods).toContain('remote');
     expect(nodeErr).toContain('kubelet serving certificate: ');
   }, 60_000);
+
+  it('the joined node ships its logs: kdp logs on the control plane has its kubelet and a deleted pod\'s lines; its kubelet serves /logs/?query=', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'shipped', labels: { app: 'shipped' } },
+      spec: { nodeName: 'w1', containers: [{ name: 'c', image: 'kdp/echo' }] } };
+    expect((await kubectl(['apply', '-f', '-'], { input: JSON.stringify(pod) })).code).toBe(0);
+    await waitFor(async () => /\bRunning\b/.test((await kubectl(['get', 'pod', 'shipped', '--no-headers'])).out),
+      30_000, 'pod shipped Running');
+    expect((await kubectl(['delete', 'pod', 'shipped', '--wait=true'])).code).toBe(0);
+    // Its lines were on w1's data dir only: on the control plane through the shipper.
+    let byLabel = '';
+    await waitFor(async () => {
+      byLabel = (await kdp('logs', '-l', 'app=shipped', '--data-dir', root)).out;
+      return byLabel.includes('[kdp-virtual] started container c');
+    }, 30_000, 'the deleted pod\'s lines in the cluster store');
+    expect(byLabel).toMatch(/^\S+Z w1 default\/shipped\/c: \[kdp-virtual\] started container c \(image kdp\/echo\)$/m);
+    const kubelet = await kdp('logs', '--component', 'kubelet', '--node', 'w1', '--data-dir', root);
+    expect(kubelet.out).toMatch(/^\S+Z w1 kubelet: kubelet serving certificate: /m);
+    // What journalctl -u kubelet is on w1, through the API server's nodes/proxy (real kubectl).
+    const q = (params: string) => kubectl(['get', '--raw', `/api/v1/nodes/w1/proxy/logs/?${params}`]);
+    const all = await q('query=kubelet');
+    expect(all.code).toBe(0);
+    expect(all.out).toMatch(/^[A-Z][a-z]{2} \d\d \d\d:\d\d:\d\d\.\d{6} w1 kubelet: kubelet serving certificate: /m);
+    expect(all.out).not.toContain('kube-proxy:');
+    const tail = await q('query=kubelet&tailLines=1');
+    expect(tail.out.trimEnd().split('\n')).toHaveLength(1);
+    expect(all.out.trimEnd().endsWith(tail.out.trimEnd())).toBe(true);
+    expect((await q('query=kubelet&pattern=serving%20certificate')).out.trimEnd().split('\n')
+      .every((l) => l.includes('serving certificate'))).toBe(true);
+    expect((await q(`query=kubelet&untilTime=${encodeURIComponent('2000-01-01T00:00:00Z')}`)).out).toBe('-- No entries --\n');
+    const bad = await q('query=kubelet&tailLines=x');
+    expect(bad.code).not.toBe(0);
+    // kubectl's words for a plain-text 400 (upstream's kubelet answers with http.Error); the text below.
+    expect(bad.err).toContain('Error from server (BadRequest): the server rejected our request for an unknown reason');
+    // The kubelet itself: no client certificate 401; one RBAC gives no nodes/log 403.
+    const port = (await cluster!.client.get<KubeObject & { status?: { daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } } }>(
+      NODES, 'w1')).status!.daemonEndpoints!.kubeletEndpoint!.Port!;
+    const ca = { certPem: readFileSync(join(paths.pki, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(paths.pki, 'ca.key'), 'utf8') };
+    const nobody = await issueClientCertificate(ca, { commonName: 'nobody' });
+    const admin = await issueClientCertificate(ca, { commonName: 'lab-admin', organizations: ['system:masters'] });
+    const get = (cert?: { certPem: string; keyPem: string }, path = '/logs/?query=kubelet') => new Promise<{ status: number; body: string }>((resolve, reject) => {
+      https.get({ host: '127.0.0.1', port, path, rejectUnauthorized: false,
+        ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}) }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => { body += d.toString(); });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      }).on('error', reject);
+    });
+    expect(await get()).toEqual({ status: 401, body: 'Unauthorized\n' });
+    expect(await get(admin, '/logs/?query=kubelet&tailLines=x')).toEqual({ status: 400,
+      body: 'tailLines: Invalid value: "x": strconv.Atoi: parsing "x": invalid syntax\n' });
+    expect(await get(admin, '/logs/?query=kubelet&tailLines=-1&boot=1')).toEqual({ status: 400,
+      body: '[boot: Invalid value: 1: must be less than 1, tailLines: Invalid value: -1: must be between 0 and 100000, inclusive]\n' });
+    expect(await get(nobody)).toEqual({ status: 403,
+      body: 'Forbidden (user=nobody, verb=get, resource=nodes, subresource=log)\n' });
+    // Only w1 ships w1's lines, and only its own.
+    const asW1 = buildTransport(loadKubeconfig(kubeletConfPath(hostDir, 'w1')));
+    try {
+      const rec = (node: string) => JSON.stringify({ kind: 'LogShipment', node, records: [{ time: Date.now(), stream: 'stderr',
+        message: 'forged', source: { kind: 'component', component: 'kubelet', node } }] });
+      const other = await asW1.call('POST', '/kdp/v1/nodes/n1/logrecords', { contentType: 'application/json', data: rec('n1') });
+      expect(other.status).toBe(403);
+      const mixed = await asW1.call('POST', '/kdp/v1/nodes/w1/logrecords', { contentType: 'application/json',
+        data: rec('w1').replace('"node":"w1"}', '"node":"n1"}') });
+      expect(mixed.status).toBe(400);
+      expect(JSON.parse(mixed.text).message).toContain('records[0].source.node: must be "w1"');
+    } finally {
+      asW1.close();
+    }
+    expect((await kdp('logs', '--component', 'kubelet', '--data-dir', root, '--grep', 'forged')).out).toBe('');
+  }, 90_000);
 
   it('serving CSRs for a SAN not on the Node, or for another node, stay Pending; `kubectl certificate approve` issues them', async () => {
     const asW1 = buildHttpClient(loadKubeconfig(kubeletConfPath(hostDir, 'w1')));
