@@ -106,10 +106,10 @@ export function kubeletClientProblem(p: ParsedCsr, usages: readonly string[]): s
   if (p.organizations.length !== 1 || p.organizations[0] !== 'system:nodes') {
     return 'subject organization is not system:nodes';
   }
-  if (p.dnsNames.length > 0) return 'dnsNames are not allowed';
-  if (p.emails.length > 0) return 'emailAddresses are not allowed';
-  if (p.ipAddresses.length > 0) return 'ipAddresses are not allowed';
-  if (p.uris.length > 0) return 'uris are not allowed';
+  if (p.dnsNames.length > 0) return 'DNS subjectAltNames are not allowed';
+  if (p.emails.length > 0) return 'Email subjectAltNames are not allowed';
+  if (p.ipAddresses.length > 0) return 'IP subjectAltNames are not allowed';
+  if (p.uris.length > 0) return 'URI subjectAltNames are not allowed';
   if (!p.commonName.startsWith('system:node:')) return 'subject common name does not begin with system:node:';
   if (!sameSet(usages, KUBELET_CLIENT_USAGES) && !sameSet(usages, KUBELET_CLIENT_USAGES_NO_RSA)) {
     return `usages did not match [${KUBELET_CLIENT_USAGES.join(' ')}]`;

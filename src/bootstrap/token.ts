@@ -7,6 +7,7 @@
 
 import { randomInt } from 'node:crypto';
 import type { KubeObject } from '../client/types.js';
+import { parseRfc3339 } from '../util/rfc3339.js';
 
 export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
 export const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';
@@ -74,10 +75,13 @@ export function secretData(s: KubeObject): TokenData {
     .toString('utf8')]));
 }
 
-/** The expiration instant (ms), undefined without one, NaN when it does not parse. */
+/** The expiration instant (ms), undefined without one, NaN when it is not RFC 3339 as Go's
+ *  time.Parse reads it (Date.parse would take `2030-01-01` or `Jan 1 2030`: upstream does not). */
 export function expirationOf(d: TokenData): number | undefined {
   const e = d[KEY_EXPIRATION];
-  return e === undefined || e === '' ? undefined : Date.parse(e);
+  if (e === undefined || e === '') return undefined;
+  const ns = parseRfc3339(e);
+  return ns === undefined ? NaN : Number(ns / 1_000_000n);
 }
 
 /** upstream HasExpired: an unparsable expiration counts as expired (fail closed). */
@@ -86,10 +90,11 @@ export function hasExpired(d: TokenData, now: number): boolean {
   return at !== undefined && !(at > now);
 }
 
-/** Extra groups of `auth-extra-groups` (comma separated), each checked. */
+/** Extra groups of `auth-extra-groups` (comma separated, as written: upstream GetGroups trims
+ *  nothing, so ` system:bootstrappers:x` is a bad group), each checked. */
 export function extraGroupsOf(d: TokenData): { groups: string[]; problem?: string } {
   const raw = d[KEY_EXTRA_GROUPS] ?? '';
-  const groups = raw === '' ? [] : raw.split(',').map((g) => g.trim());
+  const groups = raw === '' ? [] : raw.split(',');
   const problem = groups.map(groupProblem).find((p) => p !== undefined);
   return problem ? { groups, problem } : { groups };
 }

@@ -23,6 +23,7 @@ import {
   closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { parseRfc3339 } from '../util/rfc3339.js';
 
 export const CONTAINER_LOG_MAX_SIZE = 10 * 1024 * 1024;
 export const CONTAINER_LOG_MAX_FILES = 5;
@@ -69,16 +70,8 @@ export function formatRfc3339Nano(ns: bigint, fixed = false): string {
   return `${base}${frac ? `.${frac}` : ''}Z`;
 }
 
-const TS = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/;
-
-/** Nanoseconds of an RFC3339(Nano) time; undefined when malformed. */
-export function parseRfc3339(text: string): bigint | undefined {
-  const m = TS.exec(text);
-  if (!m) return undefined;
-  const ms = Date.parse(`${m[1]}${m[3]}`);
-  if (Number.isNaN(ms)) return undefined;
-  return BigInt(ms) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0') || '0');
-}
+/** Nanoseconds of an RFC3339(Nano) time; undefined when malformed (util/rfc3339.ts). */
+export { parseRfc3339 };
 
 // ---- records ----------------------------------------------------------------------------------
 

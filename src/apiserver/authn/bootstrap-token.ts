@@ -45,7 +45,8 @@ export function buildBootstrapTokenAuthenticator(o: BootstrapTokenAuthenticatorO
       if (!usageEnabled(parsed.data, 'authentication')) throw refuse();
       const extra = extraGroupsOf(parsed.data);
       if (extra.problem) throw refuse();
-      const groups = [...new Set([BOOTSTRAP_DEFAULT_GROUP, ...extra.groups])];
+      // upstream GetGroups: the default group and the extra ones, deduplicated and sorted.
+      const groups = [...new Set([BOOTSTRAP_DEFAULT_GROUP, ...extra.groups])].sort();
       return { name: `${BOOTSTRAP_USER_PREFIX}${t.id}`, groups };
     })();
   };

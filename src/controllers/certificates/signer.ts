@@ -16,13 +16,17 @@ import { buildCsrController, CSRS } from './refs.js';
 
 const CLIENT_USAGES = ['client auth', 'digital signature', 'key encipherment'];
 
-/** upstream isKubeletServing / isKubeletClient / isKubeAPIServerClient: why the request is not for the signer. */
-function signerProblem(signer: string, p: ParsedCsr, usages: readonly string[]): string | undefined {
+/** upstream isKubeletServing / isKubeletClient / isKubeAPIServerClient: why the request is not
+ *  for the signer. kube-apiserver-client (validAPIServerClientUsages): digital signature and
+ *  key encipherment optional, `client auth` required — a certificate without it would carry no
+ *  extended key usage, which Go's verifier takes as any usage. */
+export function signerProblem(signer: string, p: ParsedCsr, usages: readonly string[]): string | undefined {
   switch (signer) {
     case KUBELET_CLIENT_SIGNER: return kubeletClientProblem(p, usages);
     case KUBE_APISERVER_CLIENT_SIGNER: {
       const bad = usages.find((u) => !CLIENT_USAGES.includes(u));
-      return bad ? `invalid usage for client certificate: ${bad}` : undefined;
+      if (bad) return `invalid usage for client certificate: ${bad}`;
+      return usages.includes('client auth') ? undefined : 'missing required usage for client certificate: client auth';
     }
     default: return kubeletServingProblem(p, usages);
   }

@@ -1,0 +1,76 @@
+// The bootstrap token and CSR checks at upstream's edges, without a server: a token's
+// `expiration` is RFC 3339 as Go's time.Parse reads it (anything else counts as expired, fail
+// closed), `auth-extra-groups` are taken as written (no trimming) and come back sorted with
+// system:bootstrappers; the kube-apiserver-client signer requires `client auth`; a kubelet
+// client CSR with SANs is refused in upstream's words.
+
+import { describe, expect, it } from 'vitest';
+import { KUBE_APISERVER_CLIENT_SIGNER, KUBELET_CLIENT_SIGNER, parseCsrPem } from '../../src/api/certificates.js';
+import { buildBootstrapTokenAuthenticator } from '../../src/apiserver/authn/bootstrap-token.js';
+import { createCsr } from '../../src/apiserver/pki/sign-csr.js';
+import { formatToken, generateToken, KEY_EXPIRATION, KEY_EXTRA_GROUPS, tokenSecret } from '../../src/bootstrap/token.js';
+import { signerProblem } from '../../src/controllers/certificates/signer.js';
+import type { KubeObject } from '../../src/client/types.js';
+import { parseRfc3339 } from '../../src/util/rfc3339.js';
+
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+
+/** Who the authenticator says a token is whose Secret has `data` overridden; 'refused' on 401. */
+async function authenticate(data: Record<string, string>): Promise<readonly string[] | 'refused'> {
+  const token = generateToken();
+  const secret = tokenSecret({ token, usages: ['authentication'], groups: [] }) as KubeObject & { data: Record<string, string> };
+  for (const [k, v] of Object.entries(data)) secret.data[k] = Buffer.from(v).toString('base64');
+  const authn = buildBootstrapTokenAuthenticator({ getSecret: async () => secret, now: () => NOW });
+  try {
+    return (await authn(formatToken(token))!).groups;
+  } catch {
+    return 'refused';
+  }
+}
+
+describe('bootstrap token checks as upstream', () => {
+  it('an expiration that is not RFC 3339 counts as expired; RFC 3339 ones are compared', async () => {
+    for (const bad of ['2099-01-01', 'Jan 1 2099', '2099-01-01 00:00:00Z', '2099-02-30T00:00:00Z', '2099-01-01t00:00:00z']) {
+      expect(await authenticate({ [KEY_EXPIRATION]: bad }), bad).toBe('refused');
+    }
+    expect(await authenticate({ [KEY_EXPIRATION]: '2099-01-01T00:00:00Z' })).toEqual(['system:bootstrappers']);
+    expect(await authenticate({ [KEY_EXPIRATION]: '2099-01-01T00:00:00.25+02:00' })).toEqual(['system:bootstrappers']);
+    expect(await authenticate({ [KEY_EXPIRATION]: '2026-05-31T23:59:59Z' })).toBe('refused');
+  });
+
+  it('extra groups are taken as written and returned sorted after deduplication', async () => {
+    expect(await authenticate({ [KEY_EXTRA_GROUPS]: 'system:bootstrappers:a, system:bootstrappers:b' })).toBe('refused');
+    expect(await authenticate({ [KEY_EXTRA_GROUPS]: 'system:bootstrappers:z,system:bootstrappers:a,system:bootstrappers:z' }))
+      .toEqual(['system:bootstrappers', 'system:bootstrappers:a', 'system:bootstrappers:z']);
+  });
+
+  it('parseRfc3339 keeps nanoseconds and offsets, refuses out-of-range fields', () => {
+    expect(parseRfc3339('2024-01-02T04:04:05.000000001+01:00')).toBe(BigInt(Date.parse('2024-01-02T03:04:05Z')) * 1_000_000n + 1n);
+    for (const bad of ['2024-13-01T00:00:00Z', '2024-01-01T24:00:00Z', '2024-01-01T00:00:00+24:00', '2023-02-29T00:00:00Z']) {
+      expect(parseRfc3339(bad), bad).toBeUndefined();
+    }
+    expect(parseRfc3339('2024-02-29T00:00:00Z')).toBeDefined();
+  });
+});
+
+describe('csrsigning checks as upstream', () => {
+  it('kube-apiserver-client requires client auth; other usages are named', async () => {
+    const req = parseCsrPem((await createCsr({ commonName: 'jane', organizations: [] })).csrPem);
+    expect(signerProblem(KUBE_APISERVER_CLIENT_SIGNER, req, ['digital signature']))
+      .toBe('missing required usage for client certificate: client auth');
+    expect(signerProblem(KUBE_APISERVER_CLIENT_SIGNER, req, ['client auth', 'server auth']))
+      .toBe('invalid usage for client certificate: server auth');
+    expect(signerProblem(KUBE_APISERVER_CLIENT_SIGNER, req, ['client auth', 'key encipherment'])).toBeUndefined();
+  });
+
+  it('a kubelet client CSR with SANs is refused in upstream\'s words', async () => {
+    const withDns = parseCsrPem((await createCsr({ commonName: 'system:node:a', organizations: ['system:nodes'],
+      dnsNames: ['a'] })).csrPem);
+    expect(signerProblem(KUBELET_CLIENT_SIGNER, withDns, ['client auth', 'digital signature']))
+      .toBe('DNS subjectAltNames are not allowed');
+    const withIp = parseCsrPem((await createCsr({ commonName: 'system:node:a', organizations: ['system:nodes'],
+      ipAddresses: ['10.0.0.1'] })).csrPem);
+    expect(signerProblem(KUBELET_CLIENT_SIGNER, withIp, ['client auth', 'digital signature']))
+      .toBe('IP subjectAltNames are not allowed');
+  });
+});
