@@ -56,3 +56,18 @@ describe('the ipvs in-memory table', () => {
     expect(await a.dump('IPv4')).toBe('');
   });
 });
+
+describe('the ipvs in-memory table\'s iptables rules', () => {
+  it('are applied as iptables-restore --noflush: a jump to a missing chain fails the apply and keeps the table', async () => {
+    const a = buildMemoryApplier('ipvs');
+    const good = '*nat\n:KUBE-SERVICES - [0:0]\n-A PREROUTING -j KUBE-SERVICES\nCOMMIT\n';
+    await a.apply('IPv4', { ...result(WEB), artifacts: [{ kind: 'ipvs', text: WEB },
+      { kind: 'iptables-restore', text: good }] });
+    const before = await a.dump('IPv4');
+    expect(before).toContain(`### iptables-restore\n${good}`);
+    const bad = '*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -j KUBE-MISSING\nCOMMIT\n';
+    await expect(a.apply('IPv4', { ...result(WEB), artifacts: [{ kind: 'ipvs', text: WEB },
+      { kind: 'iptables-restore', text: bad }] })).rejects.toThrow(/iptables-restore.*failed \(2\).*KUBE-MISSING/s);
+    expect(await a.dump('IPv4')).toBe(before);
+  });
+});
