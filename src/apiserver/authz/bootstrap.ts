@@ -129,10 +129,15 @@ function nodeAgentObjects(tokens: Subject): KubeObject[] {
       rule(['get', 'list', 'watch'], [''], ['pods', 'namespaces', 'services', 'nodes', 'endpoints']),
       rule(['get', 'list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
       rule(['get', 'list', 'watch'], ['networking.k8s.io'], ['networkpolicies', 'servicecidrs']),
-      rule(['get'], ['apps'], ['daemonsets']),
       rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
     ]),
     binding('kdp:node-agent', 'kdp:node-agent', [sa]),
+    // Least privilege: of the DaemonSets only the two the agent asks about (whether kube-proxy
+    // runs as pods; kdp-cni's pod network), in kube-system.
+    { apiVersion: RBAC_V1, kind: 'Role', metadata: { ...meta('kdp:node-agent-daemonsets'), namespace: ns },
+      rules: [rule(['get'], ['apps'], ['daemonsets'], ['kube-proxy', 'kdp-cni'])] },
+    { apiVersion: RBAC_V1, kind: 'RoleBinding', metadata: { ...meta('kdp:node-agent-daemonsets'), namespace: ns },
+      roleRef: { apiGroup: rbac, kind: 'Role', name: 'kdp:node-agent-daemonsets' }, subjects: [sa] },
     { apiVersion: RBAC_V1, kind: 'Role', metadata: { ...meta('kdp:node-agent-token'), namespace: ns },
       rules: [rule(['create'], [''], ['serviceaccounts/token'], [NODE_AGENT_SERVICE_ACCOUNT])] },
     { apiVersion: RBAC_V1, kind: 'RoleBinding', metadata: { ...meta('kdp:node-agent-token'), namespace: ns },
