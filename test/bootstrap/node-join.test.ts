@@ -184,6 +184,9 @@ describe.runIf(!kubectlMissing(MINOR))('kdp node join (TLS bootstrap) against a 
     expect((await q('query=kubelet&pattern=serving%20certificate')).out.trimEnd().split('\n')
       .every((l) => l.includes('serving certificate'))).toBe(true);
     expect((await q(`query=kubelet&untilTime=${encodeURIComponent('2000-01-01T00:00:00Z')}`)).out).toBe('-- No entries --\n');
+    // kdp up's own node: its journal is the cluster's store.
+    expect((await kubectl(['get', '--raw', '/api/v1/nodes/n1/proxy/logs/?query=kubelet'])).out)
+      .toMatch(/^[A-Z][a-z]{2} \d\d \S+ n1 kubelet: "Event occurred" object="n1"/m);
     const bad = await q('query=kubelet&tailLines=x');
     expect(bad.code).not.toBe(0);
     // kubectl's words for a plain-text 400 (upstream's kubelet answers with http.Error); the text below.
