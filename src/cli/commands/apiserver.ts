@@ -8,6 +8,7 @@ import type { Command } from '../command.js';
 import { kdpError } from '../../errors.js';
 import type { DataDirPaths } from '../../cluster/data-dir.js';
 import type { RunningApiServer } from '../../apiserver/start.js';
+import type { LogCollection } from '../../logging/collector.js';
 
 const ADMISSION_PLUGINS = ['ServiceAccount', 'KdpPodNetns'];
 
@@ -40,7 +41,7 @@ import { DATA_DIR_FLAG, ETCD_FLAGS, etcdOptions, REPAIR_FLAG } from '../shared-f
  * its own component file, which that collector reads.
  */
 async function apiserverLogs(dataDir: string, server: RunningApiServer, supervised: boolean,
-  log: (line: string) => void): Promise<{ stop(): void }> {
+  log: (line: string) => void, ingest: { sink?: LogCollection['ingest'] }): Promise<{ stop(): void }> {
   const [{ collectorPid, startLogCollection }, { logApiRequests }, { componentLog }] = await Promise.all([
     import('../../logging/collector.js'), import('../../logging/component-lines.js'),
     import('../../logging/component-spool.js')]);
@@ -56,7 +57,8 @@ async function apiserverLogs(dataDir: string, server: RunningApiServer, supervis
   const logs = startLogCollection({ dataDir, informers, apiServer: http,
     onError: (e) => log(`logs: ${(e as Error).message}`) });
   informers.start();
-  return { stop: () => { logs.stop(); informers.stop(); } };
+  ingest.sink = logs.ingest;
+  return { stop: () => { ingest.sink = undefined; logs.stop(); informers.stop(); } };
 }
 
 export const apiserverCommand: Command = {
@@ -101,7 +103,10 @@ export const apiserverCommand: Command = {
       throw kdpError('KDP_CONFIG', '--store embedded and --etcd-servers contradict each other');
     }
     const reach = args.flags['netns-cluster'] ? await netnsReach(paths) : undefined;
+    // Joined nodes' shipped log records, once this server runs the collector (apiserverLogs).
+    const ingest: { sink?: LogCollection['ingest'] } = {};
     const server = await startApiServer({
+      logIngest: () => ingest.sink,
       dataDir: paths.root, port: args.flags.port as number, host: args.flags['bind-address'] as string,
       insecureHttp: args.flags['insecure-http'] as boolean, serviceCIDR: args.flags['service-cluster-ip-range'] as string,
       nodePortRange: args.flags['service-node-port-range'] as string, authorizationMode: mode,
@@ -112,7 +117,7 @@ export const apiserverCommand: Command = {
       backendDialer: reach?.dialer,
     });
     const supervised = args.flags.supervised as boolean;
-    const logs = await apiserverLogs(paths.root, server, supervised, log);
+    const logs = await apiserverLogs(paths.root, server, supervised, log, ingest);
     if (!supervised) {
       writePrivateFileSync(paths.kubeconfig, renderKubeconfig({
         server: server.url, ...(args.flags['insecure-http'] ? {} : { caPem: server.pki.caCertPem, token: server.pki.adminToken }),
