@@ -54,7 +54,7 @@ describe.each([27, 28, 29, 30, 31, 32, 33])('kubectl 1.%i port-forward', (minor)
     const fwd = await startForward(server, minor, [80]);
     try {
       const data = randomBytes(16 * 1024 * 1024);
-      const back = await exchange(fwd.ports.get(80)!, data, 30_000);
+      const back = await exchange(fwd.ports.get(80)!, data, 30_000, data.length);
       expect(back.length).toBe(data.length);
       expect(sha(back)).toBe(sha(data));
     } finally {

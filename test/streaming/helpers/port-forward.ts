@@ -71,16 +71,28 @@ export async function startForward(
   };
 }
 
-/** Connects, sends `data`, half-closes, and returns everything received until the close. */
-export function exchange(port: number, data: Buffer | string, timeoutMs = 10_000): Promise<Buffer> {
+/**
+ * Connects, sends `data`, half-closes, and returns everything received until the close, or
+ * until `expectBytes` have arrived. A bulk echo passes `expectBytes`: after the client's
+ * half-close the runtime gives the other direction 1 s (containerd's PortForward, socat's
+ * default), which a loaded machine can outlast with echo still in flight.
+ */
+export function exchange(
+  port: number, data: Buffer | string, timeoutMs = 10_000, expectBytes = Infinity,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const c = connect(port, '127.0.0.1');
     const got: Buffer[] = [];
+    let n = 0;
     const timer = setTimeout(() => {
       c.destroy();
       reject(new Error(`no close within ${timeoutMs} ms (${Buffer.concat(got).length} bytes)`));
     }, timeoutMs);
-    c.on('data', (d: Buffer) => got.push(d));
+    c.on('data', (d: Buffer) => {
+      got.push(d);
+      n += d.length;
+      if (n >= expectBytes) c.destroy();
+    });
     c.on('error', (e) => { clearTimeout(timer); reject(e); });
     c.on('close', () => { clearTimeout(timer); resolve(Buffer.concat(got)); });
     c.end(data);
