@@ -55,7 +55,9 @@ describe.skipIf(skip)('web UI in Chromium on a 2-node virtual cluster', () => {
     const { startCluster } = await import('../../src/cluster/up.js');
     dataDir = mkdtempSync(join(tmpdir(), 'kdp-ui-e2e-'));
     const paths = dataDirPaths(dataDir);
-    cluster = await startCluster({ paths, nodes: 2, port: 0, proxyMode: 'iptables', timeScale: 5,
+    // timeScale 10: a deleted pod's grace period and the node monitor's grace period (the
+    // search and node-failure tests wait them out) are a tenth of upstream's.
+    cluster = await startCluster({ paths, nodes: 2, port: 0, proxyMode: 'iptables', timeScale: 10,
       dataPlane: 'virtual', progress: () => {} });
     await cluster.client.create(DEPLOYMENTS, { apiVersion: 'apps/v1', kind: 'Deployment',
       metadata: { name: 'web', namespace: 'default' },
