@@ -55,6 +55,21 @@ function unavailable(e: unknown): Error {
   return kdpError('KDP_UNAVAILABLE', `etcd: ${msg}`, {}, e);
 }
 
+/**
+ * etcd clientv3's default send limit (defaultMaxCallSendMsgSize, which kube-apiserver keeps): a
+ * larger request fails in the client, before anything is sent, so it is refused at once rather
+ * than after its upload has outlasted the call's deadline.
+ */
+export const ETCD_MAX_SEND_BYTES = 2 * 1024 * 1024;
+
+function checkSendSize(key: string, value: string): void {
+  const n = Buffer.byteLength(key) + (value.length > ETCD_MAX_SEND_BYTES / 3 ? Buffer.byteLength(value) : 0);
+  if (n > ETCD_MAX_SEND_BYTES) {
+    throw kdpError('KDP_TOO_LARGE',
+      `etcd: grpc: trying to send message larger than max (${n} vs. ${ETCD_MAX_SEND_BYTES})`);
+  }
+}
+
 export async function buildEtcdStore(o: EtcdStoreOptions): Promise<StoreBackend> {
   const opts: IOptions = {
     hosts: [...o.endpoints],
@@ -184,10 +199,11 @@ export async function buildEtcdStore(o: EtcdStoreOptions): Promise<StoreBackend>
     const prev = r.responses[0]?.response_delete_range?.prev_kvs?.[0] as RawKV;
     return toKV(prev, rev);
   }
-  const guarded = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+  const guarded = <T>(key: string, fn: () => Promise<T>, value = ''): Promise<T> => {
     try {
       open();
       checkKey(key);
+      checkSendSize(key, value);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -215,8 +231,8 @@ export async function buildEtcdStore(o: EtcdStoreOptions): Promise<StoreBackend>
       const count = Number(r.count);
       return { items, revision: lo.revision ?? at, more: r.more, remaining: Math.max(0, count - items.length) } as ListResult;
     },
-    create: (key, value) => guarded(key, () => doCreate(key, value)),
-    update: (key, value, expected) => guarded(key, () => doUpdate(key, value, expected)),
+    create: (key, value) => guarded(key, () => doCreate(key, value), value),
+    update: (key, value, expected) => guarded(key, () => doUpdate(key, value, expected), value),
     delete: (key, expected) => guarded(key, () => doDelete(key, expected)),
     watch(prefix, afterRevision, handlers: WatchHandlers): Watcher {
       open();
