@@ -2,7 +2,8 @@
 // `expiration` is RFC 3339 as Go's time.Parse reads it (anything else counts as expired, fail
 // closed), `auth-extra-groups` are taken as written (no trimming) and come back sorted with
 // system:bootstrappers; the kube-apiserver-client signer requires `client auth`; a kubelet
-// client CSR with SANs is refused in upstream's words.
+// client CSR with SANs is refused in upstream's words; kdp's lab auto-approval of kubelet-serving
+// never covers an address (or name) another Node has.
 
 import { describe, expect, it } from 'vitest';
 import { KUBE_APISERVER_CLIENT_SIGNER, KUBELET_CLIENT_SIGNER, parseCsrPem } from '../../src/api/certificates.js';
@@ -10,6 +11,9 @@ import { buildBootstrapTokenAuthenticator } from '../../src/apiserver/authn/boot
 import { createCsr } from '../../src/apiserver/pki/sign-csr.js';
 import { formatToken, generateToken, KEY_EXPIRATION, KEY_EXTRA_GROUPS, tokenSecret } from '../../src/bootstrap/token.js';
 import { signerProblem } from '../../src/controllers/certificates/signer.js';
+import { servingApprovable } from '../../src/controllers/certificates/approver.js';
+import type { Node } from '../../src/api/types.js';
+import type { CertificateSigningRequest } from '../../src/api/certificates.js';
 import type { KubeObject } from '../../src/client/types.js';
 import { parseRfc3339 } from '../../src/util/rfc3339.js';
 
@@ -72,5 +76,31 @@ describe('csrsigning checks as upstream', () => {
       ipAddresses: ['10.0.0.1'] })).csrPem);
     expect(signerProblem(KUBELET_CLIENT_SIGNER, withIp, ['client auth', 'digital signature']))
       .toBe('IP subjectAltNames are not allowed');
+  });
+});
+
+describe('csrapproving: kdp\'s lab rule for kubelet-serving', () => {
+  const node = (name: string, ...ips: string[]): Node => ({ metadata: { name }, status: {
+    addresses: [{ type: 'Hostname', address: name }, ...ips.map((address) => ({ type: 'InternalIP', address }))] } } as Node);
+  const serving = async (dnsNames: string[], ipAddresses: string[]) => {
+    const { csrPem } = await createCsr({ commonName: 'system:node:b', organizations: ['system:nodes'], dnsNames, ipAddresses });
+    const csr = { metadata: { name: 'csr-x' }, spec: { request: Buffer.from(csrPem).toString('base64'),
+      signerName: 'kubernetes.io/kubelet-serving', usages: ['digital signature', 'server auth'],
+      username: 'system:node:b', groups: ['system:nodes', 'system:authenticated'] } } as CertificateSigningRequest;
+    return { csr, req: parseCsrPem(csrPem) };
+  };
+
+  it('approves a node\'s own addresses, not one another Node has too (published in its own status)', async () => {
+    const a = node('a', '10.0.0.1');
+    const own = await serving(['b'], ['10.0.0.2']);
+    expect(servingApprovable(own.csr, own.req, node('b', '10.0.0.2'), [a, node('b', '10.0.0.2')])).toBe(true);
+    // b publishes a's address beside its own: no certificate for it.
+    const b = node('b', '10.0.0.2', '10.0.0.1');
+    const stolen = await serving(['b'], ['10.0.0.2', '10.0.0.1']);
+    expect(servingApprovable(stolen.csr, stolen.req, b, [a, b])).toBe(false);
+    const named = await serving(['b', 'a'], ['10.0.0.2']);
+    const b2 = { ...node('b', '10.0.0.2'), status: { addresses: [...node('b', '10.0.0.2').status!.addresses!,
+      { type: 'InternalDNS', address: 'a' }] } } as Node;
+    expect(servingApprovable(named.csr, named.req, b2, [{ metadata: { name: 'a' } } as Node, b2])).toBe(false);
   });
 });

@@ -9,7 +9,9 @@
 // kubelet-csr-approver do): a kubelet serving CSR (signer kubernetes.io/kubelet-serving, valid
 // for that signer) is approved when its requester is `system:node:<name>` in system:nodes for
 // the very node its subject names, and every DNS and IP SAN is one of that Node's
-// status.addresses (Hostname, InternalIP, ...) — what kubelet-csr-approver checks. Otherwise it
+// status.addresses (Hostname, InternalIP, ...) and no other Node's — what kubelet-csr-approver
+// checks (a node publishing another's address in its own status gets no certificate for it,
+// which the API server would then accept at that address). Otherwise it
 // stays Pending for `kubectl certificate approve`. A Node's change looks again at its pending
 // serving CSRs (a kubelet may ask before its addresses are published).
 
@@ -36,13 +38,18 @@ const RECOGNIZERS = [
 const SERVING_MESSAGE = 'Auto approving kubelet serving certificate: requested by the node itself for its own addresses (kdp lab).';
 const NODE_PREFIX = 'system:node:';
 
-/** kdp's lab rule for kubelet-serving (module comment): the node asks for its own addresses. */
-export function servingApprovable(csr: CertificateSigningRequest, req: ParsedCsr, node: Node | undefined): boolean {
+const addressesOf = (n: Node) => (n.status?.addresses ?? []).map((a) => a.address);
+
+/** kdp's lab rule for kubelet-serving (module comment): the node asks for its own addresses,
+ *  none of which another Node (`nodes`: all of them) has too. */
+export function servingApprovable(csr: CertificateSigningRequest, req: ParsedCsr, node: Node | undefined,
+  nodes: readonly Node[] = []): boolean {
   const name = req.commonName.slice(NODE_PREFIX.length);
   if (!req.commonName.startsWith(NODE_PREFIX) || csr.spec.username !== req.commonName) return false;
   if (!(csr.spec.groups ?? []).includes('system:nodes') || node?.metadata.name !== name) return false;
-  const known = new Set((node.status?.addresses ?? []).map((a) => a.address));
-  return [...req.dnsNames, ...req.ipAddresses].every((san) => known.has(san));
+  const own = new Set(addressesOf(node));
+  const others = new Set(nodes.filter((n) => n.metadata.name !== name).flatMap((n) => [n.metadata.name!, ...addressesOf(n)]));
+  return [...req.dnsNames, ...req.ipAddresses].every((san) => own.has(san) && !others.has(san));
 }
 
 export function buildCsrApprover(ctx: ControllerContext): Controller {
@@ -70,7 +77,7 @@ export function buildCsrApprover(ctx: ControllerContext): Controller {
       const req = parseCsr(csr);
       if (kubeletServingProblem(req, csr.spec.usages ?? [])) return;
       const node = nodes.cache.getByName(undefined, req.commonName.slice(NODE_PREFIX.length));
-      if (servingApprovable(csr, req, node)) await approve(csr, SERVING_MESSAGE);
+      if (servingApprovable(csr, req, node, nodes.cache.list())) await approve(csr, SERVING_MESSAGE);
       return;
     }
     if (csr.spec.signerName !== KUBELET_CLIENT_SIGNER) return;
