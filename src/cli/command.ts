@@ -1,5 +1,7 @@
 // The shape of one `kdp` command. Commands receive parsed flags and an IO object; they never
 // touch process.argv, process.exit or the console directly, so tests can run them in-process.
+// A command's declaration (name, args, flags, exits) is the one source of its flag parsing,
+// its `--help` and its section of docs/cli.md (src/cli/cli-doc.ts).
 
 import type { FlagSpec, ParsedArgs } from './flags.js';
 
@@ -12,6 +14,12 @@ export interface CliIO {
   readonly interrupted: Promise<void>;
 }
 
+/** One exit status of a command and what it means. */
+export interface ExitStatus {
+  readonly code: number;
+  readonly meaning: string;
+}
+
 export interface Command {
   /** Words after `kdp`, e.g. `rules compile`. */
   readonly name: string;
@@ -19,6 +27,12 @@ export interface Command {
   /** Positional part of the usage line, e.g. `SRC DST[:PORT]`. */
   readonly args?: string;
   readonly flags: readonly FlagSpec[];
+  /**
+   * false: `--config` is not the flag file (COMMON_FLAGS) here, because the command declares a
+   * `--config` of its own (`rules compile --config` is the KubeProxyConfiguration, as upstream's
+   * `kube-proxy --config`). Default true. A flag declared twice is an error (commandFlags).
+   */
+  readonly flagFile?: boolean;
   /** Flag parsing stops after this many positionals: the rest are positionals as given, flags
    *  included (`crictl exec CONTAINER sh -c …`). Default: flags anywhere. */
   readonly flagsEndAfterPositionals?: number;
@@ -30,4 +44,7 @@ export interface Command {
    * errors (INPUT_ERROR_CODES), 1 for other failures.
    */
   readonly errorStatus?: number;
+  /** Statuses of this command's own results (`kdp trace`: 1 dropped); a code listed here
+   *  replaces the common meaning of that code (exits.ts, COMMON_EXITS). */
+  readonly exits?: readonly ExitStatus[];
 }

@@ -23,21 +23,43 @@ export interface ParsedArgs {
   readonly positionals: readonly string[];
 }
 
-/** Flags every command accepts. */
+/** Flags every command accepts (`--config` only where the command keeps the flag file). */
 export const COMMON_FLAGS: readonly FlagSpec[] = [
   { name: 'config', type: 'string', help: 'YAML file whose keys are flag names (flags win)' },
   { name: 'help', type: 'boolean', short: 'h', help: 'show this help' },
 ];
 
 /**
- * A command may give a common flag a meaning of its own (`rules compile --config` is the
- * KubeProxyConfiguration, as upstream's `kube-proxy --config`): its spec wins, and then no flag
- * file is read.
+ * Every flag of a command: its own, then the common ones (`--config`, the flag file, unless
+ * `flagFile` is false). A name or short letter given twice is a bug in the declaration, so it
+ * throws (test/cli/cli-table.test.ts checks every command).
  */
-export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[], endAfterPositionals?: number):
-  ParsedArgs {
-  const common = COMMON_FLAGS.filter((c) => !specs.some((s) => s.name === c.name));
-  const all = [...common, ...specs];
+export function withCommonFlags(specs: readonly FlagSpec[], flagFile = true): FlagSpec[] {
+  const all = [...specs, ...COMMON_FLAGS.filter((c) => flagFile || c.name !== 'config')];
+  const problems = flagConflicts(all);
+  if (problems.length) throw new Error(`flag declaration: ${problems.join('; ')}`);
+  return all;
+}
+
+/** Names or short letters declared more than once (each would have two meanings). */
+export function flagConflicts(specs: readonly FlagSpec[]): string[] {
+  const seen = new Map<string, FlagSpec>();
+  const out: string[] = [];
+  for (const s of specs) {
+    for (const key of [`--${s.name}`, ...(s.short ? [`-${s.short}`] : [])]) {
+      const before = seen.get(key);
+      if (before) out.push(`${key} is declared twice ("${before.help}" and "${s.help}")`);
+      else seen.set(key, s);
+    }
+  }
+  return out;
+}
+
+/** argv → flag values (flag, else flag file, else default, coerced to the flag's type) and
+ *  positionals. Input errors are KDP_CONFIG naming the flag or key. */
+export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[], endAfterPositionals?: number,
+  flagFile = true): ParsedArgs {
+  const all = withCommonFlags(specs, flagFile);
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> =
     {};
   for (const s of all) {
@@ -55,8 +77,8 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[], 
     throw kdpError('KDP_CONFIG', (e as Error).message);
   }
   if (tail.length) parsed = { ...parsed, positionals: [...parsed.positionals, ...tail] };
-  const flagFile = common.some((c) => c.name === 'config') && typeof parsed.values.config === 'string';
-  const fromFile = flagFile ? readConfigFile(parsed.values.config as string) : {};
+  const fromFile = flagFile && typeof parsed.values.config === 'string'
+    ? readConfigFile(parsed.values.config as string) : {};
   const flags: FlagValues = {};
   for (const s of all) {
     const raw = parsed.values[s.name] ?? fromFile[s.name] ?? s.default;
@@ -132,8 +154,9 @@ function coerce(s: FlagSpec, raw: unknown): string | boolean | number | string[]
   }
 }
 
-export function formatFlagHelp(specs: readonly FlagSpec[]): string {
-  const rows = [...specs, ...COMMON_FLAGS.filter((c) => !specs.some((s) => s.name === c.name))].map((s) => {
+/** `--help`'s flag list of a command's every flag (withCommonFlags). */
+export function formatFlagHelp(all: readonly FlagSpec[]): string {
+  const rows = all.map((s) => {
     const short = s.short ? `-${s.short}, ` : '    ';
     const arg = s.type === 'boolean' ? '' : s.type === 'strings' ? ' VALUE (repeatable)' : ' VALUE';
     const def = s.default === undefined ? '' : ` (default ${JSON.stringify(s.default)})`;

@@ -1,39 +1,37 @@
 // `kdp` entry point: finds the command, parses its flags, runs it, maps errors to exit codes.
 
-import { isKdpError, type ErrorCode } from '../errors.js';
+import { isKdpError } from '../errors.js';
 import type { CliIO, Command } from './command.js';
-import { formatFlagHelp, parseFlags } from './flags.js';
+import { formatFlagHelp, parseFlags, withCommonFlags } from './flags.js';
 import { COMMANDS } from './commands/index.js';
 import { journalIO } from './component-journal.js';
+import { errorExit, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, exitTable } from './exits.js';
 
-/** Bad flags, config or input (README: exit 2); other failures exit 1, crashes 70. */
-export const INPUT_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'KDP_CONFIG', 'KDP_INPUT', 'KDP_PARSE', 'KDP_DIFF',
-]);
-
-export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
-  const found = findCommand(COMMANDS, argv);
+/** `commands`: the table to run from (tests give their own to reach every exit status). */
+export async function main(argv: readonly string[], io: CliIO = processIO(),
+  commands: readonly Command[] = COMMANDS): Promise<number> {
+  const found = findCommand(commands, argv);
   if (!found) {
     const wantsHelp = argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help';
-    (wantsHelp ? io.out : io.err)(topHelp(COMMANDS, wantsHelp ? '' : `unknown command: ${argv.join(' ')}\n\n`));
-    return wantsHelp ? 0 : 2;
+    (wantsHelp ? io.out : io.err)(topHelp(commands, wantsHelp ? '' : `unknown command: ${argv.join(' ')}\n\n`));
+    return wantsHelp ? EXIT_OK : EXIT_USAGE;
   }
   const { command, rest } = found;
   try {
-    const parsed = parseFlags(rest, command.flags, command.flagsEndAfterPositionals);
+    const parsed = parseFlags(rest, command.flags, command.flagsEndAfterPositionals, command.flagFile !== false);
     if (parsed.flags.help) {
       io.out(commandHelp(command));
-      return 0;
+      return EXIT_OK;
     }
     return await command.run(parsed, journalIO(command, parsed.flags, io));
   } catch (e) {
     if (isKdpError(e)) {
       io.err(`error [${e.code}]: ${e.message}\n`);
       for (const c of e.details.causes ?? []) io.err(`  ${c.field}: ${c.message}\n`);
-      return command.errorStatus ?? (INPUT_ERROR_CODES.has(e.code) ? 2 : 1);
+      return errorExit(command, e.code);
     }
     io.err(`internal error: ${(e as Error).stack ?? String(e)}\n`);
-    return 70;
+    return EXIT_INTERNAL;
   }
 }
 
@@ -57,12 +55,20 @@ function topHelp(commands: readonly Command[], prefix: string): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
   const lines = commands.map((c) => `  kdp ${c.name.padEnd(width)}${c.summary}`);
   return `${prefix}kdp — Kubernetes networking data-plane emulator\n\nUsage:\n${lines.join('\n')}\n\n` +
-    'Run `kdp COMMAND --help` for its flags. Every flag can also come from --config FILE.\n';
+    `Run \`kdp COMMAND --help\` for its flags and exit statuses. ${flagFileNote(commands)}\n`;
 }
 
-function commandHelp(c: Command): string {
+/** Where flags may come from a YAML file (`--config`), and the commands where they may not. */
+export function flagFileNote(commands: readonly Command[]): string {
+  const own = commands.filter((c) => c.flagFile === false).map((c) => `kdp ${c.name}`);
+  return 'Every flag can also come from --config FILE (YAML, keys are flag names; flags win)' +
+    `${own.length ? `, except in ${own.join(', ')}, whose --config is its own flag` : ''}.`;
+}
+
+export function commandHelp(c: Command): string {
+  const exits = exitTable(c).map((e) => `  ${String(e.code).padEnd(4)}${e.meaning}`);
   return `Usage: kdp ${c.name}${c.args ? ` ${c.args}` : ''} [flags]\n\n${c.summary}\n\nFlags:\n` +
-    `${formatFlagHelp(c.flags)}\n`;
+    `${formatFlagHelp(withCommonFlags(c.flags, c.flagFile !== false))}\n\nExit status:\n${exits.join('\n')}\n`;
 }
 
 function processIO(): CliIO {

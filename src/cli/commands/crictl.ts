@@ -198,6 +198,9 @@ export const crictlCommand: Command = {
   args: 'pods|ps|images|inspectp POD|inspect CONTAINER|logs CONTAINER|exec CONTAINER CMD...',
   // `exec CONTAINER sh -c '…'`: flags end after the sub-command and the container.
   flagsEndAfterPositionals: 2,
+  exits: [
+    { code: 0, meaning: 'success; `exec`: the command in the container exited 0 (any other status of it is kdp\'s)' },
+  ],
   flags: [
     { name: 'node', type: 'string', help: 'the node whose runtime to ask (its socket is <data-dir>/nodes/NODE/kdp-runtime.sock)' },
     { name: 'runtime-endpoint', short: 'r', type: 'string', help: 'the runtime endpoint socket instead (unix:///path)' },

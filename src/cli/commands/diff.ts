@@ -1,10 +1,10 @@
 // `kdp diff A B`: what changed between two rule tables — dumps (files or `-`), or kept
 // snapshots of a node (`@N`, `@latest`, `@latest~K` with --node). Exit status as diff(1):
-// 0 same, 1 different, 2 trouble (every error, whatever its code).
+// 0 same, 1 different, 2 trouble (every error, whatever its code: errorStatus).
 
 import { readClusterInfo } from '../../cluster/cluster-file.js';
 import { dataDirPaths, resolveDataDir } from '../../cluster/data-dir.js';
-import { isKdpError, kdpError } from '../../errors.js';
+import { kdpError } from '../../errors.js';
 import { readSnapshot, rulesDir } from '../../proxy/history.js';
 import { runDiff, type DiffView } from '../../diff/diff.js';
 import { checkTable, detectFormat } from '../../diff/load.js';
@@ -19,6 +19,11 @@ export const diffCommand: Command = {
   name: 'diff',
   summary: 'compare two rule tables by Service (default), by rules, or by packet behaviour',
   args: 'A B   (files, - for stdin, or @N/@latest/@latest~K with --node)',
+  errorStatus: 2,
+  exits: [
+    { code: 0, meaning: 'the two tables behave the same (no Service, rule, flow or policy cell differs)' },
+    { code: 1, meaning: 'they differ' },
+  ],
   flags: [
     { name: 'format', type: 'string',
       help: 'iptables | nftables | ipvs, or A,B (default: detected)' },
@@ -38,16 +43,7 @@ export const diffCommand: Command = {
     { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' },
     DATA_DIR_FLAG,
   ],
-  async run(args, io) {
-    try {
-      return await diff(args.flags, args.positionals, io);
-    } catch (e) {
-      if (!isKdpError(e)) throw e;
-      io.err(`error [${e.code}]: ${e.message}\n`);
-      for (const c of e.details.causes ?? []) io.err(`  ${c.field}: ${c.message}\n`);
-      return 2;
-    }
-  },
+  run: (args, io) => diff(args.flags, args.positionals, io),
 };
 
 async function diff(flags: FlagValues, positionals: readonly string[], io: CliIO): Promise<number> {

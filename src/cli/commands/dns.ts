@@ -89,6 +89,10 @@ export const dnsLookupCommand: Command = {
   name: 'dns lookup',
   summary: 'resolve a name as the cluster DNS answers it (kdp\'s DNS server, in-process over the cluster\'s records)',
   args: 'NAME',
+  exits: [
+    { code: 0, meaning: 'the answer\'s rcode is NOERROR' },
+    { code: 1, meaning: 'another rcode (NXDOMAIN, SERVFAIL, …; printed), or the command failed' },
+  ],
   flags: [
     { name: 'type', short: 't', type: 'string', default: 'A', help: `record type: ${TYPES.join(' | ')} (an IP: PTR)` },
     { name: 'server', type: 'string', help: 'ask this DNS server (IP[:PORT]) instead' },

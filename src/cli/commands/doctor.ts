@@ -6,6 +6,10 @@ import type { Command } from '../command.js';
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'check what netns mode needs on this machine (root, kernel, programs) and how to fix it',
+  exits: [
+    { code: 0, meaning: 'netns mode can run here' },
+    { code: 1, meaning: 'netns mode cannot run here (the failed checks, and the packages that fix them)' },
+  ],
   flags: [{ name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' }],
   async run(args, io) {
     const { installHint, localPreflightHost, preflightChecks, preflightFailures, renderChecks } =

@@ -13,6 +13,11 @@ import { DATA_DIR_FLAG } from '../shared-flags.js';
 export const downCommand: Command = {
   name: 'down',
   summary: 'stop the cluster and remove everything it made (also after a crash)',
+  exits: [
+    { code: 0, meaning: 'stopped and removed (also when no cluster was running)' },
+    { code: 1, meaning: 'something remains: kernel objects when not root (run `sudo kdp down`), or processes that ' +
+      'survived SIGKILL (the data directory is kept, so `kdp down` can try again); or the command failed' },
+  ],
   flags: [
     DATA_DIR_FLAG,
     { name: 'keep-data', type: 'boolean', default: false, help: 'keep the data directory (store, PKI, rule history)' },

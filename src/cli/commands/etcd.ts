@@ -23,6 +23,10 @@ async function layoutOf(root: string) {
 export const etcdStatusCommand: Command = {
   name: 'etcd status',
   summary: 'the local etcd cluster: members, leader, Raft term, revision, DB size, quorum',
+  exits: [
+    { code: 0, meaning: 'a quorum of members is up (writes go on)' },
+    { code: 1, meaning: 'fewer than a quorum are up (no writes until a member returns), or the command failed' },
+  ],
   flags: [DATA_DIR_FLAG, { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' }],
   async run(args, io) {
     const root = rootOf(args.flags, io.env);

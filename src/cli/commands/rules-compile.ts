@@ -123,6 +123,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 export const rulesCompileCommand: Command = {
   name: 'rules compile',
   summary: 'compile kube-proxy rule tables from Kubernetes YAML, offline (no cluster needed)',
+  flagFile: false,
   flags: [
     { name: 'filename', short: 'f', type: 'strings', help: 'manifest file or directory (- for stdin); repeatable' },
     { name: 'mode', type: 'string', help: 'iptables | nftables | ipvs (default: the config\'s mode, else iptables)' },

@@ -23,11 +23,15 @@ import { DEFAULT_PROXY_MODE } from '../../proxy/registry.js';
 import { liveJson, renderLive, renderTrace } from '../render-trace.js';
 import { DATA_DIR_FLAG } from '../shared-flags.js';
 
-/** Exit 0 delivered, 1 dropped or rejected, 2 any error (bad input, untraceable), 3 (--live)
- *  the kernel disagrees with the simulation. */
+/** Exit statuses: `exits` and `errorStatus` (2: any error, so 1 is always a verdict). */
 export const traceCommand: Command = {
   name: 'trace',
   errorStatus: 2,
+  exits: [
+    { code: 0, meaning: 'the packet is delivered (with --live: and the kernel agrees)' },
+    { code: 1, meaning: 'the packet is dropped or rejected (with --live: and the kernel agrees)' },
+    { code: 3, meaning: 'with --live: the kernel disagrees with the simulation (a fidelity bug)' },
+  ],
   summary: 'trace a packet hop by hop through routes and the compiled rules (DST: an IP, a pod, a node, svc/NS/NAME, or a DNS name such as web.default)',
   args: 'SRC DST[:PORT]',
   flags: [

@@ -26,6 +26,11 @@ import { NETPOL_FLAGS } from './verify-netpol-flags.js';
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'check the network model: pod↔pod without NAT, unique IPs, every Service and NodePort, cluster DNS',
+  exits: [
+    { code: 0, meaning: 'every check passed (with --netpol: the truth tables are printed; they are information, not a verdict)' },
+    { code: 1, meaning: 'a check failed (the failures are listed), or the command failed' },
+    { code: 3, meaning: 'with --netpol --live: a probed cell disagrees with the computed table (a fidelity bug)' },
+  ],
   flags: [
     { name: 'output', short: 'o', type: 'string', help: 'json for machine-readable output' },
     { name: 'show', type: 'number', default: 3, help: 'failures shown in full (with their trace) per check' },
