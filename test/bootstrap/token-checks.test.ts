@@ -8,7 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { KUBE_APISERVER_CLIENT_SIGNER, KUBELET_CLIENT_SIGNER, parseCsrPem } from '../../src/api/certificates.js';
 import { buildBootstrapTokenAuthenticator } from '../../src/apiserver/authn/bootstrap-token.js';
-import { createCsr } from '../../src/apiserver/pki/sign-csr.js';
+import { X509Certificate } from 'node:crypto';
+import { createCsr, signCsr } from '../../src/apiserver/pki/sign-csr.js';
+import { issueCa } from '../../src/apiserver/pki/issue.js';
 import { formatToken, generateToken, KEY_EXPIRATION, KEY_EXTRA_GROUPS, tokenSecret } from '../../src/bootstrap/token.js';
 import { signerProblem } from '../../src/controllers/certificates/signer.js';
 import { servingApprovable } from '../../src/controllers/certificates/approver.js';
@@ -102,5 +104,23 @@ describe('csrapproving: kdp\'s lab rule for kubelet-serving', () => {
     const b2 = { ...node('b', '10.0.0.2'), status: { addresses: [...node('b', '10.0.0.2').status!.addresses!,
       { type: 'InternalDNS', address: 'a' }] } } as Node;
     expect(servingApprovable(named.csr, named.req, b2, [{ metadata: { name: 'a' } } as Node, b2])).toBe(false);
+  });
+});
+
+describe('csrsigning validity as upstream\'s authority boundaries()', () => {
+  it('backdates 5 min; 8 h or more ends 5 min early, shorter ends at now + duration; capped at the CA', async () => {
+    const ca = await issueCa('test-ca', 30);
+    const req = parseCsrPem((await createCsr({ commonName: 'jane', organizations: [] })).csrPem);
+    const window = async (expirationSeconds?: number) => {
+      const c = new X509Certificate(await signCsr(ca, req, { usages: ['client auth'], expirationSeconds, now: NOW }));
+      return [Date.parse(c.validFrom) - NOW, Date.parse(c.validTo) - NOW];
+    };
+    expect(await window(3600)).toEqual([-300_000, 3_600_000]);
+    expect(await window(60)).toEqual([-300_000, 600_000]);
+    expect(await window(86_400)).toEqual([-300_000, 86_400_000 - 300_000]);
+    const caEnd = Date.parse(new X509Certificate(ca.certPem).validTo);
+    expect((await window())[1]).toBe(caEnd - NOW);
+    await expect(signCsr(ca, req, { usages: ['client auth'], now: caEnd + 1000 }))
+      .rejects.toThrow('refusing to sign a certificate that expired in the past');
   });
 });

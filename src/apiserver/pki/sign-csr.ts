@@ -2,7 +2,9 @@
 // csrsigning (pkg/controller/certificates/authority): the request's subject, SANs and public key;
 // key usages and extended key usages from spec.usages; backdated 5 minutes; valid for the
 // requested duration (spec.expirationSeconds, at least 10 minutes) capped at the signing
-// duration (--cluster-signing-duration, default one year) and at the CA's own expiry.
+// duration (--cluster-signing-duration, default one year) and at the CA's own expiry. As
+// upstream's authority boundaries(): a certificate of 8 hours or more ends 5 minutes early (its
+// backdate taken off), a shorter one ends at now + duration; an expired CA signs nothing.
 
 import 'reflect-metadata';
 import type { webcrypto } from 'node:crypto';
@@ -28,6 +30,8 @@ const EXT_USAGES: Record<string, string> = {
 };
 const BACKDATE_MS = 5 * 60_000;
 const MIN_DURATION_MS = 10 * 60_000;
+/** upstream's Short: below it a certificate's end is not backdated (5 min is ~1% of 8 h). */
+const SHORT_MS = 8 * 3_600_000;
 export const DEFAULT_SIGNING_DURATION_MS = 365 * 86_400_000;
 
 export interface SignOptions {
@@ -44,7 +48,12 @@ export async function signCsr(ca: CertPair, csr: ParsedCsr, o: SignOptions): Pro
   const now = o.now ?? Date.now();
   const max = o.maxDurationMs ?? DEFAULT_SIGNING_DURATION_MS;
   const asked = o.expirationSeconds !== undefined ? Math.max(o.expirationSeconds * 1000, MIN_DURATION_MS) : max;
-  const notAfter = Math.min(now + Math.min(asked, max), caCert.notAfter.getTime());
+  const ttl = Math.min(asked, max);
+  const caEnd = caCert.notAfter.getTime();
+  if (!(now < caEnd)) {
+    throw new Error(`refusing to sign a certificate that expired in the past: NotAfter=${caCert.notAfter.toISOString()}`);
+  }
+  const notAfter = Math.min(now + (ttl < SHORT_MS ? ttl : ttl - BACKDATE_MS), caEnd);
   let ku = 0;
   const eku: string[] = [];
   for (const u of o.usages) {
