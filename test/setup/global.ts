@@ -33,7 +33,10 @@ function summariseSkips(path: string): void {
 }
 
 export default function setup(): () => void {
+  // Each vitest project runs the global setup again in the same process: the first one owns the run.
+  if (process.env.KDP_TEST_RUN_DIR) return () => {};
   const dir = mkdtempSync(join(tmpdir(), 'kdp-test-run-'));
+  process.env.KDP_TEST_RUN_DIR = dir;
   // A temp dir like /tmp itself: tests run programs as other users (sticky, world-writable).
   chmodSync(dir, 0o1777);
   const before = kdpNetns();
