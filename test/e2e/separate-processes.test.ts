@@ -43,6 +43,23 @@ describe.runIf(hasKubectl)('components as separate processes over HTTP', () => {
     await new Promise((r) => setTimeout(r, 500));
   });
 
+  it('publishes cluster-info for kdp node join: kdp apiserver writes it, the controller-manager signs it per token', async () => {
+    const made = spawn(process.execPath, [KDP, 'token', 'create', '--print-join-command', '--data-dir', dataDir],
+      { stdio: ['ignore', 'pipe', 'ignore'] });
+    let line = '';
+    made.stdout!.on('data', (d: Buffer) => { line += d; });
+    await new Promise((r) => made.once('close', r));
+    const server = JSON.parse(await kubectl('config', 'view', '--raw', '-o', 'json')).clusters[0].cluster.server;
+    expect(line.trim()).toMatch(new RegExp(`^kdp node join ${server} --token ([a-z0-9]{6})\\.[a-z0-9]{16} ` +
+      '--discovery-token-ca-cert-hash sha256:[0-9a-f]{64}$'));
+    const id = /--token ([a-z0-9]{6})/.exec(line)![1];
+    const cm = await waitFor(async () => {
+      const c = JSON.parse(await kubectl('get', 'configmap', 'cluster-info', '-n', 'kube-public', '-o', 'json'));
+      return c.data[`jws-kubeconfig-${id}`] ? c : undefined;
+    }, 30_000, 'cluster-info signed for the new token');
+    expect(cm.data.kubeconfig).toContain(`server: ${server}`);
+  });
+
   it('runs a Deployment, rolls it to a new image, and rolls it back, as kubectl sees it', async () => {
     await kubectl('create', 'deployment', 'web', '--image=kdp/echo:1', '--replicas=3');
     await kubectl('rollout', 'status', 'deployment/web', '--timeout=60s');

@@ -61,6 +61,15 @@ async function apiserverLogs(dataDir: string, server: RunningApiServer, supervis
   return { stop: () => { ingest.sink = undefined; logs.stop(); informers.stop(); } };
 }
 
+/** kubeadm's cluster-info (kube-public) for this server, so `kdp node join` discovers a split
+ *  cluster too: its address as served (`--bind-address`), signed per token by the bootstrapsigner
+ *  of `kdp controller-manager`; tokens come from `kdp token create`. */
+async function publishClusterInfo(server: RunningApiServer): Promise<void> {
+  const [{ buildInProcessClient }, { ADMIN_USER }, { ensureClusterInfo }] = await Promise.all([
+    import('../../client/in-process.js'), import('../../apiserver/app.js'), import('../../bootstrap/token-store.js')]);
+  await ensureClusterInfo(buildInProcessClient(server.server.service, ADMIN_USER), server.url, server.pki.caCertPem);
+}
+
 export const apiserverCommand: Command = {
   name: 'apiserver',
   summary: 'run the Kubernetes API server alone (HTTPS on 127.0.0.1, embedded durable store or --etcd-servers)',
@@ -117,6 +126,7 @@ export const apiserverCommand: Command = {
       backendDialer: reach?.dialer,
     });
     const supervised = args.flags.supervised as boolean;
+    if (!supervised && !args.flags['insecure-http']) await publishClusterInfo(server);
     const logs = await apiserverLogs(paths.root, server, supervised, log, ingest);
     if (!supervised) {
       writePrivateFileSync(paths.kubeconfig, renderKubeconfig({
