@@ -339,7 +339,7 @@ export async function startCluster(o: UpOptions): Promise<RunningCluster> {
     const joinCommand = formatJoinCommand(joinServer, await ensureInitToken(client, joinServer, api.pki.caCertPem),
       api.pki.caCertPem);
     o.progress(`join nodes from other hosts with: ${joinCommand}`);
-    writePrivateFileSync(o.paths.kubeconfig, renderKubeconfig({ server: url, caPem: api.pki.caCertPem, token: api.pki.adminToken }));
+    writePrivateFileSync(o.paths.kubeconfig, renderKubeconfig({ server: url, caPem: api.pki.caCertPem, token: api.pki.adminToken }), { atomic: true });
     writeClusterInfo(o.paths, {
       url, pid: process.pid, mode, proxyMode: o.proxyMode, nodes, kubeconfig: o.paths.kubeconfig,
       startedAt: new Date().toISOString(), timeScale: o.timeScale,

@@ -129,9 +129,10 @@ export const apiserverCommand: Command = {
     if (!supervised && !args.flags['insecure-http']) await publishClusterInfo(server);
     const logs = await apiserverLogs(paths.root, server, supervised, log, ingest);
     if (!supervised) {
+      // Atomic: a reader that waits for the file to appear must not read half of it.
       writePrivateFileSync(paths.kubeconfig, renderKubeconfig({
         server: server.url, ...(args.flags['insecure-http'] ? {} : { caPem: server.pki.caCertPem, token: server.pki.adminToken }),
-      }));
+      }), { atomic: true });
     }
     io.out(`kdp apiserver listening on ${server.url}\n${supervised ? '' : `  export KUBECONFIG=${paths.kubeconfig}\n`}`);
     // Supervised: the supervisor holds our stdin; its end (the supervisor is gone) ends us too.
