@@ -65,14 +65,33 @@ export function clientErrorToKdp(err: ClientError, receivingBody: boolean): KdpE
   }
 }
 
-/** Writes `e` as a Status response straight to the connection, then closes it. */
+/**
+ * How long a refused connection stays open for reading after its answer (Go's
+ * rstAvoidanceDelay in closeWriteAndWait): closing with the client's unread request still in
+ * the receive buffer sends a reset, and a reset can discard the answer before the client reads it.
+ */
+export const RST_AVOIDANCE_MS = 500;
+
+/**
+ * Writes `e` as a Status response straight to the connection and half-closes it, then reads and
+ * drops what the client still sends until it closes or RST_AVOIDANCE_MS pass (as Go's server
+ * answers a 431 while the client is still writing its headers).
+ */
 export function writeStatusAndClose(socket: Duplex, e: KdpError): void {
   const st = statusFromError(e);
   const body = JSON.stringify(st);
   const head = `HTTP/1.1 ${st.code} ${STATUS_CODES[st.code] ?? ''}\r\n` +
     'Content-Type: application/json\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
-  socket.end(head + body, () => socket.destroy());
+  // The HTTP parser is done with this connection: what follows is drained, not parsed again.
+  socket.removeAllListeners('data');
+  socket.on('data', () => {});
+  socket.on('error', () => {});
+  socket.end(head + body);
+  socket.resume();
+  const timer = setTimeout(() => socket.destroy(), RST_AVOIDANCE_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }
 
 /** Answers `e` on a request Node parsed, and closes the connection after it. */

@@ -121,6 +121,24 @@ describe('requests the HTTP parser refuses are answered with a Status', () => {
     expectRefusal(r, 431, undefined, 'Request Header Fields Too Large');
   });
 
+  it('a 431 reaches a client still writing its headers that reads late (no reset)', async () => {
+    // The client sends 4 MiB of header and reads only after 300 ms: a server that closes with
+    // the rest unread sends a reset, which discards the answer waiting in the client's buffer.
+    const got = await new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      const s = connect({ host: '127.0.0.1', port: srv.port, ca: caPem, servername: 'localhost' },
+        () => {
+          s.pause();
+          s.write(`GET /version HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(4 << 20)}\r\n\r\n`);
+          setTimeout(() => s.resume(), 300);
+        });
+      s.on('data', (d: Buffer) => chunks.push(d));
+      s.on('error', () => {});
+      s.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
+    expect(got.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+  });
+
   it('a Content-Length that is not a number: 400', async () => {
     const r = await exchange(['POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\n' +
       'Host: localhost\r\nContent-Length: abc\r\n\r\n{}']);
