@@ -63,7 +63,9 @@ function unavailable(e: unknown): Error {
 export const ETCD_MAX_SEND_BYTES = 2 * 1024 * 1024;
 
 function checkSendSize(key: string, value: string): void {
-  const n = Buffer.byteLength(key) + (value.length > ETCD_MAX_SEND_BYTES / 3 ? Buffer.byteLength(value) : 0);
+  // A string of L UTF-16 units is at most 3L bytes: short values need no byte count.
+  if (value.length <= ETCD_MAX_SEND_BYTES / 3) return;
+  const n = Buffer.byteLength(key) + Buffer.byteLength(value);
   if (n > ETCD_MAX_SEND_BYTES) {
     throw kdpError('KDP_TOO_LARGE',
       `etcd: grpc: trying to send message larger than max (${n} vs. ${ETCD_MAX_SEND_BYTES})`);
