@@ -9,7 +9,7 @@
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { procStartTicks, recordProcess, type ProcessRecord } from '../host/process.js';
+import { isAlive, procGroup, recordProcess, type ProcessRecord } from '../host/process.js';
 import { PRIVATE_DIR_MODE, writePrivateFileSync } from '../util/private-files.js';
 import { claimFile, claimLock } from './underlay-claims.js';
 
@@ -40,16 +40,6 @@ function readRecord(file: string): ProcessRecord | undefined {
   }
 }
 
-/** Field 5 of /proc/PID/stat: the process group. */
-function processGroup(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-  } catch {
-    return undefined;
-  }
-}
-
 /** A recorded node process still running, with what to signal: its group when it leads one. */
 export interface NodeAgentProcess extends ProcessRecord {
   readonly node: string;
@@ -69,8 +59,8 @@ export function liveNodeAgents(dataDir: string): NodeAgentProcess[] {
   const out: NodeAgentProcess[] = [];
   for (const node of nodeDirs(dataDir)) {
     const rec = readRecord(recordFile(dataDir, node));
-    if (!rec || rec.pid === process.pid || procStartTicks(rec.pid) !== rec.startTicks) continue;
-    out.push({ ...rec, node, group: processGroup(rec.pid) === rec.pid });
+    if (!rec || rec.pid === process.pid || !isAlive(rec)) continue;
+    out.push({ ...rec, node, group: procGroup(rec.pid) === rec.pid });
   }
   return out;
 }

@@ -11,16 +11,27 @@ export interface ProcessRecord {
   readonly group?: boolean;
 }
 
-/** Start ticks of a live (non-zombie) process, or undefined. */
-export function procStartTicks(pid: number): string | undefined {
+/** Fields 3… of /proc/PID/stat (state first), or undefined when the process is gone. */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // comm (field 2) may contain spaces; fields after the closing paren are space-separated.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' ? undefined : fields[19];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** Start ticks of a live (non-zombie) process, or undefined. */
+export function procStartTicks(pid: number): string | undefined {
+  const fields = statFields(pid);
+  return !fields || fields[0] === 'Z' ? undefined : fields[19];
+}
+
+/** Field 5 of /proc/PID/stat: the process group, or undefined when the process is gone. */
+export function procGroup(pid: number): number | undefined {
+  const fields = statFields(pid);
+  return fields ? Number(fields[2]) : undefined;
 }
 
 export function recordProcess(pid: number): ProcessRecord {
