@@ -3,6 +3,8 @@
 // record carries the pod's labels as they were when the agent first saw the pod, so the lines
 // of a deleted pod stay selectable by label.
 
+import { parseRfc3339 } from '../util/rfc3339.js';
+
 export type LogStream = 'stdout' | 'stderr';
 
 /** The components whose own log lines are kept (`kdp logs --component`). */
@@ -66,13 +68,10 @@ export function formatTime(ms: number): string {
 }
 
 /**
- * Parses RFC 3339 (with up to nanoseconds, `Z` or an offset) into epoch milliseconds with the
- * sub-millisecond fraction kept; NaN when it is not one.
+ * Parses RFC 3339 as Go's time.Parse does (util/rfc3339.ts: fields in range, so a 30 February
+ * is refused) into epoch milliseconds with the sub-millisecond fraction kept; NaN when it is not one.
  */
 export function parseTime(s: string): number {
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(s);
-  if (!m) return NaN;
-  const base = Date.parse(`${m[1]}${m[3]}`);
-  const frac = m[2] ? Number(`0.${m[2]}`) * 1000 : 0;
-  return base + frac;
+  const ns = parseRfc3339(s);
+  return ns === undefined ? NaN : Number(ns / 1_000_000n) + Number(ns % 1_000_000n) / 1e6;
 }

@@ -40,6 +40,9 @@ describe('node log query (/logs/?query=)', () => {
     expect(query('tailLines=5')).toBe('query: Required value: cannot be empty with options');
     expect(query('query=kubelet&sinceTime=yesterday&tailLines=x')).toBe('[sinceTime: Invalid value: "yesterday": '
       + 'invalid time format, tailLines: Invalid value: "x": strconv.Atoi: parsing "x": invalid syntax]');
+    // Go's time.Parse refuses a day the month does not have (Date.parse would roll it over).
+    expect(query('query=kubelet&sinceTime=2026-02-30T07:00:00Z')).toBe(
+      'sinceTime: Invalid value: "2026-02-30T07:00:00Z": invalid time format');
     expect(query('query=kube;let')).toBe('query: Invalid value: "kube;let": input contains unsupported characters');
     expect(query('query=a&query=b&query=c&query=d&query=e')).toBe('query: Too many: 5: must have at most 4 items');
     expect(query('query=kubelet&query=/var/log/x')).toBe(
