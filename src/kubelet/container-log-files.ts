@@ -70,9 +70,6 @@ export function formatRfc3339Nano(ns: bigint, fixed = false): string {
   return `${base}${frac ? `.${frac}` : ''}Z`;
 }
 
-/** Nanoseconds of an RFC3339(Nano) time; undefined when malformed (util/rfc3339.ts). */
-export { parseRfc3339 };
-
 // ---- records ----------------------------------------------------------------------------------
 
 export interface CriRecord {

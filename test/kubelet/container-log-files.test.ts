@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  containerLogPath, fileLogStore, formatRfc3339Nano, memoryLogStore, nodeDirOf, parseCriRecord, parseRfc3339,
+  containerLogPath, fileLogStore, formatRfc3339Nano, memoryLogStore, nodeDirOf, parseCriRecord,
   type ContainerLogStore,
 } from '../../src/kubelet/container-log-files.js';
+import { parseRfc3339 } from '../../src/util/rfc3339.js';
 import { readContainerLog, type LogReadOptions } from '../../src/kubelet/container-log-read.js';
 
 const dirs: string[] = [];

@@ -6,7 +6,7 @@
 
 import type { Pod } from '../../api/types.js';
 import { kdpError } from '../../errors.js';
-import { parseRfc3339 } from '../container-log-files.js';
+import { parseRfc3339 } from '../../util/rfc3339.js';
 import { readContainerLog } from '../container-log-read.js';
 import type { Runtime, RuntimeContainerStatus } from '../runtime.js';
 import type { ContainerLogOptions } from '../streams.js';
