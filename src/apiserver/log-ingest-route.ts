@@ -15,6 +15,7 @@ import { decodeShipment } from '../logging/log-ingest.js';
 import type { LogRecord } from '../logging/record.js';
 import { forbiddenError } from './authz/index.js';
 import type { Authorizer, UserInfo } from './pipeline-types.js';
+import { nodeIdentity } from './authz/node.js';
 
 export const LOG_INGEST_PATH = '/kdp/v1/nodes/:node/logrecords';
 
@@ -26,7 +27,7 @@ export function registerLogIngest(app: FastifyInstance, o: { authorizer: Authori
   app.post(LOG_INGEST_PATH, async (req, reply) => {
     const node = (req.params as { node: string }).node;
     const user = o.userOf(req);
-    const self = user.name === `system:node:${node}` && user.groups.includes('system:nodes');
+    const self = node !== '' && nodeIdentity(user) === node;
     if (!self) {
       const attrs = { user, verb: 'create', resourceRequest: false, path: req.url.split('?')[0]! };
       const d = await o.authorizer.authorize(attrs);
